@@ -1,0 +1,3 @@
+from lc3jit.cli import main
+
+main()

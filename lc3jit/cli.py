@@ -1,0 +1,123 @@
+"""The `lc3jit` command: parses arguments, calls the library, maps its errors to exit codes."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from runtime.console import Console
+from runtime.errors import LC3Error
+
+from . import __version__
+from .numbers import parse_address
+from .session import ENGINES, boot, load_images, run_machine
+
+EXIT_CODES_HELP = """
+Exit codes: 0 after HALT; 1 load or assembly error; 2 usage error; 3 machine fault
+(illegal opcode, unknown trap vector with no OS); 4 step limit reached; 5 input ended
+while the program waited for a key; 130 interrupted (Ctrl-C).
+"""
+
+app = typer.Typer(
+    help="Run LC-3 programs by translating their machine code into Python bytecode.\n\n" + EXIT_CODES_HELP,
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+def fail(message: str, code: int = 1) -> typer.Exit:
+    """Print one line to stderr and give the exit to raise."""
+    typer.echo(f"lc3jit: {message}", err=True)
+    return typer.Exit(code)
+
+
+def _address(text: str | None) -> int | None:
+    if text is None:
+        return None
+    try:
+        return parse_address(text)
+    except ValueError as e:
+        raise typer.BadParameter(str(e)) from None
+
+
+def _edition(value: int) -> int:
+    if value not in (2, 3):
+        raise typer.BadParameter("the edition is 2 or 3")
+    return value
+
+
+def _engine(value: str) -> str:
+    if value not in ENGINES:
+        raise typer.BadParameter(f"no engine {value!r}; choose from {', '.join(ENGINES)}")
+    return value
+
+
+Programs = Annotated[
+    list[Path],
+    typer.Argument(help="Program files (.obj, .hex, .bin, .asm); later ones load over earlier ones."),
+]
+Edition = Annotated[
+    int,
+    typer.Option("--edition", callback=_edition, help="Patt & Patel edition whose ISA to follow: 3 or 2."),
+]
+InputFile = Annotated[
+    Path | None,
+    typer.Option("--input", help="Read the keyboard from this file instead of stdin.", dir_okay=False),
+]
+
+
+@app.command(epilog=EXIT_CODES_HELP)
+def run(
+    programs: Programs,
+    engine: Annotated[
+        str, typer.Option("--engine", callback=_engine, help="interp: the reference interpreter.")
+    ] = "interp",
+    edition: Edition = 3,
+    pc: Annotated[str | None, typer.Option("--pc", help="Start address (default: first origin).")] = None,
+    max_steps: Annotated[
+        int | None, typer.Option("--max-steps", min=0, help="Stop after this many instructions.")
+    ] = None,
+    input_file: InputFile = None,
+    stats: Annotated[bool, typer.Option("--stats", help="Print instructions, time and MIPS to stderr.")] = False,
+    state_json: Annotated[
+        Path | None, typer.Option("--state-json", help="Write the final registers and stop reason as JSON.")
+    ] = None,
+) -> None:
+    """Run a program: keys from the terminal (raw mode) or from a pipe or --input file."""
+    start_pc = _address(pc)
+    try:
+        images = load_images(programs)
+        console = Console.for_process(str(input_file) if input_file else None)
+    except (LC3Error, OSError) as e:
+        raise fail(str(e)) from None
+    result = run_machine(boot(images, console, edition, start_pc), engine, max_steps)
+    outcome = result.outcome
+    if stats:
+        typer.echo(
+            f"{result.machine.icount} instructions in {result.seconds:.3f} s "
+            f"({result.mips:.2f} MIPS), engine {engine}, setup {result.setup_seconds * 1000:.1f} ms",
+            err=True,
+        )
+    if state_json is not None:
+        try:
+            state_json.write_text(json.dumps(result.state(), indent=2) + "\n")
+        except OSError as e:
+            raise fail(f"{state_json}: {e.strerror or e}") from None
+    if outcome.exit_code:
+        raise fail(f"{programs[0]}: {outcome.message}", outcome.exit_code)
+
+
+@app.command()
+def version() -> None:
+    """Print the version of lc3jit and of Python."""
+    typer.echo(f"lc3jit {__version__} on Python {sys.version.split()[0]}")
+
+
+def main() -> None:
+    app()

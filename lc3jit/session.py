@@ -1,0 +1,78 @@
+"""One run of a program: load the images, boot the machine, run an engine, time it.
+
+The CLI, the benchmarks and the tests all run programs through here, so that what a
+test checks is what a user gets.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from runtime.console import Console
+from runtime.interp import Interpreter
+from runtime.loader import Image, load_image_file
+from runtime.machine import Machine
+from runtime.outcome import Outcome
+
+
+class Engine(Protocol):
+    """What `lc3jit run --engine NAME` runs: it executes a machine until an Outcome."""
+
+    name: str
+
+    def run(self, max_steps: int | None = None) -> Outcome: ...
+
+
+#: Engines by their --engine name; each is built around a booted machine.
+ENGINES: dict[str, Callable[[Machine], Engine]] = {"interp": Interpreter}
+
+
+def load_images(paths: Sequence[Path]) -> list[Image]:
+    """The images of each file, in order (later ones overwrite earlier ones)."""
+    return [load_image_file(path) for path in paths]
+
+
+def boot(images: Sequence[Image], console: Console, edition: int = 3, pc: int | None = None) -> Machine:
+    """A machine with the images in memory and the PC at --pc or the first image's origin."""
+    machine = Machine(console, edition)
+    for image in images:
+        machine.load_words(image.origin, image.words)
+    machine.pc = images[0].origin if pc is None else pc
+    return machine
+
+
+@dataclass
+class RunResult:
+    outcome: Outcome
+    machine: Machine
+    engine: Engine
+    seconds: float  # running time, translation ahead of the run excluded
+    setup_seconds: float  # building the engine: translating the image ahead of time
+
+    @property
+    def mips(self) -> float:
+        return self.machine.icount / self.seconds / 1e6 if self.seconds else 0.0
+
+    def state(self) -> dict[str, object]:
+        """What --state-json writes."""
+        return {
+            **self.machine.snapshot(),
+            "instructions": self.machine.icount,
+            "stop_reason": self.outcome.reason,
+            "exit_code": self.outcome.exit_code,
+            "message": self.outcome.message,
+        }
+
+
+def run_machine(machine: Machine, engine_name: str, max_steps: int | None = None) -> RunResult:
+    """Build the engine (timed apart) and run it inside the console's raw mode."""
+    start = time.perf_counter()
+    engine = ENGINES[engine_name](machine)
+    ready = time.perf_counter()
+    with machine.console.raw_mode():
+        outcome = engine.run(max_steps)
+    return RunResult(outcome, machine, engine, time.perf_counter() - ready, ready - start)

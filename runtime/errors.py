@@ -1,0 +1,62 @@
+"""Errors that end a load or a run, each with the exit code the CLI gives it."""
+
+from __future__ import annotations
+
+
+class LC3Error(Exception):
+    """Base of the errors lc3jit reports as one line, never as a traceback."""
+
+    exit_code = 1
+
+
+class LoadError(LC3Error):
+    """A file that cannot be loaded: names the file and the problem."""
+
+    def __init__(self, path: object, problem: str) -> None:
+        super().__init__(f"{path}: {problem}")
+        self.path = path
+        self.problem = problem
+
+
+class Stop(Exception):  # noqa: N818 - a stop is not an error: HALT is a Stop too
+    """Raised inside the machine to end a run by the instruction at `at`.
+
+    `completed` says whether that instruction counts as executed: HALT does, and leaves
+    the PC after it; an illegal opcode or a GETC with no input left does not, and leaves
+    the PC on it, so the run could go on from there. Engines use `at` to count exactly
+    how far into a translated block the run got.
+    """
+
+    reason = "stop"
+    exit_code = 0
+
+    def __init__(self, at: int, completed: bool, message: str = "") -> None:
+        super().__init__(message or self.reason)
+        self.at = at
+        self.resume_pc = (at + 1) & 0xFFFF if completed else at
+        self.completed = completed
+        self.message = message
+
+
+class Halted(Stop):
+    reason = "halt"
+    exit_code = 0
+
+
+class MachineFault(Stop):
+    """Illegal opcode or unknown trap vector with no OS to handle it."""
+
+    reason = "fault"
+    exit_code = 3
+
+
+class InputExhausted(Stop):
+    """The program waits for a key and the scripted input has none left."""
+
+    reason = "input-exhausted"
+    exit_code = 5
+
+
+#: Exit codes of reasons that are not exceptions raised inside the machine.
+STEP_LIMIT_EXIT = 4
+INTERRUPTED_EXIT = 130

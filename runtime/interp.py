@@ -1,0 +1,349 @@
+"""The reference interpreter: the oracle every translation is checked against.
+
+Each instruction form of the ISA table has one `execute_*` handler, registered by the
+table's name. A handler reads like Appendix A, but it runs in two steps: given the
+decoded instruction it binds the operands once and returns a small `step` function that
+does the work. Steps are cached by address (pre-decoding), so a loop decodes each word
+once; a store into a decoded word drops its step through the write map.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .errors import Stop
+from .isa import COND, FORMS, WORD_MASK, Instruction, decode
+from .machine import ILLEGAL_OPCODE, IO_BASE, WATCH_DECODED, Machine
+from .outcome import INTERRUPTED, STEP_LIMIT, UNLIMITED, Outcome
+from .traps import trap
+
+#: One instruction, bound to its operands: called with its own address, returns the next PC.
+Step = Callable[[int], int]
+Handler = Callable[[Machine, Instruction], Step]
+
+HANDLERS: dict[str, Handler] = {}
+
+
+def handler(name: str) -> Callable[[Handler], Handler]:
+    def register(function: Handler) -> Handler:
+        HANDLERS[name] = function
+        return function
+
+    return register
+
+
+def _reader(m: Machine, at: int) -> Callable[[int], int]:
+    """Memory as a load instruction sees it: device registers live at xFE00 and up."""
+    mem, load_io = m.mem, m.load_io
+
+    def read(address: int) -> int:
+        return load_io(address, at) if address >= IO_BASE else mem[address]
+
+    return read
+
+
+def _writer(m: Machine, at: int) -> Callable[[int, int], None]:
+    """Memory as a store instruction sees it: watched words take the slow path."""
+    mem, watch, store_slow = m.mem, m.watch, m.store_slow
+
+    def write(address: int, value: int) -> None:
+        if watch[address]:
+            store_slow(address, value, at)
+        else:
+            mem[address] = value
+
+    return write
+
+
+@handler("ADD")
+def execute_add(m: Machine, ins: Instruction) -> Step:
+    """DR = SR1 + SR2; setcc."""
+    reg, dr, sr1, sr2, next_pc = m.reg, ins.dr, ins.sr1, ins.sr2, ins.next_pc
+
+    def add(_: int) -> int:
+        m.ccv = reg[dr] = (reg[sr1] + reg[sr2]) & WORD_MASK
+        return next_pc
+
+    return add
+
+
+@handler("ADDI")
+def execute_addi(m: Machine, ins: Instruction) -> Step:
+    """DR = SR1 + SEXT(imm5); setcc."""
+    reg, dr, sr1, imm, next_pc = m.reg, ins.dr, ins.sr1, ins.imm5 & WORD_MASK, ins.next_pc
+
+    def addi(_: int) -> int:
+        m.ccv = reg[dr] = (reg[sr1] + imm) & WORD_MASK
+        return next_pc
+
+    return addi
+
+
+@handler("AND")
+def execute_and(m: Machine, ins: Instruction) -> Step:
+    """DR = SR1 AND SR2; setcc."""
+    reg, dr, sr1, sr2, next_pc = m.reg, ins.dr, ins.sr1, ins.sr2, ins.next_pc
+
+    def and_(_: int) -> int:
+        m.ccv = reg[dr] = reg[sr1] & reg[sr2]
+        return next_pc
+
+    return and_
+
+
+@handler("ANDI")
+def execute_andi(m: Machine, ins: Instruction) -> Step:
+    """DR = SR1 AND SEXT(imm5); setcc."""
+    reg, dr, sr1, imm, next_pc = m.reg, ins.dr, ins.sr1, ins.imm5 & WORD_MASK, ins.next_pc
+
+    def andi(_: int) -> int:
+        m.ccv = reg[dr] = reg[sr1] & imm
+        return next_pc
+
+    return andi
+
+
+@handler("NOT")
+def execute_not(m: Machine, ins: Instruction) -> Step:
+    """DR = NOT(SR); setcc."""
+    reg, dr, sr, next_pc = m.reg, ins.dr, ins.sr, ins.next_pc
+
+    def not_(_: int) -> int:
+        m.ccv = reg[dr] = reg[sr] ^ WORD_MASK
+        return next_pc
+
+    return not_
+
+
+@handler("BR")
+def execute_br(m: Machine, ins: Instruction) -> Step:
+    """if ((n AND N) OR (z AND Z) OR (p AND P)) PC = PC + SEXT(PCoffset9)."""
+    nzp, target, next_pc = ins.nzp, ins.target, ins.next_pc
+
+    def br(_: int) -> int:
+        return target if COND[m.ccv] & nzp else next_pc
+
+    return br
+
+
+@handler("JMP")
+def execute_jmp(m: Machine, ins: Instruction) -> Step:
+    """PC = BaseR (RET is JMP R7)."""
+    reg, baser = m.reg, ins.baser
+
+    def jmp(_: int) -> int:
+        return reg[baser]
+
+    return jmp
+
+
+@handler("JSR")
+def execute_jsr(m: Machine, ins: Instruction) -> Step:
+    """R7 = PC; PC = PC + SEXT(PCoffset11)."""
+    reg, target, next_pc = m.reg, ins.target, ins.next_pc
+
+    def jsr(_: int) -> int:
+        reg[7] = next_pc
+        return target
+
+    return jsr
+
+
+@handler("JSRR")
+def execute_jsrr(m: Machine, ins: Instruction) -> Step:
+    """TEMP = PC; PC = BaseR; R7 = TEMP (so JSRR R7 jumps to the old R7)."""
+    reg, baser, next_pc = m.reg, ins.baser, ins.next_pc
+
+    def jsrr(_: int) -> int:
+        target = reg[baser]
+        reg[7] = next_pc
+        return target
+
+    return jsrr
+
+
+@handler("LD")
+def execute_ld(m: Machine, ins: Instruction) -> Step:
+    """DR = mem[PC + SEXT(PCoffset9)]; setcc."""
+    reg, dr, address, next_pc, read = m.reg, ins.dr, ins.target, ins.next_pc, _reader(m, ins.address)
+
+    def ld(_: int) -> int:
+        m.ccv = reg[dr] = read(address)
+        return next_pc
+
+    if address < IO_BASE:  # the common case, without the device check
+        mem = m.mem
+
+        def ld(_: int) -> int:
+            m.ccv = reg[dr] = mem[address]
+            return next_pc
+
+    return ld
+
+
+@handler("LDI")
+def execute_ldi(m: Machine, ins: Instruction) -> Step:
+    """DR = mem[mem[PC + SEXT(PCoffset9)]]; setcc."""
+    reg, dr, address, next_pc, read = m.reg, ins.dr, ins.target, ins.next_pc, _reader(m, ins.address)
+
+    def ldi(_: int) -> int:
+        m.ccv = reg[dr] = read(read(address))
+        return next_pc
+
+    return ldi
+
+
+@handler("LDR")
+def execute_ldr(m: Machine, ins: Instruction) -> Step:
+    """DR = mem[BaseR + SEXT(offset6)]; setcc."""
+    reg, dr, baser, offset, next_pc = m.reg, ins.dr, ins.baser, ins.offset6, ins.next_pc
+    mem, read = m.mem, _reader(m, ins.address)
+
+    def ldr(_: int) -> int:
+        address = (reg[baser] + offset) & WORD_MASK
+        m.ccv = reg[dr] = mem[address] if address < IO_BASE else read(address)
+        return next_pc
+
+    return ldr
+
+
+@handler("LEA")
+def execute_lea(m: Machine, ins: Instruction) -> Step:
+    """DR = PC + SEXT(PCoffset9); setcc in the 2nd edition only."""
+    reg, dr, target, next_pc = m.reg, ins.dr, ins.target, ins.next_pc
+
+    def lea(_: int) -> int:
+        reg[dr] = target
+        return next_pc
+
+    def lea_setcc(_: int) -> int:
+        m.ccv = reg[dr] = target
+        return next_pc
+
+    return lea_setcc if ins.sets_cc(m.edition) else lea
+
+
+@handler("ST")
+def execute_st(m: Machine, ins: Instruction) -> Step:
+    """mem[PC + SEXT(PCoffset9)] = SR."""
+    reg, sr, address, next_pc, write = m.reg, ins.sr, ins.target, ins.next_pc, _writer(m, ins.address)
+
+    def st(_: int) -> int:
+        write(address, reg[sr])
+        return next_pc
+
+    return st
+
+
+@handler("STI")
+def execute_sti(m: Machine, ins: Instruction) -> Step:
+    """mem[mem[PC + SEXT(PCoffset9)]] = SR."""
+    reg, sr, address, next_pc = m.reg, ins.sr, ins.target, ins.next_pc
+    read, write = _reader(m, ins.address), _writer(m, ins.address)
+
+    def sti(_: int) -> int:
+        write(read(address), reg[sr])
+        return next_pc
+
+    return sti
+
+
+@handler("STR")
+def execute_str(m: Machine, ins: Instruction) -> Step:
+    """mem[BaseR + SEXT(offset6)] = SR."""
+    reg, sr, baser, offset, next_pc = m.reg, ins.sr, ins.baser, ins.offset6, ins.next_pc
+    mem, watch, write = m.mem, m.watch, _writer(m, ins.address)
+
+    def str_(_: int) -> int:
+        address = (reg[baser] + offset) & WORD_MASK
+        if watch[address]:
+            write(address, reg[sr])
+        else:
+            mem[address] = reg[sr]
+        return next_pc
+
+    return str_
+
+
+@handler("TRAP")
+def execute_trap(m: Machine, ins: Instruction) -> Step:
+    """Host routine, or R7/PSR saved and PC = mem[ZEXT(trapvect8)], by edition."""
+    vector, at = ins.trapvect8, ins.address
+
+    def trap_(_: int) -> int:
+        return trap(m, vector, at)
+
+    return trap_
+
+
+@handler("RTI")
+def execute_rti(m: Machine, ins: Instruction) -> Step:
+    """PC = pop; PSR = pop (supervisor mode only)."""
+    at = ins.address
+
+    def rti(_: int) -> int:
+        return m.return_from_interrupt(at)
+
+    return rti
+
+
+@handler("RESERVED")
+def execute_reserved(m: Machine, ins: Instruction) -> Step:
+    """Opcode 1101: an illegal-opcode exception."""
+    at, message = ins.address, f"illegal opcode x{ins.word:04X}"
+
+    def reserved(_: int) -> int:
+        return m.exception(ILLEGAL_OPCODE, at, message)
+
+    return reserved
+
+
+assert set(HANDLERS) == {form.name for form in FORMS}
+
+
+class Interpreter:
+    """Runs a machine one instruction at a time through the cached steps."""
+
+    name = "interp"
+
+    def __init__(self, machine: Machine) -> None:
+        self.machine = machine
+        self._miss: Step = self._decode_and_run
+        self.steps: list[Step] = [self._miss] * len(machine.mem)
+        machine.code_write_hooks.append(self._forget)
+
+    def step_at(self, pc: int) -> Step:
+        """The bound step for the word at pc, decoding it if it is not cached."""
+        step = self.steps[pc]
+        if step is self._miss:
+            m = self.machine
+            ins = decode(m.mem[pc], pc)
+            step = self.steps[pc] = HANDLERS[ins.form.name](m, ins)
+            m.watch[pc] |= WATCH_DECODED
+        return step
+
+    def _decode_and_run(self, pc: int) -> int:
+        return self.step_at(pc)(pc)
+
+    def _forget(self, address: int, at: int) -> None:
+        self.steps[address] = self._miss
+
+    def run(self, max_steps: int | None = None) -> Outcome:
+        """Run until a stop or max_steps instructions; count them in machine.icount."""
+        m, steps = self.machine, self.steps
+        pc, done = m.pc, 0
+        try:
+            for done in range(UNLIMITED if max_steps is None else max_steps):  # noqa: B007
+                pc = steps[pc](pc)
+            else:
+                done = max_steps or 0
+                return STEP_LIMIT
+        except Stop as stop:
+            done += stop.completed
+            pc = stop.resume_pc
+            return Outcome.from_stop(stop)
+        except KeyboardInterrupt:
+            return INTERRUPTED
+        finally:
+            m.pc = pc
+            m.icount += done

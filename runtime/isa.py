@@ -1,0 +1,289 @@
+"""The LC-3 instruction set as data: the one place that knows where the bits are.
+
+Every reader (interpreter, block finder, code generator, assembler, disassembler) decodes
+and encodes through this table instead of writing its own shifts and masks. A row is
+written as in Patt & Patel, Appendix A: fixed bits, then fields named as in the manual.
+Bits in parentheses are "should be" bits, as in the ARM manuals: the assembler writes
+them, the disassembler insists on them, and the machine ignores them when it executes.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+WORD_MASK = 0xFFFF
+SIGN_BIT = 0x8000
+
+#: Width and signedness of each field, by its name in the manual.
+FIELD_WIDTHS: dict[str, tuple[int, bool]] = {
+    "dr": (3, False),
+    "sr": (3, False),
+    "sr1": (3, False),
+    "sr2": (3, False),
+    "baser": (3, False),
+    "nzp": (3, False),
+    "imm5": (5, True),
+    "offset6": (6, True),
+    "pcoffset9": (9, True),
+    "pcoffset11": (11, True),
+    "trapvect8": (8, False),
+}
+
+#: The fields that are PC-relative offsets: their target is PC + 1 + offset.
+PC_RELATIVE = frozenset({"pcoffset9", "pcoffset11"})
+
+
+class Flow(enum.Enum):
+    """How an instruction passes control on; every kind but NEXT ends a basic block."""
+
+    NEXT = "next"  # falls through to the following word
+    BRANCH = "branch"  # BR: taken target or fall-through
+    JUMP = "jump"  # JMP/RET: to a register
+    CALL = "call"  # JSR/JSRR: R7 = return address
+    TRAP = "trap"  # TRAP: through the trap vector table, or the host
+    RTI = "rti"  # RTI: pops PC and PSR
+    INVALID = "invalid"  # the reserved opcode: an illegal-opcode exception
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """A named bit field of an instruction word."""
+
+    name: str
+    lo: int
+    width: int
+    signed: bool
+
+    @property
+    def mask(self) -> int:
+        return (1 << self.width) - 1
+
+    def extract(self, word: int) -> int:
+        value = (word >> self.lo) & self.mask
+        if self.signed and value >> (self.width - 1):
+            value -= 1 << self.width
+        return value
+
+    def fits(self, value: int) -> bool:
+        if self.signed:
+            return -(1 << (self.width - 1)) <= value < (1 << (self.width - 1))
+        return 0 <= value <= self.mask
+
+    def insert(self, value: int) -> int:
+        """Place value (already range-checked by the caller) into the field's bits."""
+        return (value & self.mask) << self.lo
+
+
+@dataclass(frozen=True, slots=True)
+class Form:
+    """One row of the table: an instruction form and what the machine does with it."""
+
+    name: str  # unique key of handlers and emitters, e.g. "ADDI"
+    mnemonic: str  # what the assembler and disassembler write, e.g. "ADD"
+    pattern: str  # e.g. "0001 dr sr1 1 imm5"
+    flow: Flow = Flow.NEXT
+    sets_cc: frozenset[int] = frozenset({2, 3})  # editions in which it sets N, Z, P
+    fields: tuple[Field, ...] = field(init=False)
+    select_mask: int = field(init=False)  # bits that choose this form when executing
+    select_bits: int = field(init=False)
+    strict_mask: int = field(init=False)  # as above, plus the "should be" bits
+    strict_bits: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        fields: list[Field] = []
+        select_mask = select_bits = strict_mask = strict_bits = 0
+        pos = 16
+        for token in self.pattern.split():
+            should_be = token.startswith("(")
+            bits = token.strip("()")
+            if bits in FIELD_WIDTHS:
+                width, signed = FIELD_WIDTHS[bits]
+                pos -= width
+                fields.append(Field(bits, pos, width, signed))
+                continue
+            for bit in bits:
+                pos -= 1
+                strict_mask |= 1 << pos
+                strict_bits |= int(bit) << pos
+                if not should_be:
+                    select_mask |= 1 << pos
+                    select_bits |= int(bit) << pos
+        if pos != 0:
+            raise ValueError(f"pattern of {self.name} is not 16 bits: {self.pattern!r}")
+        object.__setattr__(self, "fields", tuple(fields))
+        object.__setattr__(self, "select_mask", select_mask)
+        object.__setattr__(self, "select_bits", select_bits)
+        object.__setattr__(self, "strict_mask", strict_mask)
+        object.__setattr__(self, "strict_bits", strict_bits)
+
+    @property
+    def opcode(self) -> int:
+        return self.select_bits >> 12
+
+    @property
+    def ends_block(self) -> bool:
+        return self.flow is not Flow.NEXT
+
+    def field(self, name: str) -> Field:
+        for f in self.fields:
+            if f.name == name:
+                return f
+        raise KeyError(f"{self.name} has no field {name}")
+
+    def encode(self, **operands: int) -> int:
+        """The canonical word for this form; every field must be given and in range."""
+        word = self.strict_bits
+        for f in self.fields:
+            value = operands[f.name]
+            if not f.fits(value):
+                raise ValueError(f"{f.name} = {value} does not fit {self.name}")
+            word |= f.insert(value)
+        return word
+
+
+ALL_EDITIONS = frozenset({2, 3})
+NO_EDITION: frozenset[int] = frozenset()
+
+#: The instruction set, Appendix A, Figure A.2, one row per form.
+FORMS: tuple[Form, ...] = (
+    Form("ADD", "ADD", "0001 dr sr1 0 (00) sr2"),
+    Form("ADDI", "ADD", "0001 dr sr1 1 imm5"),
+    Form("AND", "AND", "0101 dr sr1 0 (00) sr2"),
+    Form("ANDI", "AND", "0101 dr sr1 1 imm5"),
+    Form("NOT", "NOT", "1001 dr sr (111111)"),
+    Form("BR", "BR", "0000 nzp pcoffset9", Flow.BRANCH, NO_EDITION),
+    Form("JMP", "JMP", "1100 (000) baser (000000)", Flow.JUMP, NO_EDITION),
+    Form("JSR", "JSR", "0100 1 pcoffset11", Flow.CALL, NO_EDITION),
+    Form("JSRR", "JSRR", "0100 0 (00) baser (000000)", Flow.CALL, NO_EDITION),
+    Form("LD", "LD", "0010 dr pcoffset9"),
+    Form("LDI", "LDI", "1010 dr pcoffset9"),
+    Form("LDR", "LDR", "0110 dr baser offset6"),
+    Form("LEA", "LEA", "1110 dr pcoffset9", sets_cc=frozenset({2})),
+    Form("ST", "ST", "0011 sr pcoffset9", sets_cc=NO_EDITION),
+    Form("STI", "STI", "1011 sr pcoffset9", sets_cc=NO_EDITION),
+    Form("STR", "STR", "0111 sr baser offset6", sets_cc=NO_EDITION),
+    Form("TRAP", "TRAP", "1111 (0000) trapvect8", Flow.TRAP, NO_EDITION),
+    Form("RTI", "RTI", "1000 (000000000000)", Flow.RTI, NO_EDITION),
+    Form("RESERVED", ".FILL", "1101 (000000000000)", Flow.INVALID, NO_EDITION),
+)
+
+FORMS_BY_NAME: dict[str, Form] = {form.name: form for form in FORMS}
+
+
+@dataclass(frozen=True, slots=True)
+class Alias:
+    """A mnemonic that is another form with some fields fixed (RET is JMP R7)."""
+
+    mnemonic: str
+    form: Form
+    fixed: tuple[tuple[str, int], ...]
+
+
+#: The trap routines of the standard OS, by vector.
+TRAP_NAMES: dict[int, str] = {
+    0x20: "GETC",
+    0x21: "OUT",
+    0x22: "PUTS",
+    0x23: "IN",
+    0x24: "PUTSP",
+    0x25: "HALT",
+}
+
+ALIASES: tuple[Alias, ...] = (
+    Alias("RET", FORMS_BY_NAME["JMP"], (("baser", 7),)),
+    *(Alias(name, FORMS_BY_NAME["TRAP"], (("trapvect8", vector),)) for vector, name in TRAP_NAMES.items()),
+    Alias("PUTC", FORMS_BY_NAME["TRAP"], (("trapvect8", 0x21),)),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Instruction:
+    """One decoded word at one address: its form and its fields by their manual names.
+
+    `strict` is False when a "should be" bit is off; the machine runs such a word anyway,
+    and the disassembler shows it as data so that reassembling gives the same word.
+    """
+
+    address: int
+    word: int
+    form: Form
+    strict: bool
+    dr: int | None = None
+    sr: int | None = None
+    sr1: int | None = None
+    sr2: int | None = None
+    baser: int | None = None
+    nzp: int | None = None
+    imm5: int | None = None
+    offset6: int | None = None
+    pcoffset9: int | None = None
+    pcoffset11: int | None = None
+    trapvect8: int | None = None
+
+    @property
+    def next_pc(self) -> int:
+        """The incremented PC, which PC-relative offsets count from."""
+        return (self.address + 1) & WORD_MASK
+
+    @property
+    def target(self) -> int | None:
+        """The address a PC-relative operand names, or None for other forms."""
+        offset = self.pcoffset9 if self.pcoffset9 is not None else self.pcoffset11
+        return None if offset is None else (self.next_pc + offset) & WORD_MASK
+
+    def sets_cc(self, edition: int) -> bool:
+        return edition in self.form.sets_cc
+
+
+def _build_decode_table() -> tuple[Form, ...]:
+    """For each of the 16 opcodes and the two mode bits (11 and 5), the executing form."""
+    table = []
+    for key in range(64):
+        opcode, bit11, bit5 = key >> 2, (key >> 1) & 1, key & 1
+        probe = opcode << 12 | bit11 << 11 | bit5 << 5
+        matches = [f for f in FORMS if probe & f.select_mask == f.select_bits]
+        if len(matches) != 1:
+            raise AssertionError(f"opcode {opcode:04b} selects {matches}")
+        table.append(matches[0])
+    return tuple(table)
+
+
+_DECODE_TABLE = _build_decode_table()
+
+
+def form_of(word: int) -> Form:
+    """The form the machine executes for a word (the "should be" bits are ignored)."""
+    return _DECODE_TABLE[(word >> 10) & 0b111100 | (word >> 10) & 0b10 | (word >> 5) & 1]
+
+
+def decode(word: int, address: int = 0) -> Instruction:
+    form = form_of(word)
+    operands = {f.name: f.extract(word) for f in form.fields}
+    strict = word & form.strict_mask == form.strict_bits
+    return Instruction(address, word, form, strict, **operands)
+
+
+def sign_extend(value: int, width: int) -> int:
+    """Two's complement value of the low `width` bits."""
+    value &= (1 << width) - 1
+    return value - (1 << width) if value >> (width - 1) else value
+
+
+def to_signed(word: int) -> int:
+    return word - 0x10000 if word & SIGN_BIT else word
+
+
+def cond_of(value: int) -> int:
+    """The N, Z, P bits (4, 2, 1) a 16-bit value sets."""
+    if value == 0:
+        return 0b010
+    return 0b100 if value & SIGN_BIT else 0b001
+
+
+#: cond_of for every word, for the hot paths of the interpreter.
+COND = bytes(cond_of(v) for v in range(0x10000))
+
+#: A 16-bit value that sets each condition code, so that codes can be kept lazily as
+#: "the value that last set them" (see the architecture doc).
+CC_VALUE = {0b100: SIGN_BIT, 0b010: 0, 0b001: 1}

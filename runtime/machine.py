@@ -1,0 +1,208 @@
+"""The machine state every engine shares: memory, registers, PSR, devices, write map.
+
+Condition codes are kept lazily, as the 16-bit value that last set them (`ccv`): the
+interpreter and translated code alike store the value and test its sign only when a
+branch or the PSR needs N, Z, P (architecture doc, "condition codes lazily").
+
+Every store first looks at the write map `watch`, one byte per word: 0 is plain data;
+otherwise the word is a device register or has been decoded or translated, and the
+store takes the slow path, which tells the engines what to forget.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .console import Console
+from .errors import InputExhausted, MachineFault
+from .isa import CC_VALUE, COND, WORD_MASK
+
+MEMORY_WORDS = 0x10000
+KBSR, KBDR, DSR, DDR, PSR_ADDR, MCR = 0xFE00, 0xFE02, 0xFE04, 0xFE06, 0xFFFC, 0xFFFE
+IO_BASE = 0xFE00
+
+KBSR_READY = 0x8000
+KBSR_IE = 0x4000
+MCR_CLOCK = 0x8000
+PSR_USER = 0x8000
+PSR_PRIORITY = 0x0700
+TRAP_TABLE, EXCEPTION_TABLE = 0x0000, 0x0100
+PRIVILEGE_VIOLATION, ILLEGAL_OPCODE = 0x00, 0x01
+INITIAL_SSP = 0x3000
+
+WATCH_DEVICE = 1  # a device register
+WATCH_DECODED = 2  # the interpreter holds a decoded copy
+WATCH_TRANSLATED = 4  # a translated block covers it
+
+#: Called with (address, executing_instruction_address) after a store into a word that
+#: some engine holds decoded or translated; it may raise to leave translated code.
+CodeWriteHook = Callable[[int, int], None]
+
+
+class Machine:
+    """An LC-3: 65,536 words, R0-R7, PC, PSR, the saved stack pointers, the devices."""
+
+    def __init__(self, console: Console, edition: int = 3) -> None:
+        if edition not in (2, 3):
+            raise ValueError(f"edition must be 2 or 3, not {edition}")
+        self.edition = edition
+        self.console = console
+        self.host_traps = True  # False under an OS image: every TRAP goes through the table
+        self.mem = [0] * MEMORY_WORDS
+        self.reg = [0] * 8
+        self.pc = 0x3000
+        self.icount = 0  # instructions executed, by every engine, exactly
+        self.ccv = CC_VALUE[0b010]  # initial codes: Z
+        self.psr_mode = 0  # PSR without the codes: privilege and priority (x0002 = host mode)
+        self.saved_ssp = INITIAL_SSP
+        self.saved_usp = 0
+        self.kbsr_ie = 0
+        self.kbd_latch: int | None = None  # a key seen by a KBSR poll, not yet read
+        self.kbdr = 0
+        self.mcr = MCR_CLOCK
+        self.watch = bytearray(MEMORY_WORDS)
+        for address in (KBSR, KBDR, DSR, DDR, MCR) + ((PSR_ADDR,) if edition == 3 else ()):
+            self.watch[address] = WATCH_DEVICE
+        self.code_write_hooks: list[CodeWriteHook] = []
+
+    # The PSR, assembled from its parts.
+    @property
+    def psr(self) -> int:
+        return self.psr_mode | COND[self.ccv]
+
+    @psr.setter
+    def psr(self, value: int) -> None:
+        self.psr_mode = value & (PSR_USER | PSR_PRIORITY)
+        self.ccv = CC_VALUE.get(value & 0b111, 0)  # no code set reads as Z, as in LC3Tools
+
+    @property
+    def cond(self) -> int:
+        return COND[self.ccv]
+
+    @property
+    def user_mode(self) -> bool:
+        return bool(self.psr_mode & PSR_USER)
+
+    def load_words(self, origin: int, words: list[int] | tuple[int, ...]) -> None:
+        """Place words in memory from origin, as a loader does (no devices, no hooks)."""
+        self.mem[origin : origin + len(words)] = words
+        for address in range(origin, origin + len(words)):
+            if self.watch[address] & ~WATCH_DEVICE:
+                self._forget_code(address, address)
+
+    # Memory as instructions see it.
+    def load(self, address: int, at: int) -> int:
+        return self.load_io(address, at) if address >= IO_BASE else self.mem[address]
+
+    def store(self, address: int, value: int, at: int) -> None:
+        if self.watch[address]:
+            self.store_slow(address, value, at)
+        else:
+            self.mem[address] = value
+
+    def load_io(self, address: int, at: int) -> int:
+        """A load from xFE00-xFFFF: device registers read live, the rest is memory."""
+        if address == KBSR:
+            if self.kbd_latch is None and self.console.key_ready():
+                self.kbd_latch = self.console.read_key()
+            if self.kbd_latch is None and self.console.exhausted:
+                raise InputExhausted(at, False, "input ended while the program polls KBSR")
+            return (KBSR_READY if self.kbd_latch is not None else 0) | self.kbsr_ie
+        if address == KBDR:
+            if self.kbd_latch is not None:
+                self.kbdr, self.kbd_latch = self.kbd_latch, None
+            return self.kbdr
+        if address == DSR:
+            return KBSR_READY  # the display is always ready
+        if address == DDR:
+            return 0
+        if address == MCR:
+            return self.mcr
+        if address == PSR_ADDR and self.edition == 3:
+            return self.psr
+        return self.mem[address]
+
+    def store_slow(self, address: int, value: int, at: int) -> None:
+        """A store into a device register, or into a word some engine holds as code."""
+        flags = self.watch[address]
+        if flags & WATCH_DEVICE:
+            self._store_device(address, value)
+            return
+        self.mem[address] = value
+        self._forget_code(address, at)
+
+    def _forget_code(self, address: int, at: int) -> None:
+        self.watch[address] = 0
+        for hook in self.code_write_hooks:
+            hook(address, at)
+
+    def _store_device(self, address: int, value: int) -> None:
+        if address == KBSR:
+            self.kbsr_ie = value & KBSR_IE
+        elif address == DDR:
+            self.console.write(bytes((value & 0xFF,)))
+        elif address == MCR:
+            self.mcr = value
+        elif address == PSR_ADDR:
+            self.psr = value
+        # KBDR and DSR are read-only: stores to them are ignored, as on LC3Tools.
+
+    def read_key(self, at: int) -> int:
+        """The next key for GETC or IN: one a KBSR poll already saw, or wait for one."""
+        key, self.kbd_latch = self.kbd_latch, None
+        if key is None:
+            key = self.console.read_key()
+            if key is None:
+                raise InputExhausted(at, False, "input ended while the program waits for a key")
+        self.kbdr = key
+        return key
+
+    # Entering and leaving the supervisor: TRAP (3rd edition), exceptions, interrupts, RTI.
+    def push(self, value: int, at: int) -> None:
+        sp = self.reg[6] = (self.reg[6] - 1) & WORD_MASK
+        self.store(sp, value, at)
+
+    def pop(self, at: int) -> int:
+        sp = self.reg[6]
+        self.reg[6] = (sp + 1) & WORD_MASK
+        return self.load(sp, at)
+
+    def enter_supervisor(self, vector_address: int, return_pc: int, at: int, priority: int | None = None) -> int:
+        """Push PSR and PC on the supervisor stack and return the handler's address."""
+        psr = self.psr
+        if self.user_mode:
+            self.saved_usp = self.reg[6]
+            self.reg[6] = self.saved_ssp
+        self.push(psr, at)
+        self.push(return_pc, at)
+        level = self.psr_mode & PSR_PRIORITY if priority is None else priority << 8
+        self.psr_mode = level
+        return self.mem[vector_address]
+
+    def exception(self, vector: int, at: int, message: str) -> int:
+        """Take exception `vector` through the table, or fault if nothing handles it."""
+        if self.mem[EXCEPTION_TABLE + vector] == 0:
+            raise MachineFault(at, False, f"{message} at x{at:04X}")
+        return self.enter_supervisor(EXCEPTION_TABLE + vector, (at + 1) & WORD_MASK, at)
+
+    def return_from_interrupt(self, at: int) -> int:
+        """RTI: pop PC and PSR; back to user mode swaps R6 to the user stack."""
+        if self.user_mode:
+            return self.exception(PRIVILEGE_VIOLATION, at, "RTI in user mode")
+        pc = self.pop(at)
+        self.psr = self.pop(at)
+        if self.user_mode:
+            self.saved_ssp = self.reg[6]
+            self.reg[6] = self.saved_usp
+        return pc
+
+    def snapshot(self) -> dict[str, object]:
+        """The architectural state, for comparing engines and for --state-json."""
+        return {
+            "registers": list(self.reg),
+            "pc": self.pc,
+            "psr": self.psr,
+            "cond": "".join(c for c, bit in zip("NZP", (4, 2, 1), strict=True) if self.cond & bit),
+            "saved_ssp": self.saved_ssp,
+            "saved_usp": self.saved_usp,
+        }
