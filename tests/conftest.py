@@ -1,0 +1,69 @@
+"""Shared fixtures: machines with scripted consoles, and every engine to run them on."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+from lc3jit.session import ENGINES
+from runtime.console import Console
+from runtime.machine import Machine
+from runtime.outcome import Outcome
+
+settings.register_profile("default", max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("slow", max_examples=5000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--slow", action="store_true", help="long fuzzing runs (thousands of examples more)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    settings.load_profile("slow" if config.getoption("--slow") else "default")
+
+
+@dataclass
+class Run:
+    """A finished run: the machine, how it ended, and what it printed."""
+
+    machine: Machine
+    outcome: Outcome
+    output: bytes
+
+
+def make_machine(
+    words: Sequence[int], origin: int = 0x3000, keys: bytes = b"", edition: int = 3
+) -> tuple[Machine, io.BytesIO]:
+    """A machine with words at origin, PC there, and keys as scripted keyboard input."""
+    display = io.BytesIO()
+    machine = Machine(Console(io.BytesIO(keys), display), edition)
+    machine.load_words(origin, list(words))
+    machine.pc = origin
+    return machine, display
+
+
+def run_on(engine: str, machine: Machine, display: io.BytesIO, max_steps: int | None = 100_000) -> Run:
+    outcome = ENGINES[engine](machine).run(max_steps)
+    machine.console.flush()
+    return Run(machine, outcome, display.getvalue())
+
+
+@pytest.fixture(params=sorted(ENGINES))
+def engine(request: pytest.FixtureRequest) -> str:
+    """Each engine by name: tests that take it run once per engine."""
+    return request.param
+
+
+@pytest.fixture
+def run_words(engine: str) -> Callable[..., Run]:
+    """Run words on the engine under test: run_words(words, origin=, keys=, edition=, max_steps=)."""
+
+    def run(words: Sequence[int], max_steps: int | None = 100_000, **kwargs: object) -> Run:
+        machine, display = make_machine(words, **kwargs)  # type: ignore[arg-type]
+        return run_on(engine, machine, display, max_steps)
+
+    return run
