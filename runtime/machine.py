@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .console import Console
-from .errors import InputExhausted, MachineFault
+from .errors import Halted, InputExhausted, MachineFault
 from .isa import CC_VALUE, COND, WORD_MASK
 
 MEMORY_WORDS = 0x10000
@@ -126,7 +126,7 @@ class Machine:
         """A store into a device register, or into a word some engine holds as code."""
         flags = self.watch[address]
         if flags & WATCH_DEVICE:
-            self._store_device(address, value)
+            self._store_device(address, value, at)
             return
         self.mem[address] = value
         self._forget_code(address, at)
@@ -136,13 +136,15 @@ class Machine:
         for hook in self.code_write_hooks:
             hook(address, at)
 
-    def _store_device(self, address: int, value: int) -> None:
+    def _store_device(self, address: int, value: int, at: int) -> None:
         if address == KBSR:
             self.kbsr_ie = value & KBSR_IE
         elif address == DDR:
             self.console.write(bytes((value & 0xFF,)))
         elif address == MCR:
             self.mcr = value
+            if not value & MCR_CLOCK:  # the clock stops: the way the OS's HALT routine ends a run
+                raise Halted(at, True, "the program cleared the clock enable bit of MCR")
         elif address == PSR_ADDR:
             self.psr = value
         # KBDR and DSR are read-only: stores to them are ignored, as on LC3Tools.

@@ -1,0 +1,53 @@
+"""Instruction words for tests, built through the ISA table rather than written as hex."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from runtime.isa import FORMS_BY_NAME
+
+from .conftest import Run, make_machine, run_on
+
+ORIGIN = 0x3000
+
+
+def op(name: str, **fields: int) -> int:
+    """The word of form `name` (a row of the ISA table) with the given fields."""
+    return FORMS_BY_NAME[name].encode(**fields)
+
+
+def trap(vector: int) -> int:
+    return op("TRAP", trapvect8=vector)
+
+
+GETC, OUT, PUTS, IN, PUTSP, HALT = (trap(vector) for vector in range(0x20, 0x26))
+
+
+def execute(
+    engine: str,
+    words: Sequence[int],
+    *,
+    regs: Mapping[int, int] | None = None,
+    data: Mapping[int, Sequence[int]] | None = None,
+    psr: int | None = None,
+    origin: int = ORIGIN,
+    keys: bytes = b"",
+    edition: int = 3,
+    max_steps: int | None = 100_000,
+) -> Run:
+    """Run words from origin on engine, with registers, PSR and other memory set first."""
+    machine, display = make_machine(words, origin, keys, edition)
+    for number, value in (regs or {}).items():
+        machine.reg[number] = value
+    for address, block in (data or {}).items():
+        machine.load_words(address, list(block))
+    if psr is not None:
+        machine.psr = psr
+    return run_on(engine, machine, display, max_steps)
+
+
+def write_hex(path: Path, words: Sequence[int], origin: int = ORIGIN) -> Path:
+    """A `.hex` file (lc3convert format): the origin, then one word a line."""
+    path.write_text("".join(f"{word:04X}\n" for word in (origin, *words)))
+    return path
