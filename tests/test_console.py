@@ -1,0 +1,95 @@
+"""The console: scripted keys run deterministically; a terminal goes raw and comes back."""
+
+from __future__ import annotations
+
+import io
+import os
+import termios
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from runtime.console import Console
+
+
+def test_scripted_keys_are_waiting_until_the_input_ends() -> None:
+    console = Console(io.BytesIO(b"ab"), io.BytesIO())
+    assert console.key_ready()
+    assert console.key_ready()  # polling twice does not use up the key
+    assert console.read_key() == ord("a")
+    assert console.read_key() == ord("b")
+    assert not console.exhausted
+    assert not console.key_ready()
+    assert console.exhausted
+    assert console.read_key() is None
+
+
+def test_no_keyboard_at_all_is_exhausted_from_the_start() -> None:
+    console = Console(None, io.BytesIO())
+    assert console.exhausted
+    assert not console.key_ready()
+
+
+def test_output_waits_for_a_flush_or_for_the_program_to_read_a_key() -> None:
+    """A prompt must be on the screen before the program waits for the answer."""
+    display = io.BytesIO()
+    console = Console(io.BytesIO(b"y"), display)
+    console.write(b"Continue? ")
+    assert display.getvalue() == b""
+    assert console.read_key() == ord("y")
+    assert display.getvalue() == b"Continue? "
+    console.write(b"y\n")
+    console.flush()
+    assert display.getvalue() == b"Continue? y\n"
+
+
+def test_raw_mode_off_a_terminal_still_flushes_on_the_way_out() -> None:
+    display = io.BytesIO()
+    console = Console(io.BytesIO(), display)
+    with pytest.raises(RuntimeError), console.raw_mode():
+        console.write(b"last words")
+        raise RuntimeError
+    assert display.getvalue() == b"last words"
+
+
+def test_input_from_a_file(tmp_path: Path) -> None:
+    keys = tmp_path / "keys.txt"
+    keys.write_bytes(b"w")
+    console = Console.for_process(str(keys))
+    assert console.read_key() == ord("w")
+    assert console.read_key() is None
+
+
+@pytest.fixture
+def terminal() -> Iterator[tuple[Console, int, int]]:
+    """A console on the slave side of a pseudo-terminal, the master to type into, the slave."""
+    master, slave = os.openpty()
+    with os.fdopen(slave, "rb", buffering=0) as keyboard:
+        yield Console(keyboard, io.BytesIO(), interactive=True), master, slave
+    os.close(master)
+
+
+def test_raw_mode_turns_off_echo_and_line_buffering_and_restores_them(
+    terminal: tuple[Console, int, int],
+) -> None:
+    console, _, fd = terminal
+    before = termios.tcgetattr(fd)
+    assert before[3] & termios.ECHO and before[3] & termios.ICANON
+    with pytest.raises(KeyboardInterrupt), console.raw_mode():
+        inside = termios.tcgetattr(fd)
+        assert not inside[3] & (termios.ECHO | termios.ICANON)
+        assert inside[6][termios.VMIN] == 1
+        raise KeyboardInterrupt
+    assert termios.tcgetattr(fd) == before
+
+
+def test_a_terminal_poll_does_not_wait_and_a_key_arrives_without_enter(
+    terminal: tuple[Console, int, int],
+) -> None:
+    console, master, _ = terminal
+    with console.raw_mode():
+        assert not console.key_ready()
+        os.write(master, b"d")
+        assert console.read_key() == ord("d")  # no newline needed in raw mode
+        assert not console.key_ready()
