@@ -94,8 +94,10 @@ def run(
     try:
         images = load_images(programs)
         console = Console.for_process(str(input_file) if input_file else None)
-    except (LC3Error, OSError) as e:
+    except LC3Error as e:
         raise fail(str(e)) from None
+    except OSError as e:  # the --input file
+        raise fail(f"{e.filename}: {e.strerror or e}") from None
     result = run_machine(boot(images, console, edition, start_pc), engine, max_steps)
     outcome = result.outcome
     if stats:
