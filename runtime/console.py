@@ -55,6 +55,8 @@ class Console:
         """Is a key waiting? Never blocks on a terminal; waits for the next byte of a script."""
         if self._pending is None and not self.exhausted:
             if self._interactive and not select.select([self._keyboard], [], [], 0)[0]:
+                if self._out:  # a program polling for a key waits for the user, who must see the screen
+                    self.flush()
                 return False
             self._pending = self._read_byte()
         return self._pending is not None

@@ -7,6 +7,7 @@ import os
 import termios
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -61,19 +62,26 @@ def test_input_from_a_file(tmp_path: Path) -> None:
     assert console.read_key() is None
 
 
+class Pty(NamedTuple):
+    """A console on the slave side of a pseudo-terminal, and the master to type into."""
+
+    console: Console
+    display: io.BytesIO
+    master: int
+    slave: int
+
+
 @pytest.fixture
-def terminal() -> Iterator[tuple[Console, int, int]]:
-    """A console on the slave side of a pseudo-terminal, the master to type into, the slave."""
+def terminal() -> Iterator[Pty]:
     master, slave = os.openpty()
+    display = io.BytesIO()
     with os.fdopen(slave, "rb", buffering=0) as keyboard:
-        yield Console(keyboard, io.BytesIO(), interactive=True), master, slave
+        yield Pty(Console(keyboard, display, interactive=True), display, master, slave)
     os.close(master)
 
 
-def test_raw_mode_turns_off_echo_and_line_buffering_and_restores_them(
-    terminal: tuple[Console, int, int],
-) -> None:
-    console, _, fd = terminal
+def test_raw_mode_turns_off_echo_and_line_buffering_and_restores_them(terminal: Pty) -> None:
+    console, fd = terminal.console, terminal.slave
     before = termios.tcgetattr(fd)
     assert before[3] & termios.ECHO and before[3] & termios.ICANON
     with pytest.raises(KeyboardInterrupt), console.raw_mode():
@@ -84,12 +92,12 @@ def test_raw_mode_turns_off_echo_and_line_buffering_and_restores_them(
     assert termios.tcgetattr(fd) == before
 
 
-def test_a_terminal_poll_does_not_wait_and_a_key_arrives_without_enter(
-    terminal: tuple[Console, int, int],
-) -> None:
-    console, master, _ = terminal
+def test_a_terminal_poll_shows_the_screen_does_not_wait_and_needs_no_enter(terminal: Pty) -> None:
+    console = terminal.console
     with console.raw_mode():
+        console.write(b"Press a key")
         assert not console.key_ready()
-        os.write(master, b"d")
+        assert terminal.display.getvalue() == b"Press a key"  # the user sees what they answer
+        os.write(terminal.master, b"d")
         assert console.read_key() == ord("d")  # no newline needed in raw mode
         assert not console.key_ready()

@@ -1,0 +1,123 @@
+"""`lc3jit run` in a real pseudo-terminal: raw keys, a live game, Ctrl-C, the terminal restored."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import select
+import subprocess
+import sys
+import termios
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from .test_games import boards
+
+EXAMPLES = Path(__file__).parent.parent / "examples"
+TIMEOUT = 30.0
+
+
+@dataclass
+class Terminal:
+    """A child `lc3jit run` whose stdin, stdout and stderr are one pseudo-terminal."""
+
+    process: subprocess.Popen[bytes]
+    master: int
+    slave: int
+    seen: str = ""
+
+    def type(self, keys: bytes) -> None:
+        os.write(self.master, keys)
+
+    def read_until(self, text: str, count: int = 1) -> str:
+        """Read the screen (newlines as the program wrote them) until text shows count times."""
+        deadline = time.monotonic() + TIMEOUT
+        while self.seen.count(text) < count:
+            left = deadline - time.monotonic()
+            ready = select.select([self.master], [], [], max(left, 0))[0]
+            if not ready:
+                raise AssertionError(
+                    f"no {text!r} x{count} within {TIMEOUT} s; the screen so far:\n{self.seen}"
+                )
+            try:
+                data = os.read(self.master, 4096)
+            except OSError:  # EIO: the child has closed the terminal
+                data = b""
+            if not data:
+                raise AssertionError(f"the terminal closed before {text!r}; the screen:\n{self.seen}")
+            self.seen += data.decode("utf-8", "replace").replace("\r\n", "\n")
+        return self.seen
+
+    def wait(self) -> int:
+        return self.process.wait(timeout=TIMEOUT)
+
+
+def _controlling_terminal() -> None:
+    """In the child, after setsid: make stdin (the pty) its controlling terminal, so that
+    Ctrl-C typed there is a SIGINT to it, as in a shell."""
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
+@pytest.fixture
+def start() -> Iterator[Callable[..., Terminal]]:
+    """Start `lc3jit run ARGS` under a pty: start(*args); never leave it running."""
+    started: list[Terminal] = []
+
+    def spawn(*args: object) -> Terminal:
+        master, slave = os.openpty()
+        process = subprocess.Popen(
+            [sys.executable, "-m", "lc3jit", "run", *map(str, args)],
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            start_new_session=True,
+            preexec_fn=_controlling_terminal,
+        )
+        started.append(Terminal(process, master, slave))
+        return started[-1]
+
+    yield spawn
+    for terminal in started:
+        if terminal.process.poll() is None:
+            terminal.process.kill()
+            terminal.process.wait(timeout=TIMEOUT)
+        os.close(terminal.master)
+        os.close(terminal.slave)
+
+
+def raw(terminal: Terminal) -> bool:
+    return not termios.tcgetattr(terminal.slave)[3] & (termios.ECHO | termios.ICANON)
+
+
+def test_2048_is_playable_and_ctrl_c_restores_the_terminal(start: Callable[..., Terminal]) -> None:
+    terminal = start(EXAMPLES / "2048.obj")
+    cooked = termios.tcgetattr(terminal.slave)
+    terminal.read_until("Are you on an ANSI terminal (y/n)? ")
+    assert raw(terminal)
+    terminal.type(b"n")  # one key, no Enter: the terminal is raw
+    screen = terminal.read_until("+\n", count=2)
+    assert "(y/n)? n\n+-----" in screen  # echoed by the program itself, not by the terminal
+    terminal.type(b"d")
+    screen = terminal.read_until("+\n", count=4)
+    first, second = boards(screen)  # its random tiles depend on how long the key took
+    assert sum(map(sum, second)) - sum(map(sum, first)) in (2, 4)
+    assert all(after[3] for before, after in zip(first, second, strict=True) if any(before))  # slid right
+    terminal.type(b"\x03")  # Ctrl-C
+    assert terminal.wait() == 130
+    assert "interrupted" in terminal.read_until("interrupted")
+    assert termios.tcgetattr(terminal.slave) == cooked
+
+
+def test_a_program_that_halts_restores_the_terminal(start: Callable[..., Terminal]) -> None:
+    terminal = start(EXAMPLES / "add.hex")
+    cooked = termios.tcgetattr(terminal.slave)
+    terminal.type(b"3")
+    terminal.read_until("3+")
+    terminal.type(b"4")
+    assert terminal.read_until("HALT\n").endswith("3+4=7\nHALT\n")
+    assert terminal.wait() == 0
+    assert termios.tcgetattr(terminal.slave) == cooked
