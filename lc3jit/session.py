@@ -18,6 +18,8 @@ from runtime.loader import Image, load_image_file
 from runtime.machine import Machine
 from runtime.outcome import Outcome
 
+from .translate import block_engine
+
 
 class Engine(Protocol):
     """What `lc3jit run --engine NAME` runs: it executes a machine until an Outcome."""
@@ -28,7 +30,7 @@ class Engine(Protocol):
 
 
 #: Engines by their --engine name; each is built around a booted machine.
-ENGINES: dict[str, Callable[[Machine], Engine]] = {"interp": Interpreter}
+ENGINES: dict[str, Callable[[Machine], Engine]] = {"interp": Interpreter, "blocks": block_engine}
 
 
 def load_images(paths: Sequence[Path]) -> list[Image]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .errors import Stop
-from .isa import COND, FORMS, WORD_MASK, Instruction, decode
+from .isa import COND, WORD_MASK, Instruction, decode
 from .machine import ILLEGAL_OPCODE, IO_BASE, WATCH_DECODED, Machine
 from .outcome import INTERRUPTED, STEP_LIMIT, UNLIMITED, Outcome
 from .traps import trap
@@ -296,9 +296,6 @@ def execute_reserved(m: Machine, ins: Instruction) -> Step:
         return m.exception(ILLEGAL_OPCODE, at, message)
 
     return reserved
-
-
-assert set(HANDLERS) == {form.name for form in FORMS}
 
 
 class Interpreter:

@@ -33,6 +33,13 @@ INITIAL_SSP = 0x3000
 WATCH_DEVICE = 1  # a device register
 WATCH_DECODED = 2  # the interpreter holds a decoded copy
 WATCH_TRANSLATED = 4  # a translated block covers it
+WATCH_GUARD = 8  # past xFFFF: see below
+
+#: The write map is longer than memory: translated code indexes it with BaseR + offset6
+#: before wrapping to 16 bits, and Python reads an index in -32..-1 from the end. Both
+#: land on these guard entries, which are never zero, so such a store takes the slow
+#: path, which wraps the address. Memory itself needs no guard: a negative index wraps.
+GUARD_WORDS = 32
 
 #: Called with (address, executing_instruction_address) after a store into a word that
 #: some engine holds decoded or translated; it may raise to leave translated code.
@@ -60,7 +67,7 @@ class Machine:
         self.kbd_latch: int | None = None  # a key seen by a KBSR poll, not yet read
         self.kbdr = 0
         self.mcr = MCR_CLOCK
-        self.watch = bytearray(MEMORY_WORDS)
+        self.watch = bytearray(MEMORY_WORDS) + bytes([WATCH_GUARD]) * GUARD_WORDS
         for address in (KBSR, KBDR, DSR, DDR, MCR) + ((PSR_ADDR,) if edition == 3 else ()):
             self.watch[address] = WATCH_DEVICE
         self.code_write_hooks: list[CodeWriteHook] = []

@@ -1,0 +1,155 @@
+"""The block finder: which words are code, and where basic blocks begin and end.
+
+It follows control flow from the entry points and never decodes a word it did not
+reach as code, so data stays data (and stores into it stay on the fast path). Labels
+from a `.sym` file split blocks but are not entry points: a data label is as likely as
+a code label, and translating data would make every store into it look like
+self-modifying code. Targets known only at run time (JMP, JSRR, RET, RTI) are found
+when the program gets there, and translated then.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from runtime.isa import WORD_MASK, Flow, Instruction, decode
+
+#: The most instructions one block holds; longer straight-line code is chained.
+MAX_BLOCK = 64
+
+HALT_VECTOR = 0x25
+
+#: x0000 (BR with no condition: a no-op) is far more often .FILL 0, .BLKW or memory
+#: nothing was loaded into. Static discovery stops there; if the program really runs
+#: such words, they are found then, like any target known only at run time.
+UNLIKELY_CODE = 0x0000
+
+
+class Exit(enum.Enum):
+    """Why a block ends: the epilogue of its code switches on this."""
+
+    FALLTHROUGH = "fallthrough"  # the next word is a leader
+    LIMIT = "limit"  # MAX_BLOCK reached
+    BRANCH = "branch"
+    CALL = "call"
+    JUMP = "jump"
+    RETURN = "return"  # JMP R7
+    TRAP = "trap"
+    RTI = "rti"
+    INVALID = "invalid"
+
+
+@dataclass(frozen=True, slots=True)
+class Successor:
+    """Where control may go after a block: kind is taken, fallthrough, call, return, indirect."""
+
+    kind: str
+    address: int | None  # None when known only at run time
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    start: int
+    instructions: tuple[Instruction, ...]
+    exit: Exit
+
+    @property
+    def length(self) -> int:
+        return len(self.instructions)
+
+    @property
+    def last(self) -> Instruction:
+        return self.instructions[-1]
+
+    @property
+    def end(self) -> int:
+        """The address of the last word."""
+        return self.last.address
+
+    @property
+    def successors(self) -> tuple[Successor, ...]:
+        ins = self.last
+        following = Successor("fallthrough", ins.next_pc)
+        match self.exit:
+            case Exit.FALLTHROUGH | Exit.LIMIT:
+                return (following,)
+            case Exit.BRANCH:
+                taken = (Successor("taken", ins.target),) if ins.nzp else ()
+                return taken + ((following,) if ins.nzp != 0b111 else ())
+            case Exit.CALL:
+                return (Successor("call", ins.target), Successor("return", ins.next_pc))
+            case Exit.TRAP:
+                return () if ins.trapvect8 == HALT_VECTOR else (following,)
+            case Exit.RETURN:
+                return (Successor("return", None),)
+            case Exit.JUMP | Exit.RTI:
+                return (Successor("indirect", None),)
+        return ()
+
+
+_EXITS = {
+    Flow.BRANCH: Exit.BRANCH,
+    Flow.CALL: Exit.CALL,
+    Flow.JUMP: Exit.JUMP,
+    Flow.TRAP: Exit.TRAP,
+    Flow.RTI: Exit.RTI,
+    Flow.INVALID: Exit.INVALID,
+}
+
+
+def _exit_of(ins: Instruction) -> Exit:
+    if ins.form.name == "JMP" and ins.baser == 7:
+        return Exit.RETURN
+    return _EXITS[ins.form.flow]
+
+
+def block_at(mem: Sequence[int], start: int, leaders: Iterable[int] | set[int] = frozenset()) -> Block:
+    """The basic block from start: up to a control transfer, the next leader, or MAX_BLOCK."""
+    leader_set = leaders if isinstance(leaders, set | frozenset) else set(leaders)
+    instructions = []
+    address = start
+    while True:
+        ins = decode(mem[address], address)
+        instructions.append(ins)
+        if ins.form.ends_block:
+            return Block(start, tuple(instructions), _exit_of(ins))
+        address = ins.next_pc
+        if len(instructions) == MAX_BLOCK:
+            return Block(start, tuple(instructions), Exit.LIMIT)
+        if address in leader_set or address == start:
+            return Block(start, tuple(instructions), Exit.FALLTHROUGH)
+
+
+def find_blocks(
+    mem: Sequence[int], entries: Iterable[int], labels: Iterable[int] = ()
+) -> dict[int, Block]:
+    """Every block reachable from the entries, by start address.
+
+    First the code is found (words reached by following flow), then blocks are cut at
+    every leader: an entry, a label on code, a branch or call target, the word after a
+    control transfer.
+    """
+    entry_list = [e & WORD_MASK for e in entries]
+    leaders = set(entry_list)
+    code: set[int] = set()
+    work = list(entry_list)
+    while work:
+        address = work.pop()
+        while address not in code and mem[address] != UNLIKELY_CODE:
+            code.add(address)
+            ins = decode(mem[address], address)
+            if not ins.form.ends_block:
+                address = ins.next_pc
+                continue
+            for successor in Block(address, (ins,), _exit_of(ins)).successors:
+                if successor.address is not None:
+                    leaders.add(successor.address)
+                    work.append(successor.address)
+            break
+    leaders |= code.intersection(labels)
+    blocks = {}
+    for start in sorted(leaders & code):
+        blocks[start] = block_at(mem, start, leaders)
+    return blocks

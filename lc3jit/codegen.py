@@ -1,0 +1,407 @@
+"""The code generator: one basic block becomes one Python function returning the next PC.
+
+What the generated code looks like, and why (measured in the architecture doc):
+- registers live in fast locals `r0`..`r7` inside the block: loaded at entry only if
+  read before written, written back to `R` only if written, at every exit;
+- condition codes are lazy: a setting instruction also stores its value in the local
+  `cc`, and a branch tests that value's sign; `m.ccv` is written only at exits;
+- 16-bit wrap by compare and subtract, not `&`, which CPython does not specialise;
+- addresses and offsets folded at translation time; a constant address is known to
+  be a device register or not; a computed one is checked against xFE00;
+- stores check the write map `W` and take the slow path `STORE` for watched words,
+  which leaves the block (by exception) when the word was translated code;
+- every slow path that can stop the machine writes the registers back first.
+Each instruction's bytecode carries its LC-3 address as the line number. Generated
+code is built from decoded fields only: constants, never text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import CodeType, FunctionType
+
+from runtime.isa import WORD_MASK, Instruction
+from runtime.machine import IO_BASE
+
+from .blocks import Block
+from .emitter import BinaryOp, Compare, Emitter, Label
+
+SIGN = 0x8000
+WRAP = WORD_MASK + 1
+
+#: The branch test for each nzp mask of BR, on the value that set the codes:
+#: (xor with x8000 first, comparison, constant). BRnzp and BR with nzp = 000 need none.
+BRANCH_TESTS: dict[int, tuple[bool, Compare, int]] = {
+    0b100: (False, Compare.GE, SIGN),  # n: bit 15 set
+    0b010: (False, Compare.EQ, 0),  # z
+    0b001: (True, Compare.GT, SIGN),  # p: 0 < v < x8000, i.e. v ^ x8000 > x8000
+    0b110: (True, Compare.LE, SIGN),  # nz: not p
+    0b011: (False, Compare.LT, SIGN),  # zp: not n
+    0b101: (False, Compare.NE, 0),  # np: not z
+}
+
+
+class BlockCompiler:
+    """Compiles one block; the emit_* functions below drive it, one per ISA form."""
+
+    def __init__(self, block: Block, edition: int) -> None:
+        self.block = block
+        self.edition = edition
+        self.e = Emitter(f"block_x{block.start:04X}", block.start)
+        self.loaded: set[int] = set()  # registers read before written: loaded at entry
+        self.written: set[int] = set()
+        self.cc_local = False  # has `cc` been assigned in this block?
+        self.exited = False
+
+    # Registers and codes.
+    def push_reg(self, r: int) -> None:
+        if r not in self.written:
+            self.loaded.add(r)
+        self.e.load(f"r{r}")
+
+    def set_reg(self, r: int, sets_cc: bool) -> None:
+        """Pop the value on the stack into register r (and `cc` when it sets codes)."""
+        if sets_cc:
+            self.e.dup()
+            self.e.store("cc")
+            self.cc_local = True
+        self.e.store(f"r{r}")
+        self.written.add(r)
+
+    def push_cc(self) -> None:
+        if self.cc_local:
+            self.e.load("cc")
+        else:
+            self.e.global_("m")
+            self.e.load_attr("ccv")
+
+    def write_back(self) -> None:
+        """Make R and m.ccv what the interpreter would have at this point."""
+        e = self.e
+        for r in sorted(self.written):
+            e.load(f"r{r}")
+            e.global_("R")
+            e.const(r)
+            e.store_subscript()
+        if self.cc_local:
+            e.load("cc")
+            e.global_("m")
+            e.store_attr("ccv")
+
+    # Arithmetic on the value at the top of the stack.
+    def add_const(self, value: int) -> None:
+        """TOS + value (value in -WRAP..WRAP), wrapped to 16 bits without `&`."""
+        e, done = self.e, Label()
+        if value == 0:
+            return
+        e.const(abs(value))
+        e.binary(BinaryOp.ADD if value > 0 else BinaryOp.SUBTRACT)
+        e.dup()
+        if value > 0:
+            e.const(WORD_MASK)
+            e.compare(Compare.GT)
+        else:
+            e.const(0)
+            e.compare(Compare.LT)
+        e.jump_if_false(done)
+        e.const(WRAP)
+        e.binary(BinaryOp.SUBTRACT if value > 0 else BinaryOp.ADD)
+        e.place(done)
+
+    def wrap_sum(self) -> None:
+        """TOS (a sum of two words) wrapped to 16 bits."""
+        e, done = self.e, Label()
+        e.dup()
+        e.const(WORD_MASK)
+        e.compare(Compare.GT)
+        e.jump_if_false(done)
+        e.const(WRAP)
+        e.binary(BinaryOp.SUBTRACT)
+        e.place(done)
+
+    def call(self, helper: str, *args: int | str) -> None:
+        """Call a runtime helper with constant ints and locals (by name) as arguments."""
+        e = self.e
+        e.begin_call(helper)
+        for arg in args:
+            if isinstance(arg, str):
+                e.load(arg)
+            else:
+                e.const(arg)
+        e.end_call(len(args))
+
+    # Memory.
+    def load_const_address(self, address: int, at: int) -> None:
+        """Push mem[address] for an address known now."""
+        if address >= IO_BASE:
+            self.write_back()
+            self.call("LOAD", address, at)
+        else:
+            self.e.global_("M")
+            self.e.const(address)
+            self.e.subscript()
+
+    def load_computed_address(self, local: str, nonnegative: bool, at: int) -> None:
+        """Push mem[local]: local is an address not yet wrapped (-32..x1001E)."""
+        e, slow, done = self.e, Label(), Label()
+        e.load(local)
+        e.const(IO_BASE)
+        e.compare(Compare.LT)
+        e.jump_if_false(slow)
+        if not nonnegative:
+            e.load(local)
+            e.const(0)
+            e.compare(Compare.GE)
+            e.jump_if_false(slow)
+        e.global_("M")
+        e.load(local)
+        e.subscript()
+        e.jump_forward(done)
+        e.place(slow)
+        self.write_back()
+        e.begin_call("LOAD")
+        e.load(local)
+        e.const(WORD_MASK)
+        e.binary(BinaryOp.AND)
+        e.const(at)
+        e.end_call(2)
+        e.place(done)
+
+    def store(self, address: int | str, push_value: Callable[[], None], at: int) -> None:
+        """mem[address] = value; address a constant or a local not yet wrapped."""
+        e, fast, done = self.e, Label(), Label()
+
+        def push_address() -> None:
+            e.load(address) if isinstance(address, str) else e.const(address)
+
+        e.global_("W")
+        push_address()
+        e.subscript()
+        e.jump_if_false(fast, is_bool=False)
+        self.write_back()
+        e.begin_call("STORE")
+        push_address()
+        push_value()
+        e.const(at)
+        e.end_call(3)
+        e.pop()
+        e.jump_forward(done)
+        e.place(fast)
+        push_value()
+        e.global_("M")
+        push_address()
+        e.store_subscript()
+        e.place(done)
+
+    def base_plus_offset(self, baser: int, offset: int) -> bool:
+        """Store BaseR + offset, unwrapped, in local `a`; True if it cannot be negative."""
+        self.push_reg(baser)
+        if offset:
+            self.e.const(abs(offset))
+            self.e.binary(BinaryOp.ADD if offset > 0 else BinaryOp.SUBTRACT)
+        self.e.store("a")
+        return offset >= 0
+
+    # Exits.
+    def exit_to(self, pc: int) -> None:
+        self.write_back()
+        self.e.return_const(pc)
+        self.exited = True
+
+    def exit_with_top(self) -> None:
+        """Return the value at the top of the stack (computed before the write-back)."""
+        self.write_back()
+        self.e.return_top()
+        self.exited = True
+
+    def exit_through(self, helper: str, *args: int) -> None:
+        """Write back, then return what a runtime helper returns (it may stop the machine)."""
+        self.write_back()
+        self.call(helper, *args)
+        self.e.return_top()
+        self.exited = True
+
+    def compile(self) -> CodeType:
+        for ins in self.block.instructions:
+            self.e.line = ins.address
+            EMITTERS[ins.form.name](self, ins)
+        if not self.exited:
+            self.exit_to(self.block.last.next_pc)
+        prologue = Emitter("prologue", self.block.start)
+        for r in sorted(self.loaded):
+            prologue.global_("R")
+            prologue.const(r)
+            prologue.subscript()
+            prologue.store(f"r{r}")
+        self.e.code[1:1] = prologue.code[1:]  # after RESUME
+        return self.e.to_code(("pc",))
+
+
+Emit = Callable[[BlockCompiler, Instruction], None]
+EMITTERS: dict[str, Emit] = {}
+
+
+def emitter(name: str) -> Callable[[Emit], Emit]:
+    def register(function: Emit) -> Emit:
+        EMITTERS[name] = function
+        return function
+
+    return register
+
+
+@emitter("ADD")
+def emit_add(c: BlockCompiler, ins: Instruction) -> None:
+    c.push_reg(ins.sr1)
+    c.push_reg(ins.sr2)
+    c.e.binary(BinaryOp.ADD)
+    c.wrap_sum()
+    c.set_reg(ins.dr, True)
+
+
+@emitter("ADDI")
+def emit_addi(c: BlockCompiler, ins: Instruction) -> None:
+    c.push_reg(ins.sr1)
+    c.add_const(ins.imm5)
+    c.set_reg(ins.dr, True)
+
+
+@emitter("AND")
+def emit_and(c: BlockCompiler, ins: Instruction) -> None:
+    c.push_reg(ins.sr1)
+    c.push_reg(ins.sr2)
+    c.e.binary(BinaryOp.AND)
+    c.set_reg(ins.dr, True)
+
+
+@emitter("ANDI")
+def emit_andi(c: BlockCompiler, ins: Instruction) -> None:
+    mask = ins.imm5 & WORD_MASK
+    if mask == 0:  # AND R, R, #0: the usual way to clear a register
+        c.e.const(0)
+    else:
+        c.push_reg(ins.sr1)
+        if mask != WORD_MASK:
+            c.e.const(mask)
+            c.e.binary(BinaryOp.AND)
+    c.set_reg(ins.dr, True)
+
+
+@emitter("NOT")
+def emit_not(c: BlockCompiler, ins: Instruction) -> None:
+    c.e.const(WORD_MASK)
+    c.push_reg(ins.sr)
+    c.e.binary(BinaryOp.SUBTRACT)
+    c.set_reg(ins.dr, True)
+
+
+@emitter("BR")
+def emit_br(c: BlockCompiler, ins: Instruction) -> None:
+    if ins.nzp == 0b111:
+        c.exit_to(ins.target)
+    elif ins.nzp == 0:
+        c.exit_to(ins.next_pc)
+    else:
+        xor, op, value = BRANCH_TESTS[ins.nzp]
+        c.write_back()
+        c.push_cc()
+        if xor:
+            c.e.const(SIGN)
+            c.e.binary(BinaryOp.XOR)
+        c.e.const(value)
+        c.e.compare(op)
+        not_taken = Label()
+        c.e.jump_if_false(not_taken)
+        c.e.return_const(ins.target)
+        c.e.place(not_taken)
+        c.e.return_const(ins.next_pc)
+        c.exited = True
+
+
+@emitter("JMP")
+def emit_jmp(c: BlockCompiler, ins: Instruction) -> None:
+    c.push_reg(ins.baser)
+    c.exit_with_top()
+
+
+@emitter("JSR")
+def emit_jsr(c: BlockCompiler, ins: Instruction) -> None:
+    c.e.const(ins.next_pc)
+    c.set_reg(7, False)
+    c.exit_to(ins.target)
+
+
+@emitter("JSRR")
+def emit_jsrr(c: BlockCompiler, ins: Instruction) -> None:
+    c.push_reg(ins.baser)  # read before R7 changes: JSRR R7 jumps to the old R7
+    c.e.const(ins.next_pc)
+    c.set_reg(7, False)
+    c.exit_with_top()
+
+
+@emitter("LD")
+def emit_ld(c: BlockCompiler, ins: Instruction) -> None:
+    c.load_const_address(ins.target, ins.address)
+    c.set_reg(ins.dr, True)
+
+
+@emitter("LDI")
+def emit_ldi(c: BlockCompiler, ins: Instruction) -> None:
+    c.load_const_address(ins.target, ins.address)
+    c.e.store("a")
+    c.load_computed_address("a", True, ins.address)
+    c.set_reg(ins.dr, True)
+
+
+@emitter("LDR")
+def emit_ldr(c: BlockCompiler, ins: Instruction) -> None:
+    nonnegative = c.base_plus_offset(ins.baser, ins.offset6)
+    c.load_computed_address("a", nonnegative, ins.address)
+    c.set_reg(ins.dr, True)
+
+
+@emitter("LEA")
+def emit_lea(c: BlockCompiler, ins: Instruction) -> None:
+    c.e.const(ins.target)
+    c.set_reg(ins.dr, ins.sets_cc(c.edition))
+
+
+@emitter("ST")
+def emit_st(c: BlockCompiler, ins: Instruction) -> None:
+    c.store(ins.target, lambda: c.push_reg(ins.sr), ins.address)
+
+
+@emitter("STI")
+def emit_sti(c: BlockCompiler, ins: Instruction) -> None:
+    c.load_const_address(ins.target, ins.address)
+    c.e.store("a")
+    c.store("a", lambda: c.push_reg(ins.sr), ins.address)
+
+
+@emitter("STR")
+def emit_str(c: BlockCompiler, ins: Instruction) -> None:
+    c.base_plus_offset(ins.baser, ins.offset6)
+    c.store("a", lambda: c.push_reg(ins.sr), ins.address)
+
+
+@emitter("TRAP")
+def emit_trap(c: BlockCompiler, ins: Instruction) -> None:
+    c.exit_through("TRAP", ins.trapvect8, ins.address)
+
+
+@emitter("RTI")
+def emit_rti(c: BlockCompiler, ins: Instruction) -> None:
+    c.exit_through("RTI", ins.address)
+
+
+@emitter("RESERVED")
+def emit_reserved(c: BlockCompiler, ins: Instruction) -> None:
+    c.exit_through("ILLEGAL", ins.word, ins.address)
+
+
+def compile_block(block: Block, edition: int) -> CodeType:
+    return BlockCompiler(block, edition).compile()
+
+
+def make_function(code: CodeType, namespace: dict[str, object]) -> Callable[[int], int]:
+    """Bind a block's code to a machine's namespace (see runtime.dispatch)."""
+    return FunctionType(code, namespace)  # type: ignore[return-value]

@@ -1,0 +1,140 @@
+"""The one place that knows how CPython 3.11, 3.12 and 3.13 differ in bytecode.
+
+The code generator speaks in small operations (load a local, call a helper, jump if
+false); this module turns each into the instructions of the running Python:
+- calls: 3.11 pushes NULL, the callable, the arguments, then PRECALL and CALL; 3.12
+  drops PRECALL; 3.13 pushes the callable before the NULL (LOAD_GLOBAL's flag does
+  both orders for us);
+- conditional jumps: 3.11 has POP_JUMP_FORWARD_IF_* / POP_JUMP_BACKWARD_IF_*, 3.12+
+  has only forward POP_JUMP_IF_*; 3.13 also needs an exact bool (TO_BOOL) where the
+  value is not already one, or an int silently takes the wrong branch;
+- returning a constant: RETURN_CONST from 3.12.
+Bad bytecode crashes the interpreter instead of raising, so every form here is tested
+on every version (tests/test_emitter.py).
+"""
+
+from __future__ import annotations
+
+import sys
+from types import CodeType
+
+from bytecode import BinaryOp, Bytecode, Compare, Instr, Label
+
+PY = sys.version_info[:2]
+HAS_PRECALL = PY == (3, 11)
+HAS_RETURN_CONST = PY >= (3, 12)
+NEEDS_TO_BOOL = PY >= (3, 13)
+DIRECTIONAL_JUMPS = PY == (3, 11)
+
+__all__ = ["BinaryOp", "Compare", "Emitter", "Label"]
+
+
+class Emitter:
+    """Builds one code object; every instruction carries the current LC-3 address as its line."""
+
+    def __init__(self, name: str, first_line: int) -> None:
+        self.code = Bytecode()
+        self.code.name = name
+        self.code.first_lineno = first_line
+        self.line = first_line
+        self.emit("RESUME", 0)
+
+    def emit(self, name: str, arg: object = None) -> None:
+        if arg is None:
+            self.code.append(Instr(name, lineno=self.line))
+        else:
+            self.code.append(Instr(name, arg, lineno=self.line))
+
+    def place(self, label: Label) -> None:
+        self.code.append(label)
+
+    # Values.
+    def const(self, value: object) -> None:
+        self.emit("LOAD_CONST", value)
+
+    def load(self, local: str) -> None:
+        self.emit("LOAD_FAST", local)
+
+    def store(self, local: str) -> None:
+        self.emit("STORE_FAST", local)
+
+    def dup(self) -> None:
+        self.emit("COPY", 1)
+
+    def swap(self) -> None:
+        self.emit("SWAP", 2)
+
+    def pop(self) -> None:
+        self.emit("POP_TOP")
+
+    def global_(self, name: str) -> None:
+        self.emit("LOAD_GLOBAL", (False, name))
+
+    def binary(self, op: BinaryOp) -> None:
+        self.emit("BINARY_OP", op)
+
+    def compare(self, op: Compare) -> None:
+        """Leaves an exact bool on every version."""
+        self.emit("COMPARE_OP", op)
+
+    def subscript(self) -> None:
+        """container, index -> container[index]"""
+        self.emit("BINARY_SUBSCR")
+
+    def store_subscript(self) -> None:
+        """value, container, index -> (container[index] = value)"""
+        self.emit("STORE_SUBSCR")
+
+    def store_attr(self, name: str) -> None:
+        """value, owner -> (owner.name = value)"""
+        self.emit("STORE_ATTR", name)
+
+    def load_attr(self, name: str) -> None:
+        self.emit("LOAD_ATTR", name if PY == (3, 11) else (False, name))
+
+    # Calls: begin_call, then the arguments, then end_call.
+    def begin_call(self, name: str) -> None:
+        """Push the callable (and NULL) of a call to global `name`; then push its arguments."""
+        self.emit("LOAD_GLOBAL", (True, name))
+
+    def end_call(self, argc: int) -> None:
+        if HAS_PRECALL:
+            self.emit("PRECALL", argc)
+        self.emit("CALL", argc)
+
+    # Control flow.
+    def _truth(self, is_bool: bool) -> None:
+        if NEEDS_TO_BOOL and not is_bool:
+            self.emit("TO_BOOL")
+
+    def jump_if_false(self, label: Label, is_bool: bool = True) -> None:
+        """Pop the top of the stack and jump forward to label when it is false."""
+        self._truth(is_bool)
+        self.emit("POP_JUMP_FORWARD_IF_FALSE" if DIRECTIONAL_JUMPS else "POP_JUMP_IF_FALSE", label)
+
+    def jump_if_true(self, label: Label, is_bool: bool = True) -> None:
+        """Pop the top of the stack and jump forward to label when it is true."""
+        self._truth(is_bool)
+        self.emit("POP_JUMP_FORWARD_IF_TRUE" if DIRECTIONAL_JUMPS else "POP_JUMP_IF_TRUE", label)
+
+    def jump_forward(self, label: Label) -> None:
+        self.emit("JUMP_FORWARD", label)
+
+    def jump_backward(self, label: Label) -> None:
+        self.emit("JUMP_BACKWARD", label)
+
+    def return_top(self) -> None:
+        self.emit("RETURN_VALUE")
+
+    def return_const(self, value: object) -> None:
+        if HAS_RETURN_CONST:
+            self.emit("RETURN_CONST", value)
+        else:
+            self.const(value)
+            self.return_top()
+
+    def to_code(self, argnames: tuple[str, ...], stacksize: int | None = None) -> CodeType:
+        """The code object: `argnames` are its parameters, every other local is assigned first."""
+        self.code.argcount = len(argnames)
+        self.code.argnames = list(argnames)
+        return self.code.to_code(stacksize=stacksize, compute_exception_stack_depths=False)

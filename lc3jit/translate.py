@@ -1,0 +1,36 @@
+"""The block engine: the runtime's dispatcher with this package's translator plugged in."""
+
+from __future__ import annotations
+
+from collections.abc import Container, Iterable
+
+from runtime.dispatch import Dispatcher, Translation
+from runtime.machine import Machine
+
+from .blocks import Block, block_at, find_blocks
+from .codegen import compile_block, make_function
+
+
+class BlockTranslator:
+    """The callback the dispatcher calls for a PC it has no code for."""
+
+    def __init__(self, edition: int, leaders: Container[int] = frozenset()) -> None:
+        self.edition = edition
+        self.leaders = leaders
+
+    def translate(self, dispatcher: Dispatcher, block: Block) -> Translation:
+        code = compile_block(block, self.edition)
+        return Translation(block.start, block.length, make_function(code, dispatcher.globals))
+
+    def __call__(self, dispatcher: Dispatcher, pc: int) -> Translation:
+        return self.translate(dispatcher, block_at(dispatcher.machine.mem, pc, self.leaders))
+
+
+def block_engine(machine: Machine, labels: Iterable[int] = ()) -> Dispatcher:
+    """A dispatcher with every block reachable from the start PC translated ahead of time."""
+    blocks = find_blocks(machine.mem, [machine.pc], labels)
+    translator = BlockTranslator(machine.edition, frozenset(blocks))
+    dispatcher = Dispatcher(machine, translator)
+    for block in blocks.values():
+        dispatcher.install(translator.translate(dispatcher, block))
+    return dispatcher

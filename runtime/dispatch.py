@@ -1,0 +1,170 @@
+"""The block cache and the dispatch loop: translated code and the interpreter, mixed.
+
+A table indexed by PC holds, for every address, something to call with that address
+that returns the next PC: a translated block (many instructions), an interpreter step
+(one), or `_cold`, which interprets one word and, when the PC turns out to be hot, asks
+the translator (a callback lc3jit installs) for a block from there. Sizes are kept beside it, so the loop
+counts instructions exactly and never lets a block run past --max-steps.
+
+Translated code leaves a block early only through an exception, after writing its
+registers back: a Stop (HALT, a fault, the end of input) or LeaveBlock (a store into
+translated code). Blocks are runs of consecutive words, so `at - start` tells how far
+into the block the run got.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .errors import Stop
+from .interp import Interpreter
+from .isa import WORD_MASK
+from .machine import ILLEGAL_OPCODE, WATCH_TRANSLATED, Machine
+from .outcome import INTERRUPTED, UNLIMITED, Outcome
+from .traps import trap
+
+#: How often a block may be invalidated by stores before its words stay interpreted.
+RETRANSLATE_LIMIT = 2
+#: Visits to a PC with no code before it is translated.
+HOT_VISITS = 2
+
+
+class LeaveBlock(Exception):  # noqa: N818 - control flow, not an error
+    """Raised by a translated store that wrote into translated code."""
+
+    def __init__(self, at: int) -> None:
+        super().__init__(at)
+        self.at = at
+
+
+@dataclass(frozen=True, slots=True)
+class Translation:
+    """A translated block: `function(start)` runs `length` words from `start`, returns the next PC."""
+
+    start: int
+    length: int
+    function: Callable[[int], int]
+
+
+#: The translator's side: given the engine and a PC, a Translation, or None to interpret.
+Translator = Callable[["Dispatcher", int], Translation | None]
+
+
+class Dispatcher:
+    """Runs a machine through a table of translated blocks and interpreter steps."""
+
+    name = "blocks"
+
+    def __init__(self, machine: Machine, translator: Translator | None = None) -> None:
+        self.machine = machine
+        self.translator = translator
+        self.interpreter = Interpreter(machine)
+        self._miss: Callable[[int], int] = self._cold
+        self.table: list[Callable[[int], int]] = [self._miss] * len(machine.mem)
+        self.sizes = [1] * len(machine.mem)  # instructions each table entry runs
+        self.visits: dict[int, int] = {}  # PC -> times reached with no code for it
+        self.blocks: dict[int, Translation] = {}  # by start: the translations installed
+        self.covering: dict[int, set[int]] = {}  # word -> starts of blocks that cover it
+        self.invalidations: dict[int, int] = {}  # start -> times its block was dropped
+        self.globals = self._block_globals()
+        machine.code_write_hooks.append(self._code_written)
+
+    def _block_globals(self) -> dict[str, object]:
+        """What generated code may name: the machine's state and the slow paths."""
+        m = self.machine
+        return {
+            "__builtins__": {},
+            "M": m.mem,
+            "W": m.watch,
+            "R": m.reg,
+            "m": m,
+            "LOAD": m.load,
+            "STORE": self.store_from_block,
+            "TRAP": lambda vector, at: trap(m, vector, at),
+            "RTI": m.return_from_interrupt,
+            "ILLEGAL": lambda word, at: m.exception(ILLEGAL_OPCODE, at, f"illegal opcode x{word:04X}"),
+        }
+
+    def install(self, translation: Translation) -> None:
+        start = translation.start
+        self.blocks[start] = translation
+        self.table[start] = translation.function
+        self.sizes[start] = translation.length
+        watch = self.machine.watch
+        for i in range(translation.length):
+            word = (start + i) & WORD_MASK
+            self.covering.setdefault(word, set()).add(start)
+            watch[word] |= WATCH_TRANSLATED
+
+    def _cold(self, pc: int) -> int:
+        """A PC with no code yet: interpret its word; once it is hot, translate from it.
+
+        Waiting for a second visit keeps one-off paths (start-up code, a wild jump
+        through data) from paying for a translation they would never use.
+        """
+        visits = self.visits[pc] = self.visits.get(pc, 0) + 1
+        if visits >= HOT_VISITS:
+            self._settle(pc)
+        return self.interpreter.step_at(pc)(pc)
+
+    def _settle(self, pc: int) -> None:
+        """Give pc its lasting entry: a translation, or the interpreter for good."""
+        translation = None
+        if self.translator is not None and self.invalidations.get(pc, 0) < RETRANSLATE_LIMIT:
+            translation = self.translator(self, pc)
+        if translation is not None:
+            self.install(translation)
+        else:
+            self.table[pc] = self.interpreter.step_at(pc)
+            self.covering.setdefault(pc, set()).add(pc)
+
+    def _code_written(self, address: int, at: int) -> None:
+        """Drop every block (and interpreter step) that covers a word just written."""
+        for start in self.covering.pop(address, ()):
+            if self.blocks.pop(start, None) is not None:
+                self.invalidations[start] = self.invalidations.get(start, 0) + 1
+            self.table[start] = self._miss
+            self.sizes[start] = 1
+
+    def store_from_block(self, address: int, value: int, at: int) -> None:
+        """The slow path of a translated store; leaves the block if it wrote code."""
+        address &= WORD_MASK
+        wrote_code = self.machine.watch[address] & WATCH_TRANSLATED
+        self.machine.store(address, value, at)
+        if wrote_code:
+            raise LeaveBlock(at)
+
+    def run(self, max_steps: int | None = None) -> Outcome:
+        """Dispatch until a stop or max_steps instructions, counted exactly."""
+        m, table, sizes = self.machine, self.table, self.sizes
+        limit = UNLIMITED if max_steps is None else max_steps
+        pc = start = m.pc
+        done = 0
+        try:
+            while True:
+                try:
+                    while done + (size := sizes[pc]) <= limit:
+                        start = pc
+                        pc = table[pc](pc)
+                        done += size
+                    break
+                except LeaveBlock as leave:
+                    done += _executed(start, leave.at, True)
+                    pc = (leave.at + 1) & WORD_MASK
+        except Stop as stop:
+            done += _executed(start, stop.at, stop.completed)
+            pc = stop.resume_pc
+            return Outcome.from_stop(stop)
+        except KeyboardInterrupt:
+            return INTERRUPTED
+        finally:
+            m.pc = pc
+            m.icount += done
+        # Less budget left than the next block needs: finish word by word.
+        return self.interpreter.run(limit - done)
+
+
+def _executed(start: int, at: int, completed: bool) -> int:
+    """Instructions run by a block from start that stopped at `at`."""
+    return ((at - start) & WORD_MASK) + completed
