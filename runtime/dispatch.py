@@ -56,7 +56,7 @@ class Dispatcher:
 
     name = "blocks"
 
-    def __init__(self, machine: Machine, translator: Translator | None = None) -> None:
+    def __init__(self, machine: Machine, translator: Translator | None = None, profile: bool = False) -> None:
         self.machine = machine
         self.translator = translator
         self.interpreter = Interpreter(machine)
@@ -64,6 +64,7 @@ class Dispatcher:
         self.table: list[Callable[[int], int]] = [self._miss] * len(machine.mem)
         self.sizes = [1] * len(machine.mem)  # instructions each table entry runs
         self.visits: dict[int, int] = {}  # PC -> times reached with no code for it
+        self.runs: dict[int, int] | None = {} if profile else None  # start -> times run
         self.blocks: dict[int, Translation] = {}  # by start: the translations installed
         self.covering: dict[int, set[int]] = {}  # word -> starts of blocks that cover it
         self.invalidations: dict[int, int] = {}  # start -> times its block was dropped
@@ -89,13 +90,24 @@ class Dispatcher:
     def install(self, translation: Translation) -> None:
         start = translation.start
         self.blocks[start] = translation
-        self.table[start] = translation.function
+        self.table[start] = translation.function if self.runs is None else self._counted(translation)
         self.sizes[start] = translation.length
         watch = self.machine.watch
         for i in range(translation.length):
             word = (start + i) & WORD_MASK
             self.covering.setdefault(word, set()).add(start)
             watch[word] |= WATCH_TRANSLATED
+
+    def _counted(self, translation: Translation) -> Callable[[int], int]:
+        """The block's function, counting its runs in self.runs (for `lc3jit dump --run`)."""
+        runs, start, function = self.runs, translation.start, translation.function
+        assert runs is not None
+
+        def counted(pc: int) -> int:
+            runs[start] = runs.get(start, 0) + 1
+            return function(pc)
+
+        return counted
 
     def _cold(self, pc: int) -> int:
         """A PC with no code yet: interpret its word; once it is hot, translate from it.
