@@ -17,9 +17,11 @@ class BlockTranslator:
     def __init__(self, edition: int, leaders: Container[int] = frozenset()) -> None:
         self.edition = edition
         self.leaders = leaders
+        self.compiled: dict[int, Block] = {}  # by start: the last block compiled there, for dumps
 
     def translate(self, dispatcher: Dispatcher, block: Block) -> Translation:
         code = compile_block(block, self.edition)
+        self.compiled[block.start] = block
         return Translation(block.start, block.length, make_function(code, dispatcher.globals))
 
     def __call__(self, dispatcher: Dispatcher, pc: int) -> Translation:

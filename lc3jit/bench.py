@@ -1,0 +1,257 @@
+"""Benchmarks: every engine on the same program and input, checked against each other, timed.
+
+Runs alternate between engines (interp, blocks, interp, blocks, ...) so that a slow spell
+of a shared machine falls on all of them alike, and the median of the runs is reported.
+Every run of every engine must end in the same output, architectural state, memory,
+instruction count and stop reason as the first engine's first run: a benchmark of a
+wrong translation is worthless, so a difference is an `MismatchError`, not a footnote.
+
+A hand-written Python equivalent of a program (`PROG.py` beside `PROG.asm`, with a
+`run() -> str` giving the text the program prints before HALT) can join as the "floor":
+what the same work costs in plain Python with no emulation at all. Its output is checked
+too; its MIPS count the LC-3 program's instructions.
+
+The JSON form (`FORMAT_VERSION` = 1, keys sorted):
+
+    {"version": 1, "python": "3.11.7", "machine": "x86_64", "cpus": 2, "repeat": 3,
+     "programs": [{"program": str, "instructions": int, "stop_reason": str, "output": str,
+                   "engines": [{"engine": str, "seconds": [float, ...],
+                                "median_seconds": float, "mips": float,
+                                "ratio_to_interp": float | null,
+                                "translation_seconds": float | null}]}]}
+
+`ratio_to_interp` is the interpreter's median time over the engine's (null when the
+interpreter was not run); `translation_seconds` is the median time to build the engine,
+the ahead-of-time translation (null for the floor).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import platform
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+from rich.console import Console as RichConsole
+from rich.table import Table
+
+from runtime.errors import LC3Error
+from runtime.loader import Image
+
+from .capture import CapturedConsole
+from .session import boot, run_machine
+
+FORMAT_VERSION = 1
+FLOOR = "python"  # the name of the floor's row
+
+
+class MismatchError(LC3Error):
+    """Two engines ran the same program to different ends."""
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What a run must agree on with every other run of the same program."""
+
+    output: bytes
+    state: dict[str, object]  # registers, PC, PSR, codes, stack pointers, count, stop reason
+    memory: tuple[int, ...]
+
+    def differences(self, other: Observation) -> list[str]:
+        """What differs, in words, for the error message; empty when nothing does."""
+        found = [
+            f"{key} {self.state.get(key)!r} vs {other.state.get(key)!r}"
+            for key in sorted(self.state.keys() | other.state.keys())
+            if self.state.get(key) != other.state.get(key)
+        ]
+        if self.output != other.output:
+            found.insert(0, f"output {_excerpt(self.output)} vs {_excerpt(other.output)}")
+        words = [a for a, (x, y) in enumerate(zip(self.memory, other.memory, strict=True)) if x != y]
+        if words:
+            a = words[0]
+            first = f"x{a:04X}: x{self.memory[a]:04X} vs x{other.memory[a]:04X}"
+            found.append(f"memory at {len(words)} addresses, first {first}")
+        return found
+
+
+def _excerpt(output: bytes, limit: int = 60) -> str:
+    return repr(output if len(output) <= limit else output[:limit] + b"...")
+
+
+@dataclass
+class EngineTimes:
+    engine: str
+    seconds: list[float] = field(default_factory=list)
+    setup_seconds: list[float] = field(default_factory=list)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.seconds)
+
+    @property
+    def translation(self) -> float | None:
+        return statistics.median(self.setup_seconds) if self.setup_seconds else None
+
+
+@dataclass
+class ProgramBench:
+    program: str
+    reference: Observation
+    times: list[EngineTimes]
+
+    @property
+    def instructions(self) -> int:
+        return int(self.reference.state["instructions"])  # type: ignore[call-overload]
+
+    def mips(self, times: EngineTimes) -> float:
+        return self.instructions / times.median / 1e6 if times.median else 0.0
+
+    def ratio(self, times: EngineTimes) -> float | None:
+        """Interpreter time over this engine's: how many times faster than the interpreter."""
+        interp = next((t for t in self.times if t.engine == "interp"), None)
+        return interp.median / times.median if interp and times.median else None
+
+
+def observe(
+    images: Sequence[Image], engine: str, keys: bytes, edition: int
+) -> tuple[Observation, float, float]:
+    """One run of one engine: what it ended with, its running time and its setup time."""
+    console = CapturedConsole(keys)
+    result = run_machine(boot(images, console, edition), engine)
+    state = result.state()
+    return Observation(console.output, state, tuple(result.machine.mem)), result.seconds, result.setup_seconds
+
+
+def floor_module(program: Path) -> Path | None:
+    """The hand-written Python equivalent beside a program, if there is one."""
+    candidate = program.with_suffix(".py")
+    return candidate if candidate.is_file() else None
+
+
+def _floor_run(path: Path) -> Callable[[], str]:
+    spec = importlib.util.spec_from_file_location(f"lc3jit_floor_{path.stem}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.run  # type: ignore[no-any-return]
+
+
+def bench_program(
+    program: str,
+    images: Sequence[Image],
+    engines: Sequence[str],
+    keys: bytes = b"",
+    repeat: int = 3,
+    edition: int = 3,
+    floor: Path | None = None,
+    tick: Callable[[], None] = lambda: None,
+) -> ProgramBench:
+    """Run each engine `repeat` times, alternating, and check every run against the first.
+
+    tick is called after each run (for a progress bar).
+    """
+    times = [EngineTimes(name) for name in engines]
+    reference: Observation | None = None
+    for _ in range(repeat):
+        for entry in times:
+            seen, seconds, setup = observe(images, entry.engine, keys, edition)
+            if reference is None:
+                reference = seen
+            elif differences := reference.differences(seen):
+                raise MismatchError(
+                    f"{program}: engines {engines[0]} and {entry.engine} disagree: " + "; ".join(differences)
+                )
+            entry.seconds.append(seconds)
+            entry.setup_seconds.append(setup)
+            tick()
+    assert reference is not None
+    if floor is not None:
+        times.append(_time_floor(program, floor, reference, repeat, tick))
+    return ProgramBench(program, reference, times)
+
+
+def _time_floor(
+    program: str, path: Path, reference: Observation, repeat: int, tick: Callable[[], None]
+) -> EngineTimes:
+    """Time the Python equivalent; its text must be what the program printed before HALT."""
+    run = _floor_run(path)
+    entry = EngineTimes(FLOOR)
+    for _ in range(repeat):
+        began = time.perf_counter()
+        text = run()
+        entry.seconds.append(time.perf_counter() - began)
+        tick()
+        if not reference.output.startswith(text.encode("latin-1")):
+            raise MismatchError(
+                f"{program}: {path} printed {_excerpt(text.encode('latin-1'))}, "
+                f"the program {_excerpt(reference.output)}"
+            )
+    return entry
+
+
+def runs_needed(programs: int, engines: int, repeat: int, floors: int) -> int:
+    """How many ticks a whole benchmark makes."""
+    return (programs * engines + floors) * repeat
+
+
+def to_json(benches: Sequence[ProgramBench], repeat: int) -> str:
+    document = {
+        "version": FORMAT_VERSION,
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+        "repeat": repeat,
+        "programs": [
+            {
+                "program": b.program,
+                "instructions": b.instructions,
+                "stop_reason": b.reference.state["stop_reason"],
+                "output": b.reference.output.decode("latin-1"),
+                "engines": [
+                    {
+                        "engine": t.engine,
+                        "seconds": t.seconds,
+                        "median_seconds": t.median,
+                        "mips": b.mips(t),
+                        "ratio_to_interp": b.ratio(t),
+                        "translation_seconds": t.translation,
+                    }
+                    for t in b.times
+                ],
+            }
+            for b in benches
+        ],
+    }
+    return json.dumps(document, indent=2, sort_keys=True) + "\n"
+
+
+def write_table(benches: Sequence[ProgramBench], file: TextIO, color: bool | None = None) -> None:
+    """One row per program and engine; plain text in a pipe, coloured on a terminal."""
+    table = Table(
+        title=f"lc3jit bench, Python {platform.python_version()}, {os.cpu_count()} CPUs",
+        title_justify="left",
+    )
+    table.add_column("program")
+    table.add_column("engine")
+    for name in ("instructions", "median s", "MIPS", "x interp", "translation ms"):
+        table.add_column(name, justify="right")
+    for b in benches:
+        for i, t in enumerate(b.times):
+            ratio = b.ratio(t)
+            table.add_row(
+                b.program if i == 0 else "",
+                t.engine,
+                f"{b.instructions:,}",
+                f"{t.median:.4f}",
+                f"{b.mips(t):.2f}",
+                "" if ratio is None else f"{ratio:.1f}",
+                "" if t.translation is None else f"{t.translation * 1000:.1f}",
+                end_section=i == len(b.times) - 1,
+            )
+    RichConsole(file=file, force_terminal=color, no_color=color is False, width=120).print(table)

@@ -1,0 +1,393 @@
+"""Block dumps: what the translator made of a program, as records first, then text or JSON.
+
+`inspect_program` builds an engine (and with `run`, runs it with per-block run counts) and
+reads its translations back as `BlockDump` records: the LC-3 words of each block as the
+disassembler lists them, its exit and successors, and the Python bytecode of its code
+object as `dis` sees it, whose line numbers are LC-3 addresses. `write_text` and
+`to_json` only lay those records out.
+
+Blocks are read from the translator (`BlockTranslator.compiled`), not from the dispatcher's
+table, so a block translated at run time (an indirect target) or dropped by a store into
+its words (self-modifying code) still shows, marked as such.
+
+The JSON format (`FORMAT_VERSION` = 1; keys sorted; every address both as an integer and,
+under the same name with `_hex`, as a string like "x3000"):
+
+    {"version": 1, "program": str, "python": "3.11.7", "edition": 3, "engine": "blocks",
+     "summary": {"blocks": int, "instructions": int, "data_words": int,
+                 "translated_at_run_time": int, "translation_seconds": float},
+     "run": null | {"stop_reason": str, "exit_code": int, "message": str,
+                    "instructions": int, "seconds": float, "output": str},
+     "blocks": [{"start", "start_hex", "end", "end_hex", "label": str | null,
+                 "length": int, "exit": "branch" | "call" | "jump" | "return" | "trap" |
+                 "rti" | "fallthrough" | "limit" | "invalid",
+                 "successors": [{"kind": "taken" | "fallthrough" | "call" | "return" |
+                                 "indirect", "address": int | null, "address_hex"}],
+                 "listing": [{"address", "address_hex", "word", "word_hex", "label",
+                              "mnemonic", "operands", "target", "target_hex",
+                              "target_label"}],
+                 "bytecode": [{"offset": int, "address", "address_hex", "opname": str,
+                               "arg": int | null, "argrepr": str, "jump_target": bool}],
+                 "translated_at_run_time": bool, "installed": bool,
+                 "runs": int | null, "invalidations": int}]}
+
+`summary` counts every block the translator made; `blocks` holds those selected (by
+--addr/--range), in address order, or hottest first after a run (`runs` is null without
+one). `data_words` counts loaded words that no block covers. The opcode names in
+`bytecode` are CPython's and differ between Python versions.
+
+A new engine becomes dumpable by adding a `Dumpable` to `DUMPABLE`: how to build it with
+run counts and how to read back, per translated unit, the LC-3 block and its code
+object. A region engine, whose one code object spans several blocks, adds a row there
+and the records it needs beside `BlockDump`.
+"""
+
+from __future__ import annotations
+
+import dis
+import json
+import platform
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, fields
+from types import CodeType
+from typing import TextIO
+
+from rich.console import Console as RichConsole
+from rich.text import Text
+
+from runtime.dispatch import Dispatcher
+from runtime.loader import Image
+from runtime.machine import Machine
+
+from .blocks import Block, Successor
+from .capture import CapturedConsole
+from .codegen import compile_block
+from .disasm import ListingLine, format_line, iter_listing, labels_by_address
+from .numbers import format_address
+from .translate import BlockTranslator, block_engine
+
+FORMAT_VERSION = 1
+OPNAME_WIDTH = 24  # as dis lays out its columns
+
+
+@dataclass(frozen=True, slots=True)
+class BytecodeLine:
+    """One bytecode instruction of a block's code object, as `dis` shows it."""
+
+    offset: int
+    address: int | None  # its line number: the LC-3 address it was generated for
+    opname: str
+    arg: int | None
+    argrepr: str
+    jump_target: bool
+
+
+@dataclass(frozen=True, slots=True)
+class BlockDump:
+    """One translated block: its words, where it goes, its bytecode, how it fared in a run."""
+
+    block: Block
+    label: str | None
+    listing: tuple[ListingLine, ...]
+    bytecode: tuple[BytecodeLine, ...]
+    translated_at_run_time: bool
+    installed: bool  # still in the dispatcher's table at the end (not dropped by a store)
+    runs: int | None  # None when the program was not run
+    invalidations: int
+
+    @property
+    def start(self) -> int:
+        return self.block.start
+
+    @property
+    def end(self) -> int:
+        return self.block.end
+
+
+@dataclass(frozen=True, slots=True)
+class RunReport:
+    """How the run before the dump ended, and what the program printed."""
+
+    stop_reason: str
+    exit_code: int
+    message: str
+    instructions: int
+    seconds: float
+    output: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Dump:
+    program: str
+    edition: int
+    engine: str
+    blocks: tuple[BlockDump, ...]  # every block the translator made, by start address
+    data_words: int
+    translation_seconds: float  # building the engine: the ahead-of-time translation
+    run: RunReport | None
+
+    @property
+    def instructions(self) -> int:
+        return sum(b.block.length for b in self.blocks)
+
+    def selected(self, start: int = 0, stop: int = 0x10000) -> list[BlockDump]:
+        """Blocks with a word in [start, stop): by address, or hottest first after a run."""
+        chosen = [b for b in self.blocks if b.start < stop and b.end >= start]
+        if self.run is not None:
+            chosen.sort(key=lambda b: -(b.runs or 0))
+        return chosen
+
+
+@dataclass(frozen=True, slots=True)
+class Dumpable:
+    """An engine the dump can show: built with run counts, read back block by block."""
+
+    build: Callable[[Machine, bool], Dispatcher]
+    translations: Callable[[Dispatcher], Mapping[int, tuple[Block, CodeType]]]
+
+
+def block_translations(dispatcher: Dispatcher) -> dict[int, tuple[Block, CodeType]]:
+    """Every block the block translator compiled, with the code object that runs it.
+
+    A block dropped by a store is compiled again for the dump: code generation is a pure
+    function of the block, so this is the code that ran.
+    """
+    translator = dispatcher.translator
+    assert isinstance(translator, BlockTranslator)
+    result = {}
+    for start, block in translator.compiled.items():
+        installed = dispatcher.blocks.get(start)
+        code = installed.function.__code__ if installed else compile_block(block, translator.edition)  # type: ignore[attr-defined]
+        result[start] = (block, code)
+    return result
+
+
+DUMPABLE: dict[str, Dumpable] = {
+    "blocks": Dumpable(lambda machine, profile: block_engine(machine, profile=profile), block_translations),
+}
+
+
+def bytecode_lines(code: CodeType) -> tuple[BytecodeLine, ...]:
+    return tuple(
+        BytecodeLine(
+            i.offset,
+            i.positions.lineno if i.positions else None,
+            i.opname,
+            i.arg,
+            i.argrepr,
+            i.is_jump_target,
+        )
+        for i in dis.get_instructions(code)
+    )
+
+
+def block_listing(block: Block, symbols: dict[str, int]) -> tuple[ListingLine, ...]:
+    """The block's words as they were when translated (a store may have changed memory since)."""
+    image = Image(block.start, tuple(ins.word for ins in block.instructions), symbols=symbols)
+    return tuple(iter_listing(image))
+
+
+def inspect_program(
+    machine: Machine,
+    images: Sequence[Image],
+    program: str,
+    engine: str = "blocks",
+    run: bool = False,
+    max_steps: int | None = None,
+) -> Dump:
+    """Translate a booted machine's program (and run it, counting block runs) and read it back.
+
+    A run needs the machine's console to be a `CapturedConsole`, whose output it reports.
+    """
+    dumpable = DUMPABLE[engine]
+    began = time.perf_counter()
+    dispatcher = dumpable.build(machine, run)
+    translation_seconds = time.perf_counter() - began
+    ahead = set(dumpable.translations(dispatcher))
+    report = _run(machine, dispatcher, max_steps) if run else None
+    symbols = {name: address for image in images for name, address in image.symbols.items()}
+    labels = labels_by_address(symbols)
+    runs = dispatcher.runs or {}
+    blocks = tuple(
+        BlockDump(
+            block,
+            labels.get(start),
+            block_listing(block, symbols),
+            bytecode_lines(code),
+            start not in ahead,
+            start in dispatcher.blocks,
+            runs.get(start, 0) if run else None,
+            dispatcher.invalidations.get(start, 0),
+        )
+        for start, (block, code) in sorted(dumpable.translations(dispatcher).items())
+    )
+    covered = {ins.address for b in blocks for ins in b.block.instructions}
+    data_words = sum(
+        1 for image in images for address in range(image.origin, image.end) if address not in covered
+    )
+    return Dump(program, machine.edition, engine, blocks, data_words, translation_seconds, report)
+
+
+def _run(machine: Machine, dispatcher: Dispatcher, max_steps: int | None) -> RunReport:
+    console = machine.console
+    assert isinstance(console, CapturedConsole)
+    began = time.perf_counter()
+    outcome = dispatcher.run(max_steps)
+    seconds = time.perf_counter() - began
+    return RunReport(
+        outcome.reason, outcome.exit_code, outcome.message, machine.icount, seconds, console.output
+    )
+
+
+def _hex(name: str, value: int | None) -> dict[str, object]:
+    """An address under its name as an integer and under name_hex as "x3000" (both null if None)."""
+    return {name: value, f"{name}_hex": None if value is None else format_address(value)}
+
+
+def _record_json(record: object, addresses: tuple[str, ...]) -> dict[str, object]:
+    """A record's fields under their own names, with `_hex` twins for the address fields."""
+    values = {f.name: getattr(record, f.name) for f in fields(record)}  # type: ignore[arg-type]
+    for name in addresses:
+        values.update(_hex(name, values[name]))
+    return values
+
+
+def _block_json(b: BlockDump) -> dict[str, object]:
+    return {
+        **_hex("start", b.start),
+        **_hex("end", b.end),
+        "label": b.label,
+        "length": b.block.length,
+        "exit": b.block.exit.value,
+        "successors": [_record_json(s, ("address",)) for s in b.block.successors],
+        "listing": [_record_json(line, ("address", "word", "target")) for line in b.listing],
+        "bytecode": [_record_json(line, ("address",)) for line in b.bytecode],
+        "translated_at_run_time": b.translated_at_run_time,
+        "installed": b.installed,
+        "runs": b.runs,
+        "invalidations": b.invalidations,
+    }
+
+
+def to_json(dump: Dump, blocks: Iterable[BlockDump]) -> str:
+    """The documented JSON form (see the module docstring) of a dump, with the blocks chosen."""
+    run = dump.run
+    document = {
+        "version": FORMAT_VERSION,
+        "program": dump.program,
+        "python": platform.python_version(),
+        "edition": dump.edition,
+        "engine": dump.engine,
+        "summary": {
+            "blocks": len(dump.blocks),
+            "instructions": dump.instructions,
+            "data_words": dump.data_words,
+            "translated_at_run_time": sum(b.translated_at_run_time for b in dump.blocks),
+            "translation_seconds": round(dump.translation_seconds, 6),
+        },
+        "run": None
+        if run is None
+        else {
+            "stop_reason": run.stop_reason,
+            "exit_code": run.exit_code,
+            "message": run.message,
+            "instructions": run.instructions,
+            "seconds": round(run.seconds, 6),
+            "output": run.output.decode("latin-1"),
+        },
+        "blocks": [_block_json(b) for b in blocks],
+    }
+    return json.dumps(document, indent=2, sort_keys=True) + "\n"
+
+
+def _successor_text(successor: Successor, labels: Mapping[int, str]) -> str:
+    if successor.address is None:
+        return f"{successor.kind} (at run time)"
+    name = labels.get(successor.address)
+    return f"{successor.kind} {format_address(successor.address)}" + (f" {name}" if name else "")
+
+
+def _block_heading(b: BlockDump, labels: Mapping[int, str]) -> Text:
+    heading = Text()
+    heading.append(f"block {format_address(b.start)}-{format_address(b.end)}", style="bold cyan")
+    if b.label:
+        heading.append(f" {b.label}", style="bold yellow")
+    words = "word" if b.block.length == 1 else "words"
+    heading.append(f"  {b.block.length} {words}, exit {b.block.exit.value}")
+    if b.block.successors:
+        heading.append(" -> " + ", ".join(_successor_text(s, labels) for s in b.block.successors))
+    notes = []
+    if b.runs is not None:
+        notes.append((f"ran {b.runs}", "bold green" if b.runs else "dim"))
+    if b.invalidations:
+        notes.append((f"invalidated {b.invalidations}x by stores", "bold red"))
+    if not b.installed:
+        notes.append(("dropped", "red"))
+    if b.translated_at_run_time:
+        notes.append(("translated at run time", "magenta"))
+    for note, style in notes:
+        heading.append("  ")
+        heading.append(f"[{note}]", style=style)
+    return heading
+
+
+def _block_lines(b: BlockDump) -> Iterable[Text]:
+    """Each LC-3 instruction, then the bytecode generated for it (its line number), as dis shows."""
+    by_address: dict[int | None, list[BytecodeLine]] = {}
+    for line in b.bytecode:
+        by_address.setdefault(line.address, []).append(line)
+    for listing in b.listing:
+        yield Text("  " + format_line(listing), style="bold")
+        for line in by_address.get(listing.address, ()):
+            marker = ">>" if line.jump_target else "  "
+            arg = "" if line.arg is None else str(line.arg)
+            text = Text(f"      {marker}{line.offset:>5} ", style="dim")
+            text.append(line.opname, style="blue")
+            argrepr = f"({line.argrepr})" if line.argrepr else ""
+            text.append(" " * max(1, OPNAME_WIDTH - len(line.opname)) + f"{arg:>4} {argrepr}")
+            text.rstrip()
+            yield text
+
+
+def write_text(dump: Dump, blocks: Iterable[BlockDump], file: TextIO, color: bool | None = None) -> None:
+    """The dump for people: coloured on a terminal, plain text in a pipe (or as `color` says)."""
+    out = RichConsole(
+        file=file, force_terminal=color, no_color=color is False, highlight=False, soft_wrap=True
+    )
+    labels = {b.start: b.label for b in dump.blocks if b.label}
+    for b in blocks:
+        out.print(_block_heading(b, labels))
+        for line in _block_lines(b):
+            out.print(line)
+        out.print()
+    summary = Text("summary: ", style="bold")
+    summary.append(
+        f"{len(dump.blocks)} blocks, {dump.instructions} instructions translated, "
+        f"{dump.data_words} words left as data, translated in {dump.translation_seconds * 1000:.1f} ms "
+        f"(engine {dump.engine}, edition {dump.edition}, Python {platform.python_version()})"
+    )
+    late = sum(b.translated_at_run_time for b in dump.blocks)
+    if late:
+        summary.append(f"; {late} blocks translated at run time")
+    out.print(summary)
+    if dump.run is not None:
+        run = dump.run
+        invalidated = [b for b in dump.blocks if b.invalidations]
+        out.print(
+            Text(
+                f"run: {run.stop_reason} after {run.instructions} instructions in {run.seconds * 1000:.1f} ms"
+                + (f" ({run.message})" if run.message else ""),
+                style="bold",
+            )
+        )
+        if invalidated:
+            out.print(
+                Text(
+                    "invalidated by self-modifying stores: "
+                    + ", ".join(f"{format_address(b.start)} ({b.invalidations}x)" for b in invalidated),
+                    style="red",
+                )
+            )
+        out.print(Text("program output:", style="bold"))
+        out.print(Text(run.output.decode("latin-1")), end="")
