@@ -11,8 +11,11 @@ import typer
 
 from runtime.console import Console
 from runtime.errors import LC3Error
+from runtime.loader import Image, load_image_file
 
 from . import __version__
+from .asm import assemble_file, write_outputs
+from .disasm import write_listing
 from .numbers import parse_address
 from .session import ENGINES, boot, load_images, run_machine
 
@@ -113,6 +116,89 @@ def run(
             raise fail(f"{state_json}: {e.strerror or e}") from None
     if outcome.exit_code:
         raise fail(f"{programs[0]}: {outcome.message}", outcome.exit_code)
+
+
+ASM_HELP = """
+A file with several .ORIG blocks gives one .obj and one .sym per block, in source order:
+FILE.obj for the first block, then FILE-1.obj, FILE-2.obj, ...; load them back together
+with `lc3jit run FILE.obj FILE-1.obj ...` (the first one's origin is the start PC), or
+run the .asm itself. Errors and warnings are printed as file:line:col with the line and a
+caret; any error writes nothing and exits with code 1.
+"""
+
+
+@app.command(epilog=ASM_HELP)
+def asm(
+    source: Annotated[Path, typer.Argument(help="LC-3 assembly source (lc3as and LC3Tools dialects).")],
+    output: Annotated[
+        Path | None,
+        typer.Option("-o", "--output", help="The .obj to write (default: FILE.obj beside FILE.asm)."),
+    ] = None,
+) -> None:
+    """Assemble FILE.asm into FILE.obj and FILE.sym, byte for byte as lc3as writes them."""
+    try:
+        assembly = assemble_file(source)
+    except LC3Error as e:
+        raise fail(str(e)) from None
+    for warning in assembly.warnings:
+        typer.echo(str(warning), err=True)
+    try:
+        write_outputs(assembly, output or source.with_suffix(".obj"))
+    except OSError as e:
+        raise fail(f"{e.filename}: {e.strerror or e}") from None
+
+
+def _range(text: str | None) -> tuple[int, int]:
+    """--range A:B as [start, stop); either end may be left out."""
+    if text is None:
+        return 0, 0x10000
+    start, colon, stop = text.partition(":")
+    if not colon:
+        raise typer.BadParameter(f"expected START:STOP, found {text!r}")
+    try:
+        return (parse_address(start) if start else 0), (parse_address(stop) if stop else 0x10000)
+    except ValueError as e:
+        raise typer.BadParameter(str(e)) from None
+
+
+def _clip(image: Image, start: int, stop: int) -> Image | None:
+    """The part of an image inside [start, stop), labels kept; None when nothing is left."""
+    low, high = max(start, image.origin), min(stop, image.end)
+    if low >= high:
+        return None
+    words = image.words[low - image.origin : high - image.origin]
+    return Image(low, words, image.name, image.symbols, image.source)
+
+
+@app.command()
+def disasm(
+    program: Annotated[Path, typer.Argument(help="Program to list (.obj with its .sym, .hex, .bin, .asm).")],
+    address_range: Annotated[
+        str | None,
+        typer.Option("--range", help="START:STOP, e.g. x3000:x3010; STOP excluded; either may be left out."),
+    ] = None,
+) -> None:
+    """List a program as assembler text: labels, mnemonics, operands, then ; address, word
+    and the target of PC-relative operands. `lc3jit asm` reads the listing back into the same
+    words. Words of .FILL/.BLKW/.STRINGZ in an .asm are listed as .FILL."""
+    start, stop = _range(address_range)
+    try:
+        if program.suffix.lower() == ".asm":
+            assembly = assemble_file(program)
+            images, code = assembly.images, assembly.code
+        else:
+            images, code = (load_image_file(program),), None
+    except LC3Error as e:
+        raise fail(str(e)) from None
+    parts = [part for part in (_clip(image, start, stop) for image in images) if part is not None]
+    if not parts:
+        raise fail(f"{program}: no words in {format_range(start, stop)}")
+    for part in parts:
+        write_listing(part, sys.stdout, code)
+
+
+def format_range(start: int, stop: int) -> str:
+    return f"x{start:04X}:x{stop:04X}" if stop < 0x10000 else f"x{start:04X}:"
 
 
 @app.command()

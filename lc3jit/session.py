@@ -18,6 +18,7 @@ from runtime.loader import Image, load_image_file
 from runtime.machine import Machine
 from runtime.outcome import Outcome
 
+from .asm import assemble_file
 from .translate import block_engine
 
 
@@ -34,8 +35,18 @@ ENGINES: dict[str, Callable[[Machine], Engine]] = {"interp": Interpreter, "block
 
 
 def load_images(paths: Sequence[Path]) -> list[Image]:
-    """The images of each file, in order (later ones overwrite earlier ones)."""
-    return [load_image_file(path) for path in paths]
+    """The images of each file, in order (later ones overwrite earlier ones).
+
+    An `.asm` file is assembled in memory and gives one image per `.ORIG` block, with its
+    labels and source lines; an assembly error is an `AssemblyError` listing all of them.
+    """
+    images: list[Image] = []
+    for path in paths:
+        if path.suffix.lower() == ".asm":
+            images += assemble_file(path).images
+        else:
+            images.append(load_image_file(path))
+    return images
 
 
 def boot(images: Sequence[Image], console: Console, edition: int = 3, pc: int | None = None) -> Machine:

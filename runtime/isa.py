@@ -190,10 +190,20 @@ TRAP_NAMES: dict[int, str] = {
     0x25: "HALT",
 }
 
+
+def _condition_letters(nzp: int) -> str:
+    """How BR spells a condition: the letters of its set bits, always in n, z, p order."""
+    return "".join(letter for bit, letter in zip((0b100, 0b010, 0b001), "nzp", strict=True) if nzp & bit)
+
+
+#: Mnemonics that fix some fields of a form. Each BR condition is a row (BRnzp before the
+#: bare BR, which means the same); nzp = 000 has no spelling: it never branches.
 ALIASES: tuple[Alias, ...] = (
     Alias("RET", FORMS_BY_NAME["JMP"], (("baser", 7),)),
     *(Alias(name, FORMS_BY_NAME["TRAP"], (("trapvect8", vector),)) for vector, name in TRAP_NAMES.items()),
     Alias("PUTC", FORMS_BY_NAME["TRAP"], (("trapvect8", 0x21),)),
+    *(Alias("BR" + _condition_letters(nzp), FORMS_BY_NAME["BR"], (("nzp", nzp),)) for nzp in range(7, 0, -1)),
+    Alias("BR", FORMS_BY_NAME["BR"], (("nzp", 0b111),)),
 )
 
 
