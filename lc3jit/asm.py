@@ -151,6 +151,7 @@ class _Block:
 
     origin: int
     line: int
+    errors_before: int  # errors reported before the block opened
     words: list[int] = field(default_factory=list)
     pending: list[tuple[int, _Statement]] = field(default_factory=list)  # (index, statement) for pass 2
     source: dict[int, SourceLine] = field(default_factory=dict)
@@ -171,10 +172,6 @@ class Assembly:
     code: frozenset[int]  # addresses of instructions, as opposed to .FILL/.BLKW/.STRINGZ words
     warnings: tuple[Diagnostic, ...]
 
-    @property
-    def symbols(self) -> dict[str, int]:
-        return {name: address for image in self.images for name, address in image.symbols.items()}
-
 
 class _Assembler:
     """The state of one run over one source: diagnostics, symbols, blocks."""
@@ -192,6 +189,9 @@ class _Assembler:
     def report(self, statement: _Statement, column: int, message: str, severity: str = "error") -> None:
         diagnostic = Diagnostic(self.path, statement.number, column, message, statement.text, severity)
         self.diagnostics.append(diagnostic)
+
+    def error_count(self) -> int:
+        return sum(d.severity == "error" for d in self.diagnostics)
 
     def warn(self, statement: _Statement, column: int, message: str) -> None:
         self.report(statement, column, message, "warning")
@@ -224,8 +224,9 @@ class _Assembler:
             after_end = self.lay_out(statement)
             warned = warned and after_end
         if self.block is not None:
+            last = max((n for n, text in enumerate(self.lines, 1) if text.strip()), default=1)
             self.warn(
-                _Statement(len(self.lines), self.lines[-1]),
+                _Statement(last, self.lines[last - 1]),
                 1,
                 f"no .END for the .ORIG on line {self.block.line}",
             )
@@ -260,12 +261,12 @@ class _Assembler:
             self.warn(statement, statement.op.column, f"no .END for the .ORIG on line {self.block.line}")
             self.close_block()
         origin = self.single_number(statement, 0, WORD_MASK)
-        self.block = _Block(0 if origin is None else origin, statement.number)
+        self.block = _Block(0 if origin is None else origin, statement.number, self.error_count())
         self.orphan_reported = False
 
     def close_block(self) -> None:
         block, self.block = self.block, None
-        if not block.words:
+        if not block.words and self.error_count() == block.errors_before:  # else it is why
             self.report(_Statement(block.line, self.lines[block.line - 1]), 1, ".ORIG block with no words")
         elif not block.overflowed:
             self.blocks.append(block)
@@ -527,10 +528,9 @@ def _split(number: int, text: str) -> tuple[_Statement, list[tuple[int, str]]]:
     ):
         tokens = tokens[1:]
         label_problem = _label_problem(first)
-        if label_problem is None:
-            statement.label = first
-        else:
-            problems.append((first.column, label_problem))
+        if label_problem is not None:  # the rest of the line means nothing without it
+            return statement, [(first.column, label_problem)]
+        statement.label = first
         if tokens and tokens[0].text == ":":
             tokens = tokens[1:]
     if tokens:
