@@ -8,14 +8,19 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.console import Console as RichConsole
+from rich.progress import Progress
 
 from runtime.console import Console
 from runtime.errors import LC3Error
 from runtime.loader import Image, load_image_file
 
-from . import __version__
+from . import __version__, bench
 from .asm import assemble_file, write_outputs
+from .capture import CapturedConsole
 from .disasm import write_listing
+from .dump import DUMPABLE, inspect_program, write_text
+from .dump import to_json as dump_json
 from .numbers import parse_address
 from .session import ENGINES, boot, load_images, run_machine
 
@@ -199,6 +204,136 @@ def disasm(
 
 def format_range(start: int, stop: int) -> str:
     return f"x{start:04X}:x{stop:04X}" if stop < 0x10000 else f"x{start:04X}:"
+
+
+def _dumpable(value: str) -> str:
+    if value not in DUMPABLE:
+        raise typer.BadParameter(f"no dump for engine {value!r}; choose from {', '.join(DUMPABLE)}")
+    return value
+
+
+def _format(value: str) -> str:
+    if value not in ("text", "json"):
+        raise typer.BadParameter("the format is text or json")
+    return value
+
+
+@app.command()
+def dump(
+    programs: Programs,
+    addr: Annotated[
+        str | None, typer.Option("--addr", help="Show only the block(s) covering this address.")
+    ] = None,
+    address_range: Annotated[
+        str | None,
+        typer.Option("--range", help="Show only blocks with a word in START:STOP (STOP excluded)."),
+    ] = None,
+    output_format: Annotated[str, typer.Option("--format", callback=_format, help="text or json.")] = "text",
+    run_first: Annotated[
+        bool, typer.Option("--run", help="Run first (output captured): runs per block, hottest first.")
+    ] = False,
+    input_file: InputFile = None,
+    max_steps: Annotated[
+        int | None, typer.Option("--max-steps", min=0, help="With --run: stop after this many instructions.")
+    ] = None,
+    engine: Annotated[
+        str, typer.Option("--engine", callback=_dumpable, help="The translator to show.")
+    ] = "blocks",
+    edition: Edition = 3,
+) -> None:
+    """Show each translated block: LC-3 disassembly, exits, Python bytecode (LC-3 addresses as
+    line numbers), and a summary. JSON is documented in lc3jit/dump.py."""
+    if addr is not None and address_range is not None:
+        raise typer.BadParameter("--addr and --range exclude each other")
+    if input_file is not None and not run_first:
+        raise typer.BadParameter("--input needs --run")
+    start, stop = _range(address_range)
+    if (at := _address(addr)) is not None:
+        start, stop = at, at + 1
+    try:
+        images = load_images(programs)
+        console = CapturedConsole.from_file(input_file)
+    except LC3Error as e:
+        raise fail(str(e)) from None
+    except OSError as e:  # the --input file
+        raise fail(f"{e.filename}: {e.strerror or e}") from None
+    result = inspect_program(
+        boot(images, console, edition), images, str(programs[0]), engine, run_first, max_steps
+    )
+    blocks = result.selected(start, stop)
+    if not blocks:
+        raise fail(f"{programs[0]}: no translated block in {format_range(start, stop)}")
+    if output_format == "json":
+        sys.stdout.write(dump_json(result, blocks))
+    else:
+        write_text(result, blocks, sys.stdout)
+
+
+def _engine_list(value: str) -> list[str]:
+    names = [name.strip() for name in value.split(",") if name.strip()]
+    unknown = [name for name in names if name not in ENGINES]
+    if unknown or not names:
+        raise typer.BadParameter(f"no engine {', '.join(unknown)!r}; choose from {', '.join(ENGINES)}")
+    return names
+
+
+@app.command(name="bench")
+def bench_command(
+    programs: Annotated[
+        list[Path], typer.Argument(help="Programs to time, each on its own (.asm, .obj, ...).")
+    ],
+    input_file: InputFile = None,
+    engines: Annotated[
+        str | None, typer.Option("--engines", help="Comma-separated engine names (default: all).")
+    ] = None,
+    repeat: Annotated[
+        int, typer.Option("--repeat", min=1, help="Runs of each engine; the median counts.")
+    ] = 3,
+    floor: Annotated[
+        bool,
+        typer.Option("--floor", help="Also time PROG.py beside PROG: hand-written Python, no emulation."),
+    ] = False,
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Write the results as JSON (see lc3jit/bench.py).")
+    ] = False,
+    edition: Edition = 3,
+) -> None:
+    """Time every engine on each program (alternating runs, same input), checking that all end
+    with the same output, state, memory and instruction count; a difference is exit code 1."""
+    names = _engine_list(engines or ",".join(ENGINES))
+    try:
+        keys = input_file.read_bytes() if input_file else b""
+        loaded = [(path, load_images([path])) for path in programs]
+    except LC3Error as e:
+        raise fail(str(e)) from None
+    except OSError as e:
+        raise fail(f"{e.filename}: {e.strerror or e}") from None
+    floors = {path: bench.floor_module(path) if floor else None for path in programs}
+    total = bench.runs_needed(len(programs), len(names), repeat, sum(f is not None for f in floors.values()))
+    progress_console = RichConsole(stderr=True)
+    with Progress(transient=True, console=progress_console, disable=not progress_console.is_terminal) as progress:
+        task = progress.add_task("bench", total=total)
+        try:
+            results = [
+                bench.bench_program(
+                    str(path),
+                    images,
+                    names,
+                    keys,
+                    repeat,
+                    edition,
+                    floors[path],
+                    lambda: progress.advance(task),
+                )
+                for path, images in loaded
+            ]
+        except LC3Error as e:
+            progress.stop()
+            raise fail(str(e)) from None
+    if json_output:
+        sys.stdout.write(bench.to_json(results, repeat))
+    else:
+        bench.write_table(results, sys.stdout)
 
 
 @app.command()

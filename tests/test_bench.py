@@ -1,0 +1,186 @@
+"""`lc3jit bench`: every engine timed on the same program, and any disagreement caught."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from lc3jit import bench, session
+from lc3jit.bench import FORMAT_VERSION
+from lc3jit.cli import app
+from lc3jit.session import load_images
+from runtime.interp import Interpreter
+from runtime.machine import Machine
+from runtime.outcome import Outcome
+
+from .machine_code import HALT, OUT, op, write_hex
+
+EXAMPLES = Path(__file__).parent.parent / "examples"
+PROGRAMS = Path(__file__).parent / "programs"
+SIEVE = EXAMPLES / "sieve.asm"
+SELFMOD = PROGRAMS / "selfmod.asm"
+
+
+def lc3jit(*args: object) -> Result:
+    return CliRunner().invoke(app, [str(arg) for arg in args], catch_exceptions=False)
+
+
+def bench_json(*args: object) -> dict:
+    result = lc3jit("bench", *args, "--repeat", "1", "--json")
+    assert result.exit_code == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_json_reports_every_engine_with_the_same_count(tmp_path: Path) -> None:
+    state = tmp_path / "state.json"
+    assert lc3jit("run", SIEVE, "--state-json", state).exit_code == 0
+    document = bench_json(SIEVE, SELFMOD)
+    assert document["version"] == FORMAT_VERSION
+    assert document["repeat"] == 1
+    sieve, selfmod = document["programs"]
+    assert sieve["program"] == str(SIEVE)
+    assert sieve["instructions"] == json.loads(state.read_text())["instructions"]
+    assert sieve["stop_reason"] == "halt"
+    assert sieve["output"].endswith("97 \nHALT\n")
+    assert selfmod["output"] == "5HALT\n"
+    for program in (sieve, selfmod):
+        engines = {e["engine"]: e for e in program["engines"]}
+        assert list(engines) == list(session.ENGINES)
+        assert engines["interp"]["ratio_to_interp"] == 1.0
+        for entry in engines.values():
+            assert len(entry["seconds"]) == 1
+            assert entry["median_seconds"] == entry["seconds"][0] > 0
+            assert entry["mips"] > 0
+            assert entry["translation_seconds"] >= 0
+
+
+def test_engines_option_chooses_and_orders(tmp_path: Path) -> None:
+    document = bench_json(SELFMOD, "--engines", "blocks")
+    (entry,) = document["programs"][0]["engines"]
+    assert entry["engine"] == "blocks"
+    assert entry["ratio_to_interp"] is None  # no interpreter run to compare with
+
+
+def test_table_in_a_pipe() -> None:
+    result = lc3jit("bench", SELFMOD, "--repeat", "2", "--engines", "interp,blocks")
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert "Python 3." in lines[0]
+    header = next(line for line in lines if "engine" in line)
+    for column in ("program", "instructions", "median s", "MIPS", "x interp", "translation ms"):
+        assert column in header
+    rows = [line for line in lines if line.startswith("│")]
+    assert len(rows) == 2
+    assert str(SELFMOD) in rows[0]
+    assert all(" 21 " in row for row in rows)  # instructions
+    assert "\x1b[" not in result.stdout
+    assert "5HALT" not in result.stdout  # the program's own output stays captured
+
+
+class Broken:
+    """An interpreter that gets one thing wrong after an honest run: a stub engine for bench."""
+
+    name = "broken"
+
+    def __init__(self, machine: Machine, spoil: Callable[[Machine], None]) -> None:
+        self.machine = machine
+        self.inner = Interpreter(machine)
+        self.spoil = spoil
+
+    def run(self, max_steps: int | None = None) -> Outcome:
+        outcome = self.inner.run(max_steps)
+        self.spoil(self.machine)
+        return outcome
+
+
+def _reg(m: Machine) -> None:
+    m.reg[3] ^= 1
+
+
+def _mem(m: Machine) -> None:
+    m.mem[0x4000] = 0x1234
+
+
+def _out(m: Machine) -> None:
+    m.console.write(b"!")
+
+
+def _count(m: Machine) -> None:
+    m.icount += 1
+
+
+@pytest.mark.parametrize(
+    ("spoil", "difference"),
+    [
+        (_reg, "registers [53, 5, 0, 4706, 0, 0, 0, 0] vs [53, 5, 0, 4707, 0, 0, 0, 0]"),
+        (_mem, "memory at 1 addresses, first x4000: x0000 vs x1234"),
+        (_out, "output b'5HALT\\n' vs b'5HALT\\n!'"),
+        (_count, "instructions 21 vs 22"),
+    ],
+    ids=["registers", "memory", "output", "count"],
+)
+def test_a_disagreeing_engine_is_an_error(
+    monkeypatch: pytest.MonkeyPatch, spoil: Callable[[Machine], None], difference: str
+) -> None:
+    monkeypatch.setitem(session.ENGINES, "broken", lambda machine: Broken(machine, spoil))
+    result = lc3jit("bench", SELFMOD, "--repeat", "1", "--engines", "interp,blocks,broken")
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert result.stderr.startswith(f"lc3jit: {SELFMOD}: engines interp and broken disagree: ")
+    assert difference in result.stderr
+
+
+def _floor(tmp_path: Path, text: str) -> Path:
+    """A program printing "A" and a hand-written equivalent printing text."""
+    program = write_hex(tmp_path / "a.hex", [op("LD", dr=0, pcoffset9=2), OUT, HALT, ord("A")])
+    (tmp_path / "a.py").write_text(f"def run() -> str:\n    return {text!r}\n")
+    return program
+
+
+def test_floor_joins_when_its_output_agrees(tmp_path: Path) -> None:
+    document = bench_json(_floor(tmp_path, "A"), "--floor", "--engines", "interp")
+    interp, floor = document["programs"][0]["engines"]
+    assert floor["engine"] == "python"
+    assert floor["translation_seconds"] is None
+    assert floor["ratio_to_interp"] == pytest.approx(
+        interp["median_seconds"] / floor["median_seconds"], rel=1e-2
+    )
+
+
+def test_floor_with_another_checksum_is_an_error(tmp_path: Path) -> None:
+    program = _floor(tmp_path, "B")
+    result = lc3jit("bench", program, "--floor", "--engines", "interp", "--repeat", "1")
+    assert result.exit_code == 1
+    assert "a.py printed b'B', the program b'AHALT\\n'" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [(["--engines", "interp,nope"], "no engine 'nope'"), (["--repeat", "0"], "--repeat")],
+)
+def test_usage_errors(args: list[str], message: str) -> None:
+    result = lc3jit("bench", SELFMOD, *args)
+    assert result.exit_code == 2
+    assert message in result.stderr
+
+
+BENCH = EXAMPLES / "bench"
+
+
+@pytest.mark.parametrize(
+    ("name", "checksum"),
+    [("arith", "FB20"), ("sieve", "9DEF"), ("fib", "2511"), ("sort", "B24C"), ("strings", "8470")],
+)
+def test_benchmark_suite_prints_its_checksum(name: str, checksum: str) -> None:
+    """Each benchmark runs millions of instructions to HALT; a Python floor must agree with it."""
+    program = BENCH / f"{name}.asm"
+    floor = bench.floor_module(program)
+    result = bench.bench_program(str(program), load_images([program]), ["blocks"], repeat=1, floor=floor)
+    assert result.reference.output == f"{checksum}\nHALT\n".encode()
+    assert result.reference.state["stop_reason"] == "halt"
+    assert 2_000_000 <= result.instructions <= 10_000_000
+    assert [t.engine for t in result.times] == ["blocks"] + (["python"] if name in ("arith", "sieve") else [])

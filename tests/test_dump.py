@@ -1,0 +1,168 @@
+"""`lc3jit dump`: blocks, disassembly, bytecode and run counts, as text and as JSON."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from lc3jit.capture import CapturedConsole
+from lc3jit.cli import app
+from lc3jit.dump import FORMAT_VERSION, inspect_program, write_text
+from lc3jit.session import boot, load_images
+
+EXAMPLES = Path(__file__).parent.parent / "examples"
+PROGRAMS = Path(__file__).parent / "programs"
+SIEVE = EXAMPLES / "sieve.asm"
+SELFMOD = PROGRAMS / "selfmod.asm"
+INDIRECT = PROGRAMS / "indirect.asm"
+ANSI = re.compile(r"\x1b\[")
+
+
+def lc3jit(*args: object) -> Result:
+    return CliRunner().invoke(app, [str(arg) for arg in args], catch_exceptions=False)
+
+
+def dump_json(*args: object) -> dict:
+    result = lc3jit("dump", *args, "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def by_start(document: dict) -> dict[int, dict]:
+    return {block["start"]: block for block in document["blocks"]}
+
+
+def test_json_blocks_cover_the_code_and_carry_their_bytecode() -> None:
+    document = dump_json(SIEVE)
+    assert document["version"] == FORMAT_VERSION
+    assert document["engine"] == "blocks"
+    assert document["run"] is None
+    blocks = document["blocks"]
+    assert [b["start"] for b in blocks] == sorted(b["start"] for b in blocks)
+    summary = document["summary"]
+    assert summary["blocks"] == len(blocks)
+    assert summary["instructions"] == sum(b["length"] for b in blocks)
+    image_words = len(load_images([SIEVE])[0].words)
+    assert summary["data_words"] == image_words - summary["instructions"]  # blocks never overlap before a run
+    for block in blocks:
+        addresses = [line["address"] for line in block["listing"]]
+        assert addresses == list(range(block["start"], block["end"] + 1))
+        assert block["start_hex"] == f"x{block['start']:04X}"
+        # Line numbers are LC-3 addresses: every instruction has bytecode, none is elsewhere.
+        assert {line["address"] for line in block["bytecode"]} == set(addresses)
+        assert block["runs"] is None
+        assert block["exit"] in {"fallthrough", "branch", "call", "trap", "return", "jump", "limit"}
+
+
+def test_json_names_labels_successors_and_exits() -> None:
+    blocks = by_start(dump_json(SIEVE))
+    start = load_images([SIEVE])[0].symbols
+    mark = blocks[start["MARK"]]
+    assert mark["label"] == "MARK"
+    assert mark["exit"] == "branch"
+    assert {"kind": "taken", "address": start["NEXT_I"], "address_hex": f"x{start['NEXT_I']:04X}"} in mark[
+        "successors"
+    ]
+    call = next(b for b in blocks.values() if b["exit"] == "call")
+    assert call["successors"][0] == {"kind": "call", "address": 0x3024, "address_hex": "x3024"}
+    assert start["PRINT2"] == 0x3024
+    assert call["listing"][-1]["mnemonic"] == "JSR"
+    assert call["listing"][-1]["target_label"] == "PRINT2"
+    ret = blocks[max(blocks)]
+    assert ret["exit"] == "return"
+    assert ret["successors"] == [{"kind": "return", "address": None, "address_hex": None}]
+
+
+def test_text_in_a_pipe_is_plain_and_shows_both_sides() -> None:
+    result = lc3jit("dump", SIEVE, "--addr", "x3000")
+    assert result.exit_code == 0
+    text = result.stdout
+    assert not ANSI.search(text)
+    assert text.startswith("block x3000-x3002  3 words, exit fallthrough -> fallthrough x3003 OUTER")
+    assert re.search(r"^ +LD +R6, #\d+ +; x3000 [0-9A-F]{4}  -> MINUS_LIMIT$", text, re.M)
+    assert re.search(r"^ +0 RESUME\b", text, re.M)
+    assert re.search(r"^summary: \d+ blocks, \d+ instructions translated, \d+ words left as data", text, re.M)
+    assert text.count("\nblock ") == 0  # --addr: one block only
+
+
+def test_text_on_a_terminal_is_coloured() -> None:
+    images = load_images([SIEVE])
+    dump = inspect_program(boot(images, CapturedConsole()), images, str(SIEVE))
+    coloured, plain = io.StringIO(), io.StringIO()
+    write_text(dump, dump.blocks, coloured, color=True)
+    write_text(dump, dump.blocks, plain, color=False)
+    assert ANSI.search(coloured.getvalue())
+    assert re.sub(r"\x1b\[[0-9;]*m", "", coloured.getvalue()) == plain.getvalue()
+
+
+def test_run_counts_hottest_first_and_program_output() -> None:
+    document = dump_json(SIEVE, "--run")
+    run = document["run"]
+    assert run["stop_reason"] == "halt"
+    assert run["output"].startswith("2 3 5 7 11 13 ")
+    assert run["output"].endswith("97 \nHALT\n")
+    runs = [b["runs"] for b in document["blocks"]]
+    assert runs == sorted(runs, reverse=True)
+    assert runs[0] > 90  # the marking loop
+    # Every instruction ran inside some block or, while blocks were cold, the interpreter.
+    assert sum(b["runs"] * b["length"] for b in document["blocks"]) <= run["instructions"]
+
+
+def test_self_modifying_block_is_shown_invalidated() -> None:
+    document = dump_json(SELFMOD, "--run")
+    assert document["run"]["output"] == "5HALT\n"
+    loop = by_start(document)[0x3002]
+    assert loop["label"] == "LOOP"
+    assert loop["invalidations"] >= 1
+    assert not loop["installed"]
+    assert loop["listing"][0]["operands"] == "R1, R1, #2"  # the words as last translated
+    invalidated = [b["start"] for b in document["blocks"] if b["invalidations"]]
+    assert invalidated == [0x3002]
+
+    text = lc3jit("dump", SELFMOD, "--run").stdout
+    assert re.search(r"^block x3002-x3006 LOOP .*\[invalidated \d+x by stores\]", text, re.M)
+    assert re.search(r"^invalidated by self-modifying stores: x3002 \(\d+x\)$", text, re.M)
+
+
+def test_block_translated_at_run_time_appears() -> None:
+    document = dump_json(INDIRECT, "--run")
+    shout = by_start(document)[0x3007]
+    assert shout["label"] == "SHOUT"
+    assert shout["translated_at_run_time"]
+    assert shout["runs"] >= 1
+    assert not by_start(dump_json(INDIRECT)).get(0x3007)  # not found ahead of time
+    assert document["summary"]["translated_at_run_time"] >= 1
+
+
+def test_input_is_the_keyboard_of_the_run(tmp_path: Path) -> None:
+    keys = tmp_path / "keys"
+    keys.write_bytes(b"34")
+    document = dump_json(EXAMPLES / "add.hex", "--run", "--input", keys)
+    assert document["run"]["output"].startswith("3+4=7")
+
+
+def test_range_selects_blocks_with_a_word_inside() -> None:
+    document = dump_json(SIEVE, "--range", "x3004:x3006")
+    assert [(b["start"], b["end"]) for b in document["blocks"]] == [(0x3003, 0x3004), (0x3005, 0x3008)]
+    assert document["summary"]["blocks"] > 2  # the summary is of the whole program
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (["--addr", "x3000", "--range", "x3000:x3001"], 2, "exclude each other"),
+        (["--input", SIEVE], 2, "--input needs --run"),
+        (["--format", "xml"], 2, "text or json"),
+        (["--engine", "nope"], 2, "no dump for engine 'nope'"),
+        (["--addr", "x4000"], 1, "no translated block in x4000:x4001"),
+    ],
+)
+def test_usage_errors(args: list[object], code: int, message: str) -> None:
+    result = lc3jit("dump", SIEVE, *args)
+    assert result.exit_code == code
+    assert message in result.stderr
