@@ -233,10 +233,7 @@ def to_json(benches: Sequence[ProgramBench], repeat: int) -> str:
 
 def write_table(benches: Sequence[ProgramBench], file: TextIO, color: bool | None = None) -> None:
     """One row per program and engine; plain text in a pipe, coloured on a terminal."""
-    table = Table(
-        title=f"lc3jit bench, Python {platform.python_version()}, {os.cpu_count()} CPUs",
-        title_justify="left",
-    )
+    table = Table()
     table.add_column("program")
     table.add_column("engine")
     for name in ("instructions", "median s", "MIPS", "x interp", "translation ms"):
@@ -254,4 +251,6 @@ def write_table(benches: Sequence[ProgramBench], file: TextIO, color: bool | Non
                 "" if t.translation is None else f"{t.translation * 1000:.1f}",
                 end_section=i == len(b.times) - 1,
             )
-    RichConsole(file=file, force_terminal=color, no_color=color is False, width=120).print(table)
+    out = RichConsole(file=file, force_terminal=color, no_color=color is False, width=120)
+    out.print(f"lc3jit bench, Python {platform.python_version()}, {os.cpu_count()} CPUs", style="bold")
+    out.print(table)
