@@ -51,7 +51,8 @@ class BlockCompiler:
         self.loaded: set[int] = set()  # registers read before written: loaded at entry
         self.written: set[int] = set()
         self.cc_local = False  # has `cc` been assigned in this block?
-        self.exited = False
+        self.exited = False  # has the code so far ended with a way out?
+        self.index = 0  # of the instruction being emitted, in its block
 
     # Registers and codes.
     def push_reg(self, r: int) -> None:
@@ -74,6 +75,10 @@ class BlockCompiler:
         else:
             self.e.global_("m")
             self.e.load_attr("ccv")
+
+    def sync(self) -> None:
+        """Before a runtime helper that may stop the machine or leave the block."""
+        self.write_back()
 
     def write_back(self) -> None:
         """Make R and m.ccv what the interpreter would have at this point."""
@@ -134,7 +139,7 @@ class BlockCompiler:
     def load_const_address(self, address: int, at: int) -> None:
         """Push mem[address] for an address known now."""
         if address >= IO_BASE:
-            self.write_back()
+            self.sync()
             self.call("LOAD", address, at)
         else:
             self.e.global_("M")
@@ -158,7 +163,7 @@ class BlockCompiler:
         e.subscript()
         e.jump_forward(done)
         e.place(slow)
-        self.write_back()
+        self.sync()
         e.begin_call("LOAD")
         e.load(local)
         e.const(WORD_MASK)
@@ -178,13 +183,17 @@ class BlockCompiler:
         push_address()
         e.subscript()
         e.jump_if_false(fast, is_bool=False)
-        self.write_back()
+        self.sync()
         e.begin_call("STORE")
         push_address()
         push_value()
         e.const(at)
         e.end_call(3)
         e.pop()
+        if self.cc_local:  # a store into the PSR (xFFFC) sets the codes
+            e.global_("m")
+            e.load_attr("ccv")
+            e.store("cc")
         e.jump_forward(done)
         e.place(fast)
         push_value()
@@ -202,31 +211,45 @@ class BlockCompiler:
         self.e.store("a")
         return offset >= 0
 
-    # Exits.
+    # Exits: a block returns the next PC to the dispatcher (regions override these).
     def exit_to(self, pc: int) -> None:
         self.write_back()
         self.e.return_const(pc)
         self.exited = True
 
-    def exit_with_top(self) -> None:
-        """Return the value at the top of the stack (computed before the write-back)."""
+    def exit_if(self, pc: int) -> None:
+        """Pop a bool; when true, go to pc. Code after it runs when false."""
+        not_taken = Label()
+        self.e.jump_if_false(not_taken)
+        self.exit_to(pc)
+        self.e.place(not_taken)
+        self.exited = False
+
+    def exit_with_top(self, ins: Instruction) -> None:
+        """Go to the address at the top of the stack (JMP, RET, JSRR)."""
         self.write_back()
         self.e.return_top()
         self.exited = True
 
     def exit_through(self, helper: str, *args: int) -> None:
-        """Write back, then return what a runtime helper returns (it may stop the machine)."""
-        self.write_back()
+        """Go where a runtime helper says (TRAP, RTI, exceptions); it may stop the machine."""
+        self.sync()
         self.call(helper, *args)
         self.e.return_top()
         self.exited = True
 
-    def compile(self) -> CodeType:
-        for ins in self.block.instructions:
+    def emit_block(self, block: Block) -> None:
+        """The instructions of one block, then its way out."""
+        self.exited = False
+        for index, ins in enumerate(block.instructions):
+            self.index = index
             self.e.line = ins.address
             EMITTERS[ins.form.name](self, ins)
         if not self.exited:
-            self.exit_to(self.block.last.next_pc)
+            self.exit_to(block.last.next_pc)
+
+    def compile(self) -> CodeType:
+        self.emit_block(self.block)
         prologue = Emitter("prologue", self.block.start)
         for r in sorted(self.loaded):
             prologue.global_("R")
@@ -302,25 +325,20 @@ def emit_br(c: BlockCompiler, ins: Instruction) -> None:
         c.exit_to(ins.next_pc)
     else:
         xor, op, value = BRANCH_TESTS[ins.nzp]
-        c.write_back()
         c.push_cc()
         if xor:
             c.e.const(SIGN)
             c.e.binary(BinaryOp.XOR)
         c.e.const(value)
         c.e.compare(op)
-        not_taken = Label()
-        c.e.jump_if_false(not_taken)
-        c.e.return_const(ins.target)
-        c.e.place(not_taken)
-        c.e.return_const(ins.next_pc)
-        c.exited = True
+        c.exit_if(ins.target)
+        c.exit_to(ins.next_pc)
 
 
 @emitter("JMP")
 def emit_jmp(c: BlockCompiler, ins: Instruction) -> None:
     c.push_reg(ins.baser)
-    c.exit_with_top()
+    c.exit_with_top(ins)
 
 
 @emitter("JSR")
@@ -335,7 +353,7 @@ def emit_jsrr(c: BlockCompiler, ins: Instruction) -> None:
     c.push_reg(ins.baser)  # read before R7 changes: JSRR R7 jumps to the old R7
     c.e.const(ins.next_pc)
     c.set_reg(7, False)
-    c.exit_with_top()
+    c.exit_with_top(ins)
 
 
 @emitter("LD")

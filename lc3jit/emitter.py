@@ -37,6 +37,7 @@ class Emitter:
         self.code.name = name
         self.code.first_lineno = first_line
         self.line = first_line
+        self._placed: set[int] = set()  # ids of the labels already in the code
         self.emit("RESUME", 0)
 
     def emit(self, name: str, arg: object = None) -> None:
@@ -46,6 +47,7 @@ class Emitter:
             self.code.append(Instr(name, arg, lineno=self.line))
 
     def place(self, label: Label) -> None:
+        self._placed.add(id(label))
         self.code.append(label)
 
     # Values.
@@ -120,8 +122,9 @@ class Emitter:
     def jump_forward(self, label: Label) -> None:
         self.emit("JUMP_FORWARD", label)
 
-    def jump_backward(self, label: Label) -> None:
-        self.emit("JUMP_BACKWARD", label)
+    def jump(self, label: Label) -> None:
+        """Jump to label, backward if it is already placed (a loop), forward if not."""
+        self.emit("JUMP_BACKWARD" if id(label) in self._placed else "JUMP_FORWARD", label)
 
     def return_top(self) -> None:
         self.emit("RETURN_VALUE")

@@ -19,6 +19,7 @@ from runtime.machine import Machine
 from runtime.outcome import Outcome
 
 from .asm import assemble_file
+from .regions import region_engine
 from .translate import block_engine
 
 
@@ -31,7 +32,11 @@ class Engine(Protocol):
 
 
 #: Engines by their --engine name; each is built around a booted machine.
-ENGINES: dict[str, Callable[[Machine], Engine]] = {"interp": Interpreter, "blocks": block_engine}
+ENGINES: dict[str, Callable[[Machine], Engine]] = {
+    "interp": Interpreter,
+    "blocks": block_engine,
+    "regions": region_engine,
+}
 
 
 def load_images(paths: Sequence[Path]) -> list[Image]:

@@ -14,7 +14,7 @@ into the block the run got.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from .errors import Stop
@@ -40,11 +40,21 @@ class LeaveBlock(Exception):  # noqa: N818 - control flow, not an error
 
 @dataclass(frozen=True, slots=True)
 class Translation:
-    """A translated block: `function(start)` runs `length` words from `start`, returns the next PC."""
+    """Translated code entered at `start`; called, it returns the next PC.
+
+    A block (`length` > 0) runs exactly `length` consecutive words: `function(start)`.
+    A region (`length` 0) runs what its budget allows: `function(budget)`, and leaves
+    the count in N[0]. `words` are the words it was translated from (for a block, the
+    `length` words from `start`).
+    """
 
     start: int
     length: int
     function: Callable[[int], int]
+    words: tuple[int, ...] = ()
+
+    def covered(self) -> Iterable[int]:
+        return self.words or ((self.start + i) & WORD_MASK for i in range(self.length))
 
 
 #: The translator's side: given the engine and a PC, a Translation, or None to interpret.
@@ -68,6 +78,7 @@ class Dispatcher:
         self.blocks: dict[int, Translation] = {}  # by start: the translations installed
         self.covering: dict[int, set[int]] = {}  # word -> starts of blocks that cover it
         self.invalidations: dict[int, int] = {}  # start -> times its block was dropped
+        self.region_count = [0]  # instructions the last region ran
         self.globals = self._block_globals()
         machine.code_write_hooks.append(self._code_written)
 
@@ -76,6 +87,7 @@ class Dispatcher:
         m = self.machine
         return {
             "__builtins__": {},
+            "N": self.region_count,
             "M": m.mem,
             "W": m.watch,
             "R": m.reg,
@@ -93,8 +105,7 @@ class Dispatcher:
         self.table[start] = translation.function if self.runs is None else self._counted(translation)
         self.sizes[start] = translation.length
         watch = self.machine.watch
-        for i in range(translation.length):
-            word = (start + i) & WORD_MASK
+        for word in translation.covered():
             self.covering.setdefault(word, set()).add(start)
             watch[word] |= WATCH_TRANSLATED
 
@@ -149,23 +160,31 @@ class Dispatcher:
 
     def run(self, max_steps: int | None = None) -> Outcome:
         """Dispatch until a stop or max_steps instructions, counted exactly."""
-        m, table, sizes = self.machine, self.table, self.sizes
+        m, table, sizes, region_count = self.machine, self.table, self.sizes, self.region_count
         limit = UNLIMITED if max_steps is None else max_steps
         pc = start = m.pc
-        done = 0
+        done = size = 0
         try:
             while True:
                 try:
-                    while done + (size := sizes[pc]) <= limit:
+                    while True:
                         start = pc
-                        pc = table[pc](pc)
-                        done += size
+                        if size := sizes[pc]:  # a block or an interpreter step
+                            if done + size > limit:
+                                break
+                            pc = table[pc](pc)
+                            done += size
+                        else:  # a region: runs what the budget allows, says how much
+                            pc = table[pc](limit - done)
+                            if not region_count[0]:
+                                break
+                            done += region_count[0]
                     break
                 except LeaveBlock as leave:
-                    done += _executed(start, leave.at, True)
+                    done += self._executed(start, size, leave.at, True)
                     pc = (leave.at + 1) & WORD_MASK
         except Stop as stop:
-            done += _executed(start, stop.at, stop.completed)
+            done += self._executed(start, size, stop.at, stop.completed)
             pc = stop.resume_pc
             return Outcome.from_stop(stop)
         except KeyboardInterrupt:
@@ -176,7 +195,11 @@ class Dispatcher:
         # Less budget left than the next block needs: finish word by word.
         return self.interpreter.run(limit - done)
 
+    def _executed(self, start: int, size: int, at: int, completed: bool) -> int:
+        """Instructions run by the entry at start (of `size`) that stopped at `at`.
 
-def _executed(start: int, at: int, completed: bool) -> int:
-    """Instructions run by a block from start that stopped at `at`."""
-    return ((at - start) & WORD_MASK) + completed
+        A block covers consecutive words, so `at - start` counts them; a region wrote
+        its count into N[0] before calling the helper that stopped it.
+        """
+        before = ((at - start) & WORD_MASK) if size else self.region_count[0]
+        return before + completed

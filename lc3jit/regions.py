@@ -1,0 +1,250 @@
+"""Region translation: a loop nest or a subroutine, many blocks in ONE code object.
+
+A region is grown from a root block (the start PC, a call target, a return point, or
+a PC found hot at run time) along the edges known at translation time: taken and
+fall-through branches, JSR into a subroutine and the return point after it. Inside
+it, registers stay in fast locals for the whole region, blocks jump to each other
+directly (back edges included, which Python source cannot express), the condition
+codes stay lazy across blocks, a RET is compared against the return points of the
+region's own calls, and a host TRAP that comes back to the next word goes on inside.
+Only the exits — indirect jumps not predicted, targets outside, RTI, faults — go back
+to the dispatcher.
+
+The dispatcher calls a region with the instruction budget it may use; each block
+subtracts its length on entry and leaves (at its own start) if the budget ran out.
+Every way out stores the number of instructions run in `N[0]`, before any helper that
+may stop the machine too, so counts stay exact.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from types import CodeType
+
+from runtime.dispatch import Dispatcher, Translation
+from runtime.isa import Instruction
+from runtime.machine import Machine
+
+from .blocks import Block, Exit, find_blocks
+from .codegen import BlockCompiler, make_function
+from .emitter import BinaryOp, Compare, Emitter, Label
+from .translate import BlockTranslator
+
+#: Blocks in one region at most, nearest to the root first.
+MAX_REGION_BLOCKS = 48
+
+#: Successor kinds a region follows: the edges whose target is known now.
+FOLLOWED = frozenset({"taken", "fallthrough", "call", "return"})
+
+REGISTER_FIELDS = ("dr", "sr", "sr1", "sr2", "baser")
+
+
+def region_blocks(blocks: Mapping[int, Block], root: int) -> list[Block]:
+    """The blocks of the region rooted at root, breadth first from it."""
+    order, seen = [root], {root}
+    for start in order:
+        for successor in blocks[start].successors:
+            target = successor.address
+            if successor.kind in FOLLOWED and target in blocks and target not in seen:
+                if len(order) == MAX_REGION_BLOCKS:
+                    return [blocks[s] for s in order]
+                seen.add(target)
+                order.append(target)
+    return [blocks[s] for s in order]
+
+
+class RegionCompiler(BlockCompiler):
+    """Compiles blocks rooted at the first one into a function(budget) -> next PC."""
+
+    def __init__(self, blocks: list[Block], edition: int) -> None:
+        super().__init__(blocks[0], edition)
+        self.e = Emitter(f"region_x{blocks[0].start:04X}", blocks[0].start)
+        self.blocks = blocks
+        self.labels = {b.start: Label() for b in blocks}
+        instructions = [ins for b in blocks for ins in b.instructions]
+        self.used = {r for ins in instructions for f in REGISTER_FIELDS if (r := getattr(ins, f)) is not None}
+        calls = [b for b in blocks if b.exit is Exit.CALL]
+        if calls:
+            self.used.add(7)
+        self.written = {ins.dr for ins in instructions if ins.dr is not None} | ({7} if calls else set())
+        self.return_points = [
+            b.last.next_pc
+            for b in calls
+            if b.last.form.name == "JSR" and b.last.target in self.labels and b.last.next_pc in self.labels
+        ]
+        self.cc_local = True  # `cc` is loaded at entry: one local for the whole region
+        self.budget_exits: list[tuple[Label, Block]] = []
+        self.current = blocks[0]
+
+    # Registers: every register the region names is a local from entry to exit.
+    def push_reg(self, r: int) -> None:
+        self.e.load(f"r{r}")
+
+    def set_reg(self, r: int, sets_cc: bool) -> None:
+        if sets_cc:
+            self.e.dup()
+            self.e.store("cc")
+        self.e.store(f"r{r}")
+
+    def reload(self) -> None:
+        """After a host routine that may have changed registers and codes."""
+        e = self.e
+        for r in sorted(self.used):
+            e.global_("R")
+            e.const(r)
+            e.subscript()
+            e.store(f"r{r}")
+        e.global_("m")
+        e.load_attr("ccv")
+        e.store("cc")
+
+    def count(self, pending: int) -> None:
+        """N[0] = instructions run so far, less `pending` of the current block."""
+        e = self.e
+        e.load("budget")
+        e.load("n")
+        e.binary(BinaryOp.SUBTRACT)
+        if pending:
+            e.const(pending)
+            e.binary(BinaryOp.SUBTRACT)
+        e.global_("N")
+        e.const(0)
+        e.store_subscript()
+
+    def sync(self) -> None:
+        self.write_back()
+        self.count(self.current.length - self.index)
+
+    def leave(self) -> None:
+        """Write everything back and count the current block as run: the region is left."""
+        self.write_back()
+        self.count(0)
+
+    # Exits: inside the region they become jumps.
+    def exit_to(self, pc: int) -> None:
+        if pc in self.labels:
+            self.e.jump(self.labels[pc])
+        else:
+            self.leave()
+            self.e.return_const(pc)
+        self.exited = True
+
+    def exit_if(self, pc: int) -> None:
+        not_taken = Label()
+        self.e.jump_if_false(not_taken)
+        self.exit_to(pc)
+        self.e.place(not_taken)
+        self.exited = False
+
+    def exit_with_top(self, ins: Instruction) -> None:
+        """RET is compared with the return points of the region's calls; the rest leave."""
+        e = self.e
+        if ins.form.name == "JMP" and ins.baser == 7:
+            for point in self.return_points:
+                other = Label()
+                e.dup()
+                e.const(point)
+                e.compare(Compare.EQ)
+                e.jump_if_false(other)
+                e.pop()
+                e.jump(self.labels[point])
+                e.place(other)
+        self.leave()
+        e.return_top()
+        self.exited = True
+
+    def exit_through(self, helper: str, *args: int) -> None:
+        """A TRAP that comes back to the next word goes on inside the region."""
+        e = self.e
+        self.sync()
+        self.call(helper, *args)
+        following = self.current.last.next_pc if helper == "TRAP" else None
+        if following in self.labels:
+            self.reload()
+            elsewhere = Label()
+            e.dup()
+            e.const(following)
+            e.compare(Compare.EQ)
+            e.jump_if_false(elsewhere)
+            e.pop()
+            e.jump(self.labels[following])
+            e.place(elsewhere)
+        self.count(0)
+        e.return_top()
+        self.exited = True
+
+    def emit_region_block(self, block: Block) -> None:
+        """The block's label, its budget check, its instructions."""
+        e, out_of_budget = self.e, Label()
+        self.current = block
+        e.line = block.start
+        e.place(self.labels[block.start])
+        e.load("n")
+        e.const(block.length)
+        e.binary(BinaryOp.SUBTRACT)
+        e.dup()
+        e.store("n")
+        e.const(0)
+        e.compare(Compare.LT)
+        e.jump_if_true(out_of_budget)
+        self.budget_exits.append((out_of_budget, block))
+        self.emit_block(block)
+
+    def compile(self) -> CodeType:
+        e = self.e
+        for r in sorted(self.used):
+            e.global_("R")
+            e.const(r)
+            e.subscript()
+            e.store(f"r{r}")
+        e.global_("m")
+        e.load_attr("ccv")
+        e.store("cc")
+        e.load("budget")
+        e.store("n")
+        for block in self.blocks:
+            self.emit_region_block(block)
+        for label, block in self.budget_exits:  # the block did not run: count it out again
+            e.line = block.start
+            e.place(label)
+            self.current = block
+            self.write_back()
+            self.count(block.length)
+            e.return_const(block.start)
+        return e.to_code(("budget",))
+
+
+class RegionTranslator(BlockTranslator):
+    """Translates a region from a PC found hot at run time."""
+
+    def __call__(self, dispatcher: Dispatcher, pc: int) -> Translation:
+        blocks = find_blocks(dispatcher.machine.mem, [pc])
+        if pc not in blocks:  # x0000 at pc: not followed statically; a plain block will do
+            return super().__call__(dispatcher, pc)
+        return self.translate_region(dispatcher, region_blocks(blocks, pc))
+
+    def translate_region(self, dispatcher: Dispatcher, blocks: list[Block]) -> Translation:
+        code = RegionCompiler(blocks, self.edition).compile()
+        words = sorted({ins.address for b in blocks for ins in b.instructions})
+        return Translation(blocks[0].start, 0, make_function(code, dispatcher.globals), tuple(words))
+
+
+def region_roots(blocks: Mapping[int, Block], entry: int) -> set[int]:
+    """Where the dispatcher enters code: the entry, call targets, return points."""
+    roots = {entry}
+    for block in blocks.values():
+        if block.exit is Exit.CALL:
+            roots.update(s.address for s in block.successors if s.address is not None)
+    return roots & set(blocks)
+
+
+def region_engine(machine: Machine, labels: Iterable[int] = (), profile: bool = False) -> Dispatcher:
+    """Blocks everywhere, and regions over them at every root, all translated ahead of time."""
+    blocks = find_blocks(machine.mem, [machine.pc], labels)
+    translator = RegionTranslator(machine.edition, frozenset(blocks))
+    dispatcher = Dispatcher(machine, translator, profile)
+    for block in blocks.values():
+        dispatcher.install(translator.translate(dispatcher, block))
+    for root in sorted(region_roots(blocks, machine.pc)):
+        dispatcher.install(translator.translate_region(dispatcher, region_blocks(blocks, root)))
+    return dispatcher
