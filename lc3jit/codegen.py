@@ -10,7 +10,11 @@ What the generated code looks like, and why (measured in the architecture doc):
   be a device register or not; a computed one is checked against xFE00;
 - stores check the write map `W` and take the slow path `STORE` for watched words,
   which leaves the block (by exception) when the word was translated code;
-- every slow path that can stop the machine writes the registers back first.
+- every slow path that can stop the machine writes the registers back first;
+- with access control (an OS in the 3rd edition), a block reachable in user mode sends
+  loads outside x3000-xFDFF to `LOAD`, which checks the privilege, and the first word
+  of a block outside x3000-xFDFF checks that it is not fetched in user mode; stores
+  need nothing more, as the write map marks the protected words.
 Each instruction's bytecode carries its LC-3 address as the line number. Generated
 code is built from decoded fields only: constants, never text.
 """
@@ -21,7 +25,7 @@ from collections.abc import Callable
 from types import CodeType, FunctionType
 
 from runtime.isa import WORD_MASK, Instruction
-from runtime.machine import IO_BASE
+from runtime.machine import IO_BASE, PSR_USER, USER_BASE, user_address
 
 from .blocks import Block
 from .emitter import BinaryOp, Compare, Emitter, Label
@@ -44,9 +48,11 @@ BRANCH_TESTS: dict[int, tuple[bool, Compare, int]] = {
 class BlockCompiler:
     """Compiles one block; the emit_* functions below drive it, one per ISA form."""
 
-    def __init__(self, block: Block, edition: int) -> None:
+    def __init__(self, block: Block, edition: int, access_control: bool = False) -> None:
         self.block = block
         self.edition = edition
+        self.access_control = access_control
+        self.checked_loads = False  # may the current block run in user mode under access control?
         self.e = Emitter(f"block_x{block.start:04X}", block.start)
         self.loaded: set[int] = set()  # registers read before written: loaded at entry
         self.written: set[int] = set()
@@ -138,9 +144,8 @@ class BlockCompiler:
     # Memory.
     def load_const_address(self, address: int, at: int) -> None:
         """Push mem[address] for an address known now."""
-        if address >= IO_BASE:
-            self.sync()
-            self.call("LOAD", address, at)
+        if address >= IO_BASE or (self.checked_loads and address < USER_BASE):
+            self.slow_load(lambda: self.e.const(address), at)
         else:
             self.e.global_("M")
             self.e.const(address)
@@ -153,9 +158,9 @@ class BlockCompiler:
         e.const(IO_BASE)
         e.compare(Compare.LT)
         e.jump_if_false(slow)
-        if not nonnegative:
+        if not nonnegative or self.checked_loads:
             e.load(local)
-            e.const(0)
+            e.const(USER_BASE if self.checked_loads else 0)
             e.compare(Compare.GE)
             e.jump_if_false(slow)
         e.global_("M")
@@ -163,13 +168,7 @@ class BlockCompiler:
         e.subscript()
         e.jump_forward(done)
         e.place(slow)
-        self.sync()
-        e.begin_call("LOAD")
-        e.load(local)
-        e.const(WORD_MASK)
-        e.binary(BinaryOp.AND)
-        e.const(at)
-        e.end_call(2)
+        self.slow_load(lambda: e.load(local), at)
         e.place(done)
 
     def store(self, address: int | str, push_value: Callable[[], None], at: int) -> None:
@@ -183,6 +182,30 @@ class BlockCompiler:
         push_address()
         e.subscript()
         e.jump_if_false(fast, is_bool=False)
+        self.slow_store(push_address, push_value, at)
+        e.jump_forward(done)
+        e.place(fast)
+        push_value()
+        e.global_("M")
+        push_address()
+        e.store_subscript()
+        e.place(done)
+
+    # Slow paths, entered with an empty stack (regions override these).
+    def slow_load(self, push_address: Callable[[], None], at: int) -> None:
+        """Push what the machine reads at an address >= xFE00 or not yet wrapped."""
+        e = self.e
+        self.sync()
+        e.begin_call("LOAD")
+        push_address()
+        e.const(WORD_MASK)
+        e.binary(BinaryOp.AND)
+        e.const(at)
+        e.end_call(2)
+
+    def slow_store(self, push_address: Callable[[], None], push_value: Callable[[], None], at: int) -> None:
+        """A store into a watched word: a device, code, or an address not yet wrapped."""
+        e = self.e
         self.sync()
         e.begin_call("STORE")
         push_address()
@@ -194,13 +217,6 @@ class BlockCompiler:
             e.global_("m")
             e.load_attr("ccv")
             e.store("cc")
-        e.jump_forward(done)
-        e.place(fast)
-        push_value()
-        e.global_("M")
-        push_address()
-        e.store_subscript()
-        e.place(done)
 
     def base_plus_offset(self, baser: int, offset: int) -> bool:
         """Store BaseR + offset, unwrapped, in local `a`; True if it cannot be negative."""
@@ -239,14 +255,36 @@ class BlockCompiler:
         self.exited = True
 
     def emit_block(self, block: Block) -> None:
-        """The instructions of one block, then its way out."""
+        """The instructions of one block, then its way out.
+
+        Under access control the privilege cannot change inside a block (RTI and TRAP
+        end it, a store into the PSR leaves it), so a block that starts outside
+        x3000-xFDFF runs in supervisor mode or not at all, and loads need no checks.
+        """
         self.exited = False
+        self.checked_loads = self.access_control and user_address(block.start)
         for index, ins in enumerate(block.instructions):
             self.index = index
             self.e.line = ins.address
+            if self.access_control and not user_address(ins.address):
+                if index == 0 or user_address(block.instructions[index - 1].address):
+                    self.fetch_check(ins.address)
             EMITTERS[ins.form.name](self, ins)
         if not self.exited:
             self.exit_to(block.last.next_pc)
+
+    def fetch_check(self, at: int) -> None:
+        """In user mode, the word at `at` may not be fetched: `FETCH` takes the exception."""
+        e, allowed = self.e, Label()
+        e.global_("m")
+        e.load_attr("psr_mode")
+        e.const(PSR_USER)
+        e.compare(Compare.GE)
+        e.jump_if_false(allowed)
+        self.sync()
+        self.call("FETCH", at)
+        e.pop()
+        e.place(allowed)
 
     def compile(self) -> CodeType:
         self.emit_block(self.block)
@@ -416,10 +454,12 @@ def emit_reserved(c: BlockCompiler, ins: Instruction) -> None:
     c.exit_through("ILLEGAL", ins.word, ins.address)
 
 
-def compile_block(block: Block, edition: int) -> CodeType:
-    return BlockCompiler(block, edition).compile()
+def compile_block(block: Block, edition: int, access_control: bool = False) -> CodeType:
+    return BlockCompiler(block, edition, access_control).compile()
 
 
-def make_function(code: CodeType, namespace: dict[str, object]) -> Callable[[int], int]:
-    """Bind a block's code to a machine's namespace (see runtime.dispatch)."""
-    return FunctionType(code, namespace)  # type: ignore[return-value]
+def make_function(
+    code: CodeType, namespace: dict[str, object], defaults: tuple[int, ...] = ()
+) -> Callable[[int], int]:
+    """Bind generated code to a machine's namespace (see runtime.dispatch)."""
+    return FunctionType(code, namespace, code.co_name, defaults or None)  # type: ignore[return-value]

@@ -18,10 +18,10 @@ may stop the machine too, so counts stay exact.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from types import CodeType
 
-from runtime.dispatch import Dispatcher, Translation
+from runtime.dispatch import INTERPRET_AT, Dispatcher, Translation
 from runtime.isa import Instruction
 from runtime.machine import Machine
 
@@ -31,35 +31,63 @@ from .emitter import BinaryOp, Compare, Emitter, Label
 from .translate import BlockTranslator
 
 #: Blocks in one region at most, nearest to the root first.
-MAX_REGION_BLOCKS = 48
+MAX_REGION_BLOCKS = 160
+#: A callee is copied into its callers' regions when it has at most this many blocks.
+INLINE_BLOCKS = 12
 
-#: Successor kinds a region follows: the edges whose target is known now.
-FOLLOWED = frozenset({"taken", "fallthrough", "call", "return"})
+#: Successor kinds that stay in the function: targets known now, calls excepted.
+LOCAL = frozenset({"taken", "fallthrough", "return"})
 
 REGISTER_FIELDS = ("dr", "sr", "sr1", "sr2", "baser")
 
 
-def region_blocks(blocks: Mapping[int, Block], root: int) -> list[Block]:
-    """The blocks of the region rooted at root, breadth first from it."""
+def _reach(blocks: Mapping[int, Block], root: int, follow_call: Callable[[int], bool]) -> list[int]:
+    """Block starts reachable from root, breadth first, calls followed where allowed."""
     order, seen = [root], {root}
     for start in order:
         for successor in blocks[start].successors:
             target = successor.address
-            if successor.kind in FOLLOWED and target in blocks and target not in seen:
+            if target not in blocks or target in seen:
+                continue
+            if successor.kind in LOCAL or (successor.kind == "call" and follow_call(target)):
                 if len(order) == MAX_REGION_BLOCKS:
-                    return [blocks[s] for s in order]
+                    return order
                 seen.add(target)
                 order.append(target)
-    return [blocks[s] for s in order]
+    return order
+
+
+def region_blocks(blocks: Mapping[int, Block], root: int) -> list[Block]:
+    """The function at root: its own blocks, and the blocks of the small subroutines it calls.
+
+    Copying a small callee in makes its call and RET direct jumps; a large one stays a
+    region of its own, entered through the dispatcher.
+    """
+    small: dict[int, bool] = {}
+
+    def is_small(callee: int) -> bool:
+        if callee not in small:
+            small[callee] = len(_reach(blocks, callee, lambda _: False)) <= INLINE_BLOCKS
+        return small[callee]
+
+    return [blocks[s] for s in _reach(blocks, root, is_small)]
+
+
+def region_entries(region: list[Block]) -> list[int]:
+    """Where the dispatcher may enter: the root, and the return points of calls that leave."""
+    starts = {b.start for b in region}
+    points = [b.last.next_pc for b in region if b.exit is Exit.CALL and b.last.next_pc in starts]
+    return [region[0].start, *dict.fromkeys(p for p in points if p != region[0].start)]
 
 
 class RegionCompiler(BlockCompiler):
     """Compiles blocks rooted at the first one into a function(budget) -> next PC."""
 
-    def __init__(self, blocks: list[Block], edition: int) -> None:
-        super().__init__(blocks[0], edition)
+    def __init__(self, blocks: list[Block], entries: list[int], edition: int, access_control: bool = False) -> None:
+        super().__init__(blocks[0], edition, access_control)
         self.e = Emitter(f"region_x{blocks[0].start:04X}", blocks[0].start)
         self.blocks = blocks
+        self.entries = entries
         self.labels = {b.start: Label() for b in blocks}
         instructions = [ins for b in blocks for ins in b.instructions]
         self.used = {r for ins in instructions for f in REGISTER_FIELDS if (r := getattr(ins, f)) is not None}
@@ -74,6 +102,7 @@ class RegionCompiler(BlockCompiler):
         ]
         self.cc_local = True  # `cc` is loaded at entry: one local for the whole region
         self.budget_exits: list[tuple[Label, Block]] = []
+        self.way_out = Label()
         self.current = blocks[0]
 
     # Registers: every register the region names is a local from entry to exit.
@@ -115,18 +144,33 @@ class RegionCompiler(BlockCompiler):
         self.write_back()
         self.count(self.current.length - self.index)
 
-    def leave(self) -> None:
-        """Write everything back and count the current block as run: the region is left."""
-        self.write_back()
-        self.count(0)
+    def leave(self, pending: int) -> None:
+        """Go to the shared way out with (next PC on the stack, instructions not run)."""
+        self.e.const(pending)
+        self.e.jump(self.way_out)
+
+    def bail(self, at: int) -> None:
+        """Leave before the instruction at `at`, for the dispatcher to interpret it.
+
+        Device registers, stores into code and unwrapped addresses are rare: sending
+        them to the interpreter keeps each region's code small.
+        """
+        self.e.const(at | INTERPRET_AT)
+        self.leave(self.current.length - self.index)
+
+    def slow_load(self, push_address: Callable[[], None], at: int) -> None:
+        self.bail(at)
+
+    def slow_store(self, push_address: Callable[[], None], push_value: Callable[[], None], at: int) -> None:
+        self.bail(at)
 
     # Exits: inside the region they become jumps.
     def exit_to(self, pc: int) -> None:
         if pc in self.labels:
             self.e.jump(self.labels[pc])
         else:
-            self.leave()
-            self.e.return_const(pc)
+            self.e.const(pc)
+            self.leave(0)
         self.exited = True
 
     def exit_if(self, pc: int) -> None:
@@ -149,8 +193,7 @@ class RegionCompiler(BlockCompiler):
                 e.pop()
                 e.jump(self.labels[point])
                 e.place(other)
-        self.leave()
-        e.return_top()
+        self.leave(0)
         self.exited = True
 
     def exit_through(self, helper: str, *args: int) -> None:
@@ -202,49 +245,68 @@ class RegionCompiler(BlockCompiler):
         e.store("cc")
         e.load("budget")
         e.store("n")
+        for entry in self.entries[1:]:  # the root is the first block: no test for it
+            e.load("entry")
+            e.const(entry)
+            e.compare(Compare.EQ)
+            e.jump_if_true(self.labels[entry])
         for block in self.blocks:
             self.emit_region_block(block)
         for label, block in self.budget_exits:  # the block did not run: count it out again
             e.line = block.start
             e.place(label)
             self.current = block
-            self.write_back()
-            self.count(block.length)
-            e.return_const(block.start)
-        return e.to_code(("budget",))
+            e.const(block.start)
+            self.leave(block.length)
+        e.line = self.block.start
+        e.place(self.way_out)  # stack: next PC, instructions of the current block not run
+        e.load("budget")
+        e.load("n")
+        e.binary(BinaryOp.SUBTRACT)
+        e.swap()
+        e.binary(BinaryOp.SUBTRACT)
+        e.global_("N")
+        e.const(0)
+        e.store_subscript()
+        self.write_back()
+        e.return_top()
+        return e.to_code(("budget", "entry"))
 
 
 class RegionTranslator(BlockTranslator):
     """Translates a region from a PC found hot at run time."""
 
-    def __call__(self, dispatcher: Dispatcher, pc: int) -> Translation:
+    def __call__(self, dispatcher: Dispatcher, pc: int) -> list[Translation]:
         blocks = find_blocks(dispatcher.machine.mem, [pc])
         if pc not in blocks:  # x0000 at pc: not followed statically; a plain block will do
             return super().__call__(dispatcher, pc)
         return self.translate_region(dispatcher, region_blocks(blocks, pc))
 
-    def translate_region(self, dispatcher: Dispatcher, blocks: list[Block]) -> Translation:
-        code = RegionCompiler(blocks, self.edition).compile()
-        words = sorted({ins.address for b in blocks for ins in b.instructions})
-        return Translation(blocks[0].start, 0, make_function(code, dispatcher.globals), tuple(words))
+    def translate_region(self, dispatcher: Dispatcher, blocks: list[Block]) -> list[Translation]:
+        """One code object; a function for each entry, told apart by its default `entry`."""
+        entries = region_entries(blocks)
+        code = RegionCompiler(blocks, entries, self.edition, self.access_control).compile()
+        words = tuple(sorted({ins.address for b in blocks for ins in b.instructions}))
+        return [
+            Translation(entry, 0, make_function(code, dispatcher.globals, (entry,)), words) for entry in entries
+        ]
 
 
-def region_roots(blocks: Mapping[int, Block], entry: int) -> set[int]:
-    """Where the dispatcher enters code: the entry, call targets, return points."""
+def region_roots(blocks: Mapping[int, Block], entry: int) -> list[int]:
+    """Where functions begin: the entry and every call target."""
     roots = {entry}
     for block in blocks.values():
-        if block.exit is Exit.CALL:
-            roots.update(s.address for s in block.successors if s.address is not None)
-    return roots & set(blocks)
+        if block.exit is Exit.CALL and block.last.form.name == "JSR":
+            roots.add(block.last.target)
+    return sorted(roots & set(blocks))
 
 
 def region_engine(machine: Machine, labels: Iterable[int] = (), profile: bool = False) -> Dispatcher:
-    """Blocks everywhere, and regions over them at every root, all translated ahead of time."""
+    """A region for every function, translated ahead of time; other PCs when they get hot."""
     blocks = find_blocks(machine.mem, [machine.pc], labels)
-    translator = RegionTranslator(machine.edition, frozenset(blocks))
+    translator = RegionTranslator(machine.edition, frozenset(blocks), machine.access_control)
     dispatcher = Dispatcher(machine, translator, profile)
-    for block in blocks.values():
-        dispatcher.install(translator.translate(dispatcher, block))
-    for root in sorted(region_roots(blocks, machine.pc)):
-        dispatcher.install(translator.translate_region(dispatcher, region_blocks(blocks, root)))
+    for root in region_roots(blocks, machine.pc):
+        for translation in translator.translate_region(dispatcher, region_blocks(blocks, root)):
+            dispatcher.install(translation)
     return dispatcher

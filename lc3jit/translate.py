@@ -14,18 +14,19 @@ from .codegen import compile_block, make_function
 class BlockTranslator:
     """The callback the dispatcher calls for a PC it has no code for."""
 
-    def __init__(self, edition: int, leaders: Container[int] = frozenset()) -> None:
+    def __init__(self, edition: int, leaders: Container[int] = frozenset(), access_control: bool = False) -> None:
         self.edition = edition
+        self.access_control = access_control  # the machine's: decides the code generated
         self.leaders = leaders
         self.compiled: dict[int, Block] = {}  # by start: the last block compiled there, for dumps
 
     def translate(self, dispatcher: Dispatcher, block: Block) -> Translation:
-        code = compile_block(block, self.edition)
+        code = compile_block(block, self.edition, self.access_control)
         self.compiled[block.start] = block
         return Translation(block.start, block.length, make_function(code, dispatcher.globals))
 
-    def __call__(self, dispatcher: Dispatcher, pc: int) -> Translation:
-        return self.translate(dispatcher, block_at(dispatcher.machine.mem, pc, self.leaders))
+    def __call__(self, dispatcher: Dispatcher, pc: int) -> list[Translation]:
+        return [self.translate(dispatcher, block_at(dispatcher.machine.mem, pc, self.leaders))]
 
 
 def block_engine(machine: Machine, labels: Iterable[int] = (), profile: bool = False) -> Dispatcher:
@@ -34,7 +35,7 @@ def block_engine(machine: Machine, labels: Iterable[int] = (), profile: bool = F
     With `profile`, each block counts its runs in `dispatcher.runs` (slower: for dumps).
     """
     blocks = find_blocks(machine.mem, [machine.pc], labels)
-    translator = BlockTranslator(machine.edition, frozenset(blocks))
+    translator = BlockTranslator(machine.edition, frozenset(blocks), machine.access_control)
     dispatcher = Dispatcher(machine, translator, profile)
     for block in blocks.values():
         dispatcher.install(translator.translate(dispatcher, block))

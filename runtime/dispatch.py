@@ -7,17 +7,19 @@ the translator (a callback lc3jit installs) for a block from there. Sizes are ke
 counts instructions exactly and never lets a block run past --max-steps.
 
 Translated code leaves a block early only through an exception, after writing its
-registers back: a Stop (HALT, a fault, the end of input) or LeaveBlock (a store into
-translated code). Blocks are runs of consecutive words, so `at - start` tells how far
-into the block the run got.
+registers back: a Stop (HALT, a fault, the end of input) or a Leave (LeaveBlock, a store
+into translated code; a store that enabled interrupts or wrote the PSR; an access-control
+violation, resuming in its handler). Blocks are runs of consecutive words, so
+`at - start` tells how far into the block the run got. While KBSR[14] is set the
+interpreter runs instead, looking for a keyboard interrupt before every instruction.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from .errors import Stop
+from .errors import Leave, Stop
 from .interp import Interpreter
 from .isa import WORD_MASK
 from .machine import ILLEGAL_OPCODE, WATCH_TRANSLATED, Machine
@@ -28,14 +30,15 @@ from .traps import trap
 RETRANSLATE_LIMIT = 2
 #: Visits to a PC with no code before it is translated.
 HOT_VISITS = 2
+#: Added to the PC a region returns when it leaves the instruction there to the interpreter.
+INTERPRET_AT = 0x10000
 
 
-class LeaveBlock(Exception):  # noqa: N818 - control flow, not an error
+class LeaveBlock(Leave):
     """Raised by a translated store that wrote into translated code."""
 
     def __init__(self, at: int) -> None:
-        super().__init__(at)
-        self.at = at
+        super().__init__(at, (at + 1) & WORD_MASK)
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,8 +60,9 @@ class Translation:
         return self.words or ((self.start + i) & WORD_MASK for i in range(self.length))
 
 
-#: The translator's side: given the engine and a PC, a Translation, or None to interpret.
-Translator = Callable[["Dispatcher", int], Translation | None]
+#: The translator's side: given the engine and a PC, translations to install, the first
+#: entered at that PC; none to interpret it.
+Translator = Callable[["Dispatcher", int], Sequence[Translation]]
 
 
 class Dispatcher:
@@ -92,7 +96,8 @@ class Dispatcher:
             "W": m.watch,
             "R": m.reg,
             "m": m,
-            "LOAD": m.load,
+            "LOAD": m.load_checked if m.access_control else m.load,
+            "FETCH": m.fetch_violation,
             "STORE": self.store_from_block,
             "TRAP": lambda vector, at: trap(m, vector, at),
             "RTI": m.return_from_interrupt,
@@ -133,12 +138,12 @@ class Dispatcher:
 
     def _settle(self, pc: int) -> None:
         """Give pc its lasting entry: a translation, or the interpreter for good."""
-        translation = None
+        translations: Sequence[Translation] = ()
         if self.translator is not None and self.invalidations.get(pc, 0) < RETRANSLATE_LIMIT:
-            translation = self.translator(self, pc)
-        if translation is not None:
+            translations = self.translator(self, pc)
+        for translation in translations:
             self.install(translation)
-        else:
+        if not translations:
             self.table[pc] = self.interpreter.step_at(pc)
             self.covering.setdefault(pc, set()).add(pc)
 
@@ -161,6 +166,8 @@ class Dispatcher:
     def run(self, max_steps: int | None = None) -> Outcome:
         """Dispatch until a stop or max_steps instructions, counted exactly."""
         m, table, sizes, region_count = self.machine, self.table, self.sizes, self.region_count
+        if m.kbsr_ie:  # keyboard interrupts enabled: the interpreter looks before each instruction
+            return self.interpreter.run(max_steps)
         limit = UNLIMITED if max_steps is None else max_steps
         pc = start = m.pc
         done = size = 0
@@ -176,13 +183,22 @@ class Dispatcher:
                             done += size
                         else:  # a region: runs what the budget allows, says how much
                             pc = table[pc](limit - done)
-                            if not region_count[0]:
-                                break
                             done += region_count[0]
+                            if pc > WORD_MASK:  # and leaves one instruction to the interpreter
+                                pc -= INTERPRET_AT
+                                if done == limit:
+                                    break
+                                start, size = pc, 1
+                                pc = self.interpreter.step_at(pc)(pc)
+                                done += 1
+                            elif not region_count[0]:
+                                break
                     break
-                except LeaveBlock as leave:
+                except Leave as leave:
                     done += self._executed(start, size, leave.at, True)
-                    pc = (leave.at + 1) & WORD_MASK
+                    pc = leave.resume_pc
+                    if m.kbsr_ie:  # interrupts just enabled: the interpreter takes over
+                        break
         except Stop as stop:
             done += self._executed(start, size, stop.at, stop.completed)
             pc = stop.resume_pc

@@ -1,0 +1,213 @@
+"""The translator's own promises: what it translates, how the code looks, how it copes."""
+
+from __future__ import annotations
+
+import dis
+import random
+
+import pytest
+from bytecode import Bytecode
+from hypothesis import given
+from hypothesis import strategies as st
+
+from lc3jit.asm import assemble
+from lc3jit.blocks import Exit, find_blocks
+from lc3jit.codegen import EMITTERS, BlockCompiler
+from lc3jit.emitter import STACK_BOUND
+from lc3jit.regions import RegionCompiler, region_blocks, region_entries, region_roots
+from lc3jit.session import ENGINES
+from runtime.isa import FORMS, WORD_MASK
+
+from .conftest import make_machine, run_on
+from .test_differential import ORIGIN, assert_same, program
+
+TRANSLATORS = sorted(set(ENGINES) - {"interp"})
+
+
+def assembled(source: str) -> list[int]:
+    return list(assemble(source).images[0].words)
+
+
+def test_every_form_has_an_emitter() -> None:
+    assert set(EMITTERS) == {form.name for form in FORMS}
+
+
+def test_block_finder_never_translates_data() -> None:
+    words = assembled(
+        """
+        .ORIG x3000
+        LEA R0, MSG
+        PUTS
+        LD R1, COUNT
+        BRz DONE
+        ADD R1, R1, #-1
+        ST R1, COUNT
+DONE    HALT
+MSG     .STRINGZ "hi"
+COUNT   .FILL 3
+        .END
+        """
+    )
+    memory = [0] * 0x10000
+    memory[ORIGIN : ORIGIN + len(words)] = words
+    blocks = find_blocks(memory, [ORIGIN], labels=[ORIGIN + 7])
+    code = {ins.address for block in blocks.values() for ins in block.instructions}
+    assert code == set(range(ORIGIN, ORIGIN + 7))
+    assert sorted(blocks) == [ORIGIN, ORIGIN + 2, ORIGIN + 4, ORIGIN + 6]
+    assert [blocks[a].exit for a in sorted(blocks)] == [Exit.TRAP, Exit.BRANCH, Exit.FALLTHROUGH, Exit.TRAP]
+
+
+def test_line_numbers_are_lc3_addresses() -> None:
+    words = assembled(".ORIG x3000\nADD R1, R1, #1\nAND R2, R2, #0\nBRp #-3\n.END")
+    memory = [0] * 0x10000
+    memory[ORIGIN : ORIGIN + 3] = words
+    block = find_blocks(memory, [ORIGIN])[ORIGIN]
+    code = BlockCompiler(block, 3).compile()
+    lines = {i.positions.lineno for i in dis.get_instructions(code) if i.positions and i.opname != "RESUME"}
+    assert lines == {ORIGIN, ORIGIN + 1, ORIGIN + 2}
+
+
+def _all_code(words: list[int]) -> list:
+    """Block and region code objects for a program at x3000, as bytecode.Bytecode."""
+    memory = [0] * 0x10000
+    memory[ORIGIN : ORIGIN + len(words)] = words
+    blocks = find_blocks(memory, [ORIGIN])
+    compilers = [BlockCompiler(b, 3) for b in blocks.values()]
+    for root in region_roots(blocks, ORIGIN):
+        region = region_blocks(blocks, root)
+        compilers.append(RegionCompiler(region, region_entries(region), 3))
+    return [Bytecode.from_code(c.compile()) for c in compilers]
+
+
+@given(case=program())
+def test_stack_never_exceeds_the_declared_bound(case: tuple[list[int], list[int], bytes]) -> None:
+    for code in _all_code(case[0]):
+        assert code.compute_stacksize() <= STACK_BOUND
+
+
+def test_stack_bound_holds_on_the_games(game_words: list[list[int]]) -> None:
+    for words in game_words:
+        for code in _all_code(words):
+            assert code.compute_stacksize() <= STACK_BOUND
+
+
+@pytest.fixture
+def game_words() -> list[list[int]]:
+    from pathlib import Path
+
+    from runtime.loader import parse_obj
+
+    examples = Path(__file__).parent.parent / "examples"
+    return [list(parse_obj(examples / name).words) for name in ("2048.obj", "rogue.obj")]
+
+
+ODD_IMAGES = {
+    "zeros": [0] * 300,
+    "ones": [WORD_MASK] * 300,
+    "random": [random.Random(7).randrange(0x10000) for _ in range(2000)],
+    "reserved": [0xD000 | i for i in range(200)],
+    "jump into data": assembled(".ORIG x3000\nLEA R1, DATA\nADD R1, R1, #1\nJMP R1\nDATA .FILL x1234\n.FILL x5678\n.END"),
+}
+
+
+@pytest.mark.parametrize("engine", TRANSLATORS)
+@pytest.mark.parametrize("name", sorted(ODD_IMAGES))
+def test_odd_images_run_like_the_interpreter(engine: str, name: str) -> None:
+    """Whatever the words, translated code ends as the interpreter does and never crashes."""
+    runs = []
+    for which in ("interp", engine):
+        machine, display = make_machine(ODD_IMAGES[name], ORIGIN)
+        runs.append(run_on(which, machine, display, max_steps=20_000))
+    assert_same(*runs)
+
+
+REGION_PROGRAMS = {
+    # A loop left from its middle when a counter runs out.
+    "exit mid-loop": """
+        .ORIG x3000
+        AND R1, R1, #0
+        ADD R2, R1, #15
+LOOP    ADD R1, R1, #1
+        ADD R3, R1, #-9
+        BRz LEAVE
+        ADD R2, R2, #-1
+        BRp LOOP
+LEAVE   HALT
+        .END""",
+    # The loop rewrites its own ADD immediate while it runs.
+    "store into running loop": """
+        .ORIG x3000
+        AND R1, R1, #0
+        LD R4, PATCH
+        AND R2, R2, #0
+        ADD R2, R2, #6
+LOOP    ADD R1, R1, #1
+        ST R4, LOOP
+        ADD R2, R2, #-1
+        BRp LOOP
+        HALT
+PATCH   ADD R1, R1, #3
+        .END""",
+    # Recursion 300 deep with a stack in R6 and R7 saved on it.
+    "deep recursion": """
+        .ORIG x3000
+        LD R6, STACK
+        LD R0, DEPTH
+        JSR DOWN
+        HALT
+DOWN    ADD R6, R6, #-1
+        STR R7, R6, #0
+        ADD R0, R0, #-1
+        BRz BOTTOM
+        JSR DOWN
+BOTTOM  ADD R1, R1, #1
+        LDR R7, R6, #0
+        ADD R6, R6, #1
+        RET
+STACK   .FILL x7000
+DEPTH   .FILL #300
+        .END""",
+}
+
+
+@pytest.mark.parametrize("engine", TRANSLATORS)
+@pytest.mark.parametrize("name", sorted(REGION_PROGRAMS))
+@pytest.mark.parametrize("budget", [None, 1, 7, 23, 150, 601])
+def test_region_cases_agree_at_any_budget(engine: str, name: str, budget: int | None) -> None:
+    """Same state after any number of steps, the middle of a loop included."""
+    words = assembled(REGION_PROGRAMS[name])
+    runs = []
+    for which in ("interp", engine):
+        machine, display = make_machine(words, ORIGIN)
+        runs.append(run_on(which, machine, display, max_steps=budget))
+    assert_same(*runs)
+    if budget is None:
+        assert runs[1].outcome.reason == "halt"
+
+
+def test_recursion_result() -> None:
+    machine, display = make_machine(assembled(REGION_PROGRAMS["deep recursion"]), ORIGIN)
+    run = run_on("regions", machine, display, max_steps=None)
+    assert (run.outcome.reason, machine.reg[1], machine.reg[6]) == ("halt", 300, 0x7000)
+
+
+def test_self_modifying_loop_result() -> None:
+    """One pass adds 1, the patched passes add 3: 1 + 5 * 3."""
+    machine, display = make_machine(assembled(REGION_PROGRAMS["store into running loop"]), ORIGIN)
+    run = run_on("regions", machine, display, max_steps=None)
+    assert (run.outcome.reason, machine.reg[1]) == ("halt", 16)
+
+
+@given(st.integers(0, 2000))
+def test_max_steps_on_the_game(budget: int) -> None:
+    """2048 stopped after any number of steps: regions and interpreter agree."""
+    from pathlib import Path
+
+    from runtime.loader import parse_obj
+
+    image = parse_obj(Path(__file__).parent.parent / "examples" / "2048.obj")
+    runs = []
+    for which in ("interp", "regions"):
+        machine, display = make_machine(image.words, image.origin, keys=b"nwasd")
+        runs.append(run_on(which, machine, display, max_steps=budget * 37))
+    assert_same(*runs)
