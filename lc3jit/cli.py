@@ -22,7 +22,7 @@ from .disasm import write_listing
 from .dump import DUMPABLE, inspect_program, write_text
 from .dump import to_json as dump_json
 from .numbers import parse_address
-from .session import ENGINES, boot, load_images, run_machine
+from .session import ENGINES, boot, load_images, os_images, run_machine
 
 EXIT_CODES_HELP = """
 Exit codes: 0 after HALT; 1 load or assembly error; 2 usage error; 3 machine fault
@@ -96,17 +96,34 @@ def run(
     state_json: Annotated[
         Path | None, typer.Option("--state-json", help="Write the final registers and stop reason as JSON.")
     ] = None,
+    full_system: Annotated[
+        bool,
+        typer.Option(
+            "--os",
+            help="Full-system mode: load lc3jit's own OS first and run the program under it, in user"
+            " mode (PSR x8002), with traps, exceptions and interrupts done by the OS.",
+        ),
+    ] = False,
+    os_image: Annotated[
+        Path | None,
+        typer.Option(
+            "--os-image",
+            help="Full-system mode with this OS image instead (e.g. the classic lc3os.obj); implies --os."
+            " The machine starts at x0200 with R0 = the program's start address.",
+        ),
+    ] = None,
 ) -> None:
     """Run a program: keys from the terminal (raw mode) or from a pipe or --input file."""
     start_pc = _address(pc)
     try:
+        system = os_images(edition, os_image) if full_system or os_image else []
         images = load_images(programs)
         console = Console.for_process(str(input_file) if input_file else None)
     except LC3Error as e:
         raise fail(str(e)) from None
     except OSError as e:  # the --input file
         raise fail(f"{e.filename}: {e.strerror or e}") from None
-    result = run_machine(boot(images, console, edition, start_pc), engine, max_steps)
+    result = run_machine(boot(images, console, edition, start_pc, system), engine, max_steps)
     outcome = result.outcome
     if stats:
         typer.echo(

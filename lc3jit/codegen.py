@@ -266,9 +266,9 @@ class BlockCompiler:
         for index, ins in enumerate(block.instructions):
             self.index = index
             self.e.line = ins.address
-            if self.access_control and not user_address(ins.address):
-                if index == 0 or user_address(block.instructions[index - 1].address):
-                    self.fetch_check(ins.address)
+            entered = index == 0 or user_address(block.instructions[index - 1].address)
+            if self.access_control and entered and not user_address(ins.address):
+                self.fetch_check(ins.address)
             EMITTERS[ins.form.name](self, ins)
         if not self.exited:
             self.exit_to(block.last.next_pc)

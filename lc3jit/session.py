@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+import runtime
 from runtime.console import Console
 from runtime.interp import Interpreter
 from runtime.loader import Image, load_image_file
@@ -54,12 +55,40 @@ def load_images(paths: Sequence[Path]) -> list[Image]:
     return images
 
 
-def boot(images: Sequence[Image], console: Console, edition: int = 3, pc: int | None = None) -> Machine:
-    """A machine with the images in memory and the PC at --pc or the first image's origin."""
-    machine = Machine(console, edition)
-    for image in images:
+#: Where the machine starts under an OS: the start-up code of lc3os and of the classic lc3os.obj.
+OS_ENTRY = 0x0200
+BUILTIN_OS = Path(runtime.__file__).parent / "lc3os.obj"
+#: Loaded over the built-in OS in the 2nd edition: its routines return with RET.
+BUILTIN_OS_2ND = BUILTIN_OS.with_name("lc3os-2nd.obj")
+
+
+def os_images(edition: int, path: Path | None = None) -> list[Image]:
+    """The OS for full-system mode: the image at path, or lc3jit's own for the edition."""
+    if path is not None:
+        return load_images([path])
+    return [load_image_file(p) for p in (BUILTIN_OS, *((BUILTIN_OS_2ND,) if edition == 2 else ()))]
+
+
+def boot(
+    images: Sequence[Image],
+    console: Console,
+    edition: int = 3,
+    pc: int | None = None,
+    system: Sequence[Image] = (),
+) -> Machine:
+    """A machine with the images in memory and the PC at --pc or the first image's origin.
+
+    With an OS (`system`, loaded first) the machine runs in full-system mode: it starts
+    at x0200 in supervisor mode, and the OS gets the program's first address in R0.
+    """
+    machine = Machine(console, edition, full_system=bool(system))
+    for image in (*system, *images):
         machine.load_words(image.origin, image.words)
-    machine.pc = images[0].origin if pc is None else pc
+    start = images[0].origin if pc is None else pc
+    if system:
+        machine.pc, machine.reg[0] = OS_ENTRY, start
+    else:
+        machine.pc = start
     return machine
 
 

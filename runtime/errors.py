@@ -38,6 +38,18 @@ class Stop(Exception):  # noqa: N818 - a stop is not an error: HALT is a Stop to
         self.message = message
 
 
+class Leave(Exception):  # noqa: N818 - control flow, not an error
+    """Raised by an instruction at `at` that completed, to make the engine look again
+    before going on at `resume_pc`: translated code after a store into itself, a fast
+    loop after interrupts were enabled, an exception taken in the middle of a load or a
+    store (the handler's address is where the run goes on)."""
+
+    def __init__(self, at: int, resume_pc: int) -> None:
+        super().__init__(at, resume_pc)
+        self.at = at
+        self.resume_pc = resume_pc
+
+
 class Halted(Stop):
     reason = "halt"
     exit_code = 0

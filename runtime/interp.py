@@ -5,15 +5,20 @@ table's name. A handler reads like Appendix A, but it runs in two steps: given t
 decoded instruction it binds the operands once and returns a small `step` function that
 does the work. Steps are cached by address (pre-decoding), so a loop decodes each word
 once; a store into a decoded word drops its step through the write map.
+
+Checks that only full-system machines need are bound at decode time, so host-trap runs
+never pay for them: with access control, loads get a checking variant and words outside
+x3000-xFDFF a fetch check (stores are checked by the write map). Interrupts are looked
+for before each instruction only while KBSR[14] is set; setting it leaves the fast loop.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from .errors import Stop
+from .errors import Leave, Stop
 from .isa import COND, WORD_MASK, Instruction, decode
-from .machine import ILLEGAL_OPCODE, IO_BASE, WATCH_DECODED, Machine
+from .machine import ILLEGAL_OPCODE, IO_BASE, WATCH_DECODED, Machine, user_address
 from .outcome import INTERRUPTED, STEP_LIMIT, UNLIMITED, Outcome
 from .traps import trap
 
@@ -34,6 +39,9 @@ def handler(name: str) -> Callable[[Handler], Handler]:
 
 def _reader(m: Machine, at: int) -> Callable[[int], int]:
     """Memory as a load instruction sees it: device registers live at xFE00 and up."""
+    if m.access_control:
+        load_checked = m.load_checked
+        return lambda address: load_checked(address, at)
     mem, load_io = m.mem, m.load_io
 
     def read(address: int) -> int:
@@ -171,7 +179,7 @@ def execute_ld(m: Machine, ins: Instruction) -> Step:
         m.ccv = reg[dr] = read(address)
         return next_pc
 
-    if address < IO_BASE:  # the common case, without the device check
+    if address < IO_BASE and not m.access_control:  # the common case, without the device check
         mem = m.mem
 
         def ld(_: int) -> int:
@@ -204,7 +212,11 @@ def execute_ldr(m: Machine, ins: Instruction) -> Step:
         m.ccv = reg[dr] = mem[address] if address < IO_BASE else read(address)
         return next_pc
 
-    return ldr
+    def ldr_checked(_: int) -> int:
+        m.ccv = reg[dr] = read((reg[baser] + offset) & WORD_MASK)
+        return next_pc
+
+    return ldr_checked if m.access_control else ldr
 
 
 @handler("LEA")
@@ -315,7 +327,10 @@ class Interpreter:
         if step is self._miss:
             m = self.machine
             ins = decode(m.mem[pc], pc)
-            step = self.steps[pc] = HANDLERS[ins.form.name](m, ins)
+            step = HANDLERS[ins.form.name](m, ins)
+            if m.access_control and not user_address(pc):
+                step = _fetch_checked(m, step)
+            self.steps[pc] = step
             m.watch[pc] |= WATCH_DECODED
         return step
 
@@ -326,21 +341,55 @@ class Interpreter:
         self.steps[address] = self._miss
 
     def run(self, max_steps: int | None = None) -> Outcome:
-        """Run until a stop or max_steps instructions; count them in machine.icount."""
+        """Run until a stop or max_steps instructions; count them in machine.icount.
+
+        Two loops: the fast one while KBSR[14] is clear, and one that looks for a
+        keyboard interrupt before each instruction while it is set.
+        """
         m, steps = self.machine, self.steps
-        pc, done = m.pc, 0
+        limit = UNLIMITED if max_steps is None else max_steps
+        pc, done, ran = m.pc, 0, 0
         try:
-            for done in range(UNLIMITED if max_steps is None else max_steps):  # noqa: B007
-                pc = steps[pc](pc)
-            else:
-                done = max_steps or 0
-                return STEP_LIMIT
+            while done < limit:
+                ran = 0
+                try:
+                    if m.kbsr_ie:
+                        for ran in range(limit - done):  # noqa: B007
+                            if not m.kbsr_ie:
+                                break
+                            if m.interrupt_pending():
+                                pc = m.take_interrupt(pc)
+                            pc = steps[pc](pc)
+                        else:
+                            ran = limit - done
+                    else:
+                        for ran in range(limit - done):  # noqa: B007
+                            pc = steps[pc](pc)
+                        else:
+                            ran = limit - done
+                    done += ran
+                except Leave as leave:
+                    done += ran + 1
+                    pc = leave.resume_pc
+            return STEP_LIMIT
         except Stop as stop:
-            done += stop.completed
+            done += ran + stop.completed
             pc = stop.resume_pc
             return Outcome.from_stop(stop)
         except KeyboardInterrupt:
+            done += ran
             return INTERRUPTED
         finally:
             m.pc = pc
             m.icount += done
+
+
+def _fetch_checked(m: Machine, step: Step) -> Step:
+    """A word outside x3000-xFDFF: fetching it in user mode is an access-control violation."""
+
+    def fetch(pc: int) -> int:
+        if m.user_mode:
+            return m.access_violation(pc, pc)
+        return step(pc)
+
+    return fetch

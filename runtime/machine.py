@@ -5,8 +5,13 @@ interpreter and translated code alike store the value and test its sign only whe
 branch or the PSR needs N, Z, P (architecture doc, "condition codes lazily").
 
 Every store first looks at the write map `watch`, one byte per word: 0 is plain data;
-otherwise the word is a device register or has been decoded or translated, and the
-store takes the slow path, which tells the engines what to forget.
+otherwise the word is a device register, has been decoded or translated, or (under an
+OS in the 3rd edition) is closed to user mode, and the store takes the slow path, which
+checks the privilege and tells the engines what to forget.
+
+Full-system mode (an OS image loaded) turns the host traps off and, in the 3rd edition,
+access control on: a user-mode access to x0000-x2FFF or xFE00-xFFFF (load, store or
+instruction fetch, as LC3Tools checks them) takes the access-control violation x02.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .console import Console
-from .errors import Halted, InputExhausted, MachineFault
+from .errors import Halted, InputExhausted, Leave, MachineFault
 from .isa import CC_VALUE, COND, WORD_MASK
 
 MEMORY_WORDS = 0x10000
@@ -27,13 +32,17 @@ MCR_CLOCK = 0x8000
 PSR_USER = 0x8000
 PSR_PRIORITY = 0x0700
 TRAP_TABLE, EXCEPTION_TABLE = 0x0000, 0x0100
-PRIVILEGE_VIOLATION, ILLEGAL_OPCODE = 0x00, 0x01
+PRIVILEGE_VIOLATION, ILLEGAL_OPCODE, ACCESS_VIOLATION = 0x00, 0x01, 0x02
+KEYBOARD_VECTOR, KEYBOARD_PRIORITY = 0x80, 4
 INITIAL_SSP = 0x3000
+USER_BASE = 0x3000  # user mode may touch x3000-xFDFF only (3rd edition, under an OS)
 
 WATCH_DEVICE = 1  # a device register
 WATCH_DECODED = 2  # the interpreter holds a decoded copy
 WATCH_TRANSLATED = 4  # a translated block covers it
 WATCH_GUARD = 8  # past xFFFF: see below
+WATCH_PROTECTED = 16  # closed to user mode: the store checks the privilege
+WATCH_CODE = WATCH_DECODED | WATCH_TRANSLATED
 
 #: The write map is longer than memory: translated code indexes it with BaseR + offset6
 #: before wrapping to 16 bits, and Python reads an index in -32..-1 from the end. Both
@@ -46,15 +55,21 @@ GUARD_WORDS = 32
 CodeWriteHook = Callable[[int, int], None]
 
 
+def user_address(address: int) -> bool:
+    """May user mode touch this word when access control is on?"""
+    return USER_BASE <= address < IO_BASE
+
+
 class Machine:
     """An LC-3: 65,536 words, R0-R7, PC, PSR, the saved stack pointers, the devices."""
 
-    def __init__(self, console: Console, edition: int = 3) -> None:
+    def __init__(self, console: Console, edition: int = 3, full_system: bool = False) -> None:
         if edition not in (2, 3):
             raise ValueError(f"edition must be 2 or 3, not {edition}")
         self.edition = edition
         self.console = console
-        self.host_traps = True  # False under an OS image: every TRAP goes through the table
+        self.host_traps = not full_system  # under an OS image every TRAP goes through the table
+        self.access_control = full_system and edition == 3
         self.mem = [0] * MEMORY_WORDS
         self.reg = [0] * 8
         self.pc = 0x3000
@@ -70,6 +85,9 @@ class Machine:
         self.watch = bytearray(MEMORY_WORDS) + bytes([WATCH_GUARD]) * GUARD_WORDS
         for address in (KBSR, KBDR, DSR, DDR, MCR) + ((PSR_ADDR,) if edition == 3 else ()):
             self.watch[address] = WATCH_DEVICE
+        if self.access_control:
+            for address in (*range(USER_BASE), *range(IO_BASE, MEMORY_WORDS)):
+                self.watch[address] |= WATCH_PROTECTED
         self.code_write_hooks: list[CodeWriteHook] = []
 
     # The PSR, assembled from its parts.
@@ -94,7 +112,7 @@ class Machine:
         """Place words in memory from origin, as a loader does (no devices, no hooks)."""
         self.mem[origin : origin + len(words)] = words
         for address in range(origin, origin + len(words)):
-            if self.watch[address] & ~WATCH_DEVICE:
+            if self.watch[address] & WATCH_CODE:
                 self._forget_code(address, address)
 
     # Memory as instructions see it.
@@ -107,12 +125,22 @@ class Machine:
         else:
             self.mem[address] = value
 
+    def load_checked(self, address: int, at: int) -> int:
+        """A load with access control: user mode outside x3000-xFDFF takes the exception."""
+        if self.psr_mode & PSR_USER and not USER_BASE <= address < IO_BASE:
+            raise Leave(at, self.access_violation(address, at))
+        return self.load_io(address, at) if address >= IO_BASE else self.mem[address]
+
+    def key_waiting(self) -> bool:
+        """KBSR[15]: a key seen by a poll and not yet read (scripted: input remains)."""
+        if self.kbd_latch is None and self.console.key_ready():
+            self.kbd_latch = self.console.read_key()
+        return self.kbd_latch is not None
+
     def load_io(self, address: int, at: int) -> int:
         """A load from xFE00-xFFFF: device registers read live, the rest is memory."""
         if address == KBSR:
-            if self.kbd_latch is None and self.console.key_ready():
-                self.kbd_latch = self.console.read_key()
-            if self.kbd_latch is None and self.console.exhausted:
+            if not self.key_waiting() and self.console.exhausted:
                 raise InputExhausted(at, False, "input ended while the program polls KBSR")
             return (KBSR_READY if self.kbd_latch is not None else 0) | self.kbsr_ie
         if address == KBDR:
@@ -130,22 +158,29 @@ class Machine:
         return self.mem[address]
 
     def store_slow(self, address: int, value: int, at: int) -> None:
-        """A store into a device register, or into a word some engine holds as code."""
+        """A store into a device register, a word some engine holds as code, or a protected word."""
         flags = self.watch[address]
+        if flags & WATCH_PROTECTED and self.psr_mode & PSR_USER:
+            raise Leave(at, self.access_violation(address, at))
         if flags & WATCH_DEVICE:
             self._store_device(address, value, at)
             return
         self.mem[address] = value
-        self._forget_code(address, at)
+        if flags & WATCH_CODE:
+            self._forget_code(address, at)
 
     def _forget_code(self, address: int, at: int) -> None:
-        self.watch[address] = 0
+        self.watch[address] &= ~WATCH_CODE
         for hook in self.code_write_hooks:
             hook(address, at)
 
     def _store_device(self, address: int, value: int, at: int) -> None:
+        """Engines run without looking for interrupts while KBSR[14] is clear: setting it,
+        or writing the PSR (privilege, priority), leaves their fast paths after the store."""
         if address == KBSR:
-            self.kbsr_ie = value & KBSR_IE
+            enabled, self.kbsr_ie = self.kbsr_ie, value & KBSR_IE
+            if self.kbsr_ie and not enabled:
+                raise Leave(at, (at + 1) & WORD_MASK)
         elif address == DDR:
             self.console.write(bytes((value & 0xFF,)))
         elif address == MCR:
@@ -154,6 +189,7 @@ class Machine:
                 raise Halted(at, True, "the program cleared the clock enable bit of MCR")
         elif address == PSR_ADDR:
             self.psr = value
+            raise Leave(at, (at + 1) & WORD_MASK)
         # KBDR and DSR are read-only: stores to them are ignored, as on LC3Tools.
 
     def read_key(self, at: int) -> int:
@@ -182,10 +218,9 @@ class Machine:
         if self.user_mode:
             self.saved_usp = self.reg[6]
             self.reg[6] = self.saved_ssp
-        self.push(psr, at)
+        self.psr_mode = self.psr_mode & PSR_PRIORITY if priority is None else priority << 8
+        self.push(psr, at)  # in supervisor mode already: the stack is closed to user mode
         self.push(return_pc, at)
-        level = self.psr_mode & PSR_PRIORITY if priority is None else priority << 8
-        self.psr_mode = level
         return self.mem[vector_address]
 
     def exception(self, vector: int, at: int, message: str) -> int:
@@ -193,6 +228,27 @@ class Machine:
         if self.mem[EXCEPTION_TABLE + vector] == 0:
             raise MachineFault(at, False, f"{message} at x{at:04X}")
         return self.enter_supervisor(EXCEPTION_TABLE + vector, (at + 1) & WORD_MASK, at)
+
+    def access_violation(self, address: int, at: int) -> int:
+        """Take the access-control violation for user mode touching address."""
+        message = f"access-control violation: user mode touched x{address:04X}"
+        return self.exception(ACCESS_VIOLATION, at, message)
+
+    def fetch_violation(self, at: int) -> None:
+        """User mode fetching an instruction at a protected address: take the exception."""
+        if self.psr_mode & PSR_USER:
+            raise Leave(at, self.access_violation(at, at))
+
+    def interrupt_pending(self) -> bool:
+        """KBSR[14] set, a key waiting, and the priority below the keyboard's."""
+        below = self.psr_mode & PSR_PRIORITY < KEYBOARD_PRIORITY << 8
+        return bool(self.kbsr_ie) and below and self.key_waiting()
+
+    def take_interrupt(self, pc: int) -> int:
+        """Enter the keyboard interrupt before the instruction at pc; the handler's address."""
+        if self.mem[EXCEPTION_TABLE + KEYBOARD_VECTOR] == 0:
+            raise MachineFault(pc, False, f"keyboard interrupt with no handler at x0180, at x{pc:04X}")
+        return self.enter_supervisor(EXCEPTION_TABLE + KEYBOARD_VECTOR, pc, pc, KEYBOARD_PRIORITY)
 
     def return_from_interrupt(self, at: int) -> int:
         """RTI: pop PC and PSR; back to user mode swaps R6 to the user stack."""
