@@ -7,14 +7,17 @@ running block, into other blocks, into device registers), traps with scripted ke
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lc3jit.session import ENGINES
+from lc3jit.session import ENGINES, boot, os_images
+from runtime.console import Console
 from runtime.isa import FORMS_BY_NAME, WORD_MASK
+from runtime.loader import Image
 from runtime.machine import DSR, KBDR, KBSR, MCR
 
 from .conftest import Run, make_machine, run_on
@@ -111,3 +114,21 @@ def test_max_steps_is_exact(engine: str, case: tuple[list[int], list[int], bytes
         runs.append(run_on(name, machine, display, max_steps=budget))
     assert_same(*runs)
     assert runs[1].machine.icount <= budget
+
+
+@pytest.mark.parametrize("engine", OTHER_ENGINES)
+@pytest.mark.parametrize("edition", [3, 2])
+@given(case=program())
+def test_random_programs_agree_in_user_mode_under_the_os(
+    engine: str, edition: int, case: tuple[list[int], list[int], bytes]
+) -> None:
+    """Full-system mode: lc3os enters the program in user mode; its traps, exceptions, access
+    control (3rd edition) and the keyboard interrupt a program may enable (2nd) all run."""
+    words, _, keys = case
+    runs = []
+    for name in ("interp", engine):
+        display = io.BytesIO()
+        console = Console(io.BytesIO(keys), display)
+        machine = boot([Image(ORIGIN, tuple(words))], console, edition, None, os_images(edition))
+        runs.append(run_on(name, machine, display, max_steps=5000))
+    assert_same(*runs)
