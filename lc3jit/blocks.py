@@ -122,9 +122,7 @@ def block_at(mem: Sequence[int], start: int, leaders: Iterable[int] | set[int] =
             return Block(start, tuple(instructions), Exit.FALLTHROUGH)
 
 
-def find_blocks(
-    mem: Sequence[int], entries: Iterable[int], labels: Iterable[int] = ()
-) -> dict[int, Block]:
+def find_blocks(mem: Sequence[int], entries: Iterable[int], labels: Iterable[int] = ()) -> dict[int, Block]:
     """Every block reachable from the entries, by start address.
 
     First the code is found (words reached by following flow), then blocks are cut at

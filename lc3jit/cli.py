@@ -84,15 +84,23 @@ InputFile = Annotated[
 def run(
     programs: Programs,
     engine: Annotated[
-        str, typer.Option("--engine", callback=_engine, help="interp: the reference interpreter.")
-    ] = "interp",
+        str,
+        typer.Option(
+            "--engine",
+            callback=_engine,
+            help="regions: loops and subroutines as single code objects (the default); "
+            "blocks: one code object per basic block; interp: the reference interpreter.",
+        ),
+    ] = "regions",
     edition: Edition = 3,
     pc: Annotated[str | None, typer.Option("--pc", help="Start address (default: first origin).")] = None,
     max_steps: Annotated[
         int | None, typer.Option("--max-steps", min=0, help="Stop after this many instructions.")
     ] = None,
     input_file: InputFile = None,
-    stats: Annotated[bool, typer.Option("--stats", help="Print instructions, time and MIPS to stderr.")] = False,
+    stats: Annotated[
+        bool, typer.Option("--stats", help="Print instructions, time and MIPS to stderr.")
+    ] = False,
     state_json: Annotated[
         Path | None, typer.Option("--state-json", help="Write the final registers and stop reason as JSON.")
     ] = None,
@@ -128,7 +136,7 @@ def run(
     if stats:
         typer.echo(
             f"{result.machine.icount} instructions in {result.seconds:.3f} s "
-            f"({result.mips:.2f} MIPS), engine {engine}, setup {result.setup_seconds * 1000:.1f} ms",
+            f"({result.mips:.2f} MIPS), engine {engine}, translation {result.setup_seconds * 1000:.1f} ms",
             err=True,
         )
     if state_json is not None:
@@ -328,7 +336,8 @@ def bench_command(
     floors = {path: bench.floor_module(path) if floor else None for path in programs}
     total = bench.runs_needed(len(programs), len(names), repeat, sum(f is not None for f in floors.values()))
     progress_console = RichConsole(stderr=True)
-    with Progress(transient=True, console=progress_console, disable=not progress_console.is_terminal) as progress:
+    hidden = not progress_console.is_terminal
+    with Progress(transient=True, console=progress_console, disable=hidden) as progress:
         task = progress.add_task("bench", total=total)
         try:
             results = [

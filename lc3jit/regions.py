@@ -83,7 +83,9 @@ def region_entries(region: list[Block]) -> list[int]:
 class RegionCompiler(BlockCompiler):
     """Compiles blocks rooted at the first one into a function(budget) -> next PC."""
 
-    def __init__(self, blocks: list[Block], entries: list[int], edition: int, access_control: bool = False) -> None:
+    def __init__(
+        self, blocks: list[Block], entries: list[int], edition: int, access_control: bool = False
+    ) -> None:
         super().__init__(blocks[0], edition, access_control)
         self.e = Emitter(f"region_x{blocks[0].start:04X}", blocks[0].start)
         self.blocks = blocks
@@ -288,7 +290,8 @@ class RegionTranslator(BlockTranslator):
         code = RegionCompiler(blocks, entries, self.edition, self.access_control).compile()
         words = tuple(sorted({ins.address for b in blocks for ins in b.instructions}))
         return [
-            Translation(entry, 0, make_function(code, dispatcher.globals, (entry,)), words) for entry in entries
+            Translation(entry, 0, make_function(code, dispatcher.globals, (entry,)), words)
+            for entry in entries
         ]
 
 

@@ -14,7 +14,9 @@ from .codegen import compile_block, make_function
 class BlockTranslator:
     """The callback the dispatcher calls for a PC it has no code for."""
 
-    def __init__(self, edition: int, leaders: Container[int] = frozenset(), access_control: bool = False) -> None:
+    def __init__(
+        self, edition: int, leaders: Container[int] = frozenset(), access_control: bool = False
+    ) -> None:
         self.edition = edition
         self.access_control = access_control  # the machine's: decides the code generated
         self.leaders = leaders

@@ -38,7 +38,7 @@ class Console:
         """stdin/stdout, or a file as the keyboard; interactive only on a terminal."""
         display = sys.stdout.buffer
         if input_path is not None:
-            return cls(open(input_path, "rb"), display)  # noqa: SIM115 - lives as long as the run
+            return cls(open(input_path, "rb"), display)  # the file lives as long as the run
         stdin = sys.stdin.buffer
         return cls(stdin, display, interactive=stdin.isatty())
 
@@ -70,10 +70,10 @@ class Console:
 
     def _read_byte(self) -> int | None:
         self.flush()
-        if self._interactive:  # unbuffered: what select() saw is what we read
-            data = os.read(self._keyboard.fileno(), 1)  # type: ignore[union-attr]
-        else:
-            data = self._keyboard.read(1)  # type: ignore[union-attr]
+        keyboard = self._keyboard
+        assert keyboard is not None  # not exhausted, so there is a keyboard
+        # On a terminal, read the fd unbuffered: what select() saw is what we read.
+        data = os.read(keyboard.fileno(), 1) if self._interactive else keyboard.read(1)
         if not data:
             self.exhausted = True
             return None

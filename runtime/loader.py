@@ -42,9 +42,7 @@ class Image:
             raise LoadError(self.name, "no words after the origin")
         end = self.origin + len(self.words)
         if end > MEMORY_WORDS:
-            raise LoadError(
-                self.name, f"{len(self.words)} words from x{self.origin:04X} run past xFFFF"
-            )
+            raise LoadError(self.name, f"{len(self.words)} words from x{self.origin:04X} run past xFFFF")
 
     @property
     def end(self) -> int:

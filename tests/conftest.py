@@ -14,8 +14,12 @@ from runtime.console import Console
 from runtime.machine import Machine
 from runtime.outcome import Outcome
 
-settings.register_profile("default", max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-settings.register_profile("slow", max_examples=5000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile(
+    "default", max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile(
+    "slow", max_examples=5000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -133,7 +133,7 @@ def test_stats_prints_count_time_and_mips_to_stderr(tmp_path: Path) -> None:
     result = lc3jit("run", program, "--stats")
     assert result.stdout == "HALT\n"
     match = re.fullmatch(
-        r"(\d+) instructions in \d+\.\d{3} s \(\d+\.\d\d MIPS\), engine interp, setup \d+\.\d ms\n",
+        r"(\d+) instructions in \d+\.\d{3} s \(\d+\.\d\d MIPS\), engine regions, translation \d+\.\d ms\n",
         result.stderr,
     )
     assert match is not None, result.stderr

@@ -48,7 +48,13 @@ def field_values(name: str, size: int) -> st.SearchStrategy[int]:
 WEIGHTED_FORMS = [
     *["ADD", "ADDI", "ADDI", "AND", "ANDI", "NOT"] * 3,
     *["BR", "BR", "BR", "LD", "LDI", "LDR", "LDR", "LEA", "LEA", "ST", "STI", "STR", "STR"] * 2,
-    "JMP", "JSR", "JSR", "JSRR", "TRAP", "RTI", "RESERVED",
+    "JMP",
+    "JSR",
+    "JSR",
+    "JSRR",
+    "TRAP",
+    "RTI",
+    "RESERVED",
 ]
 
 

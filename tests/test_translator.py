@@ -106,7 +106,9 @@ ODD_IMAGES = {
     "ones": [WORD_MASK] * 300,
     "random": [random.Random(7).randrange(0x10000) for _ in range(2000)],
     "reserved": [0xD000 | i for i in range(200)],
-    "jump into data": assembled(".ORIG x3000\nLEA R1, DATA\nADD R1, R1, #1\nJMP R1\nDATA .FILL x1234\n.FILL x5678\n.END"),
+    "jump into data": assembled(
+        ".ORIG x3000\nLEA R1, DATA\nADD R1, R1, #1\nJMP R1\nDATA .FILL x1234\n.FILL x5678\n.END"
+    ),
 }
 
 
