@@ -11,10 +11,10 @@ import io
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lc3jit.session import ENGINES, boot, os_images
+from lc3jit.session import ENGINES, boot, load_images, os_images
 from runtime.console import Console
 from runtime.isa import FORMS_BY_NAME, WORD_MASK
 from runtime.loader import Image
@@ -25,6 +25,9 @@ from .conftest import Run, make_machine, run_on
 ORIGIN = 0x3000
 OTHER_ENGINES = sorted(set(ENGINES) - {"interp"})
 EXAMPLES = Path(__file__).parent.parent / "examples"
+
+#: Random programs per engine and edition: several hundred in every run, more with --slow.
+MANY = settings(max_examples=max(300, settings.default.max_examples))
 
 
 def field_values(name: str, size: int) -> st.SearchStrategy[int]:
@@ -103,6 +106,7 @@ def assert_same(expected: Run, actual: Run) -> None:
 
 @pytest.mark.parametrize("engine", OTHER_ENGINES)
 @pytest.mark.parametrize("edition", [3, 2])
+@MANY
 @given(case=program())
 def test_random_programs_agree(engine: str, edition: int, case: tuple[list[int], list[int], bytes]) -> None:
     words, registers, keys = case
@@ -110,6 +114,7 @@ def test_random_programs_agree(engine: str, edition: int, case: tuple[list[int],
 
 
 @pytest.mark.parametrize("engine", OTHER_ENGINES)
+@MANY
 @given(case=program(), budget=st.integers(0, 200))
 def test_max_steps_is_exact(engine: str, case: tuple[list[int], list[int], bytes], budget: int) -> None:
     """Stopping after any number of instructions leaves both engines in the same state."""
@@ -138,3 +143,33 @@ def test_random_programs_agree_in_user_mode_under_the_os(
         machine = boot([Image(ORIGIN, tuple(words))], console, edition, None, os_images(edition))
         runs.append(run_on(name, machine, display, max_steps=5000))
     assert_same(*runs)
+
+
+REAL_PROGRAMS = [
+    (["2048.obj"], b"n" + b"wasd" * 60 + b"n"),
+    (["2048.obj"], b"y" + b"dsaw" * 30),
+    (["rogue.obj"], b"x" + b"wasd" * 40),
+    (["hello.obj"], b""),
+    (["echo.obj"], b"echo me\n"),
+    (["add.hex"], b"79"),
+    (["fib.obj"], b""),
+    (["sieve.obj"], b""),
+    (["strings.obj"], b""),
+    (["subroutines.obj", "subroutines-1.obj"], b""),
+]
+
+
+@pytest.mark.parametrize("engine", OTHER_ENGINES)
+@pytest.mark.parametrize(("files", "keys"), REAL_PROGRAMS, ids=lambda v: str(v)[:24])
+@pytest.mark.parametrize("edition", [3, 2])
+def test_real_programs_agree(engine: str, files: list[str], keys: bytes, edition: int) -> None:
+    """The examples and both games, with scripted keys, end identically on every engine."""
+    runs = []
+    for name in ("interp", engine):
+        images = load_images([EXAMPLES / f for f in files])
+        machine, display = make_machine(images[0].words, images[0].origin, keys, edition)
+        for image in images[1:]:
+            machine.load_words(image.origin, list(image.words))
+        runs.append(run_on(name, machine, display, max_steps=3_000_000))
+    assert_same(*runs)
+    assert runs[0].outcome.reason in {"halt", "input-exhausted"}
