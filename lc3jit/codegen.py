@@ -45,6 +45,10 @@ BRANCH_TESTS: dict[int, tuple[bool, Compare, int]] = {
 }
 
 
+#: Forms that touch nothing but registers: nothing outside the block can see their codes.
+REGISTER_ONLY = frozenset({"ADD", "ADDI", "AND", "ANDI", "NOT", "LEA"})
+
+
 class BlockCompiler:
     """Compiles one block; the emit_* functions below drive it, one per ISA form."""
 
@@ -59,6 +63,7 @@ class BlockCompiler:
         self.cc_local = False  # has `cc` been assigned in this block?
         self.exited = False  # has the code so far ended with a way out?
         self.index = 0  # of the instruction being emitted, in its block
+        self.cc_dead = False  # are the codes it sets overwritten before they are seen?
 
     # Registers and codes.
     def push_reg(self, r: int) -> None:
@@ -68,7 +73,7 @@ class BlockCompiler:
 
     def set_reg(self, r: int, sets_cc: bool) -> None:
         """Pop the value on the stack into register r (and `cc` when it sets codes)."""
-        if sets_cc:
+        if sets_cc and not self.cc_dead:
             self.e.dup()
             self.e.store("cc")
             self.cc_local = True
@@ -263,8 +268,10 @@ class BlockCompiler:
         """
         self.exited = False
         self.checked_loads = self.access_control and user_address(block.start)
+        dead = self.dead_codes(block)
         for index, ins in enumerate(block.instructions):
             self.index = index
+            self.cc_dead = dead[index]
             self.e.line = ins.address
             entered = index == 0 or user_address(block.instructions[index - 1].address)
             if self.access_control and entered and not user_address(ins.address):
@@ -272,6 +279,21 @@ class BlockCompiler:
             EMITTERS[ins.form.name](self, ins)
         if not self.exited:
             self.exit_to(block.last.next_pc)
+
+    def dead_codes(self, block: Block) -> list[bool]:
+        """For each instruction: are the codes it sets set again before anything sees them?
+
+        Only register-to-register instructions lie between two such setters: a load,
+        a store or a check may leave the block, which then writes the codes back.
+        """
+        dead, overwritten = [], False
+        for ins in reversed(block.instructions):
+            dead.append(overwritten)
+            if ins.form.name not in REGISTER_ONLY or self.access_control:
+                overwritten = False
+            elif ins.sets_cc(self.edition):
+                overwritten = True
+        return dead[::-1]
 
     def fetch_check(self, at: int) -> None:
         """In user mode, the word at `at` may not be fetched: `FETCH` takes the exception."""

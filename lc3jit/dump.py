@@ -29,7 +29,11 @@ under the same name with `_hex`, as a string like "x3000"):
                  "bytecode": [{"offset": int, "address", "address_hex", "opname": str,
                                "arg": int | null, "argrepr": str, "jump_target": bool}],
                  "translated_at_run_time": bool, "installed": bool,
-                 "runs": int | null, "invalidations": int}]}
+                 "runs": int | null, "invalidations": int}],
+     "regions": [{"root", "root_hex", "label": str | null,
+                  "entries": [{"address", "address_hex"}], "blocks": [{"start", "start_hex"}],
+                  "exits": [{"kind", "address", "address_hex"}], "runs": int | null,
+                  "installed": bool}]}
 
 `summary` counts every block the translator made; `blocks` holds those selected (by
 --addr/--range), in address order, or hottest first after a run (`runs` is null without
@@ -38,8 +42,11 @@ one). `data_words` counts loaded words that no block covers. The opcode names in
 
 A new engine becomes dumpable by adding a `Dumpable` to `DUMPABLE`: how to build it with
 run counts and how to read back, per translated unit, the LC-3 block and its code
-object. A region engine, whose one code object spans several blocks, adds a row there
-and the records it needs beside `BlockDump`.
+object. With the region engine (`--engine regions`) a block's bytecode is the part of its
+region's code object whose lines are the block's addresses, and `regions` lists each
+region: its blocks, its entries (root and return points), its exits, and how many times
+the dispatcher entered it (`runs` of a block then counts entries at that block only);
+`regions` is empty for the block engine.
 """
 
 from __future__ import annotations
@@ -65,6 +72,7 @@ from .capture import CapturedConsole
 from .codegen import compile_block
 from .disasm import ListingLine, format_line, iter_listing, labels_by_address
 from .numbers import format_address
+from .regions import Region, RegionTranslator, region_engine
 from .translate import BlockTranslator, block_engine
 
 FORMAT_VERSION = 1
@@ -118,6 +126,20 @@ class RunReport:
 
 
 @dataclass(frozen=True, slots=True)
+class RegionDump:
+    """One region: its blocks in one code object, where it is entered, where it leaves."""
+
+    region: Region
+    label: str | None
+    runs: int | None  # times the dispatcher entered it, at any entry
+    installed: bool
+
+    @property
+    def root(self) -> int:
+        return self.region.root
+
+
+@dataclass(frozen=True, slots=True)
 class Dump:
     program: str
     edition: int
@@ -126,6 +148,7 @@ class Dump:
     data_words: int
     translation_seconds: float  # building the engine: the ahead-of-time translation
     run: RunReport | None
+    regions: tuple[RegionDump, ...] = ()  # with the region engine: its code objects
 
     @property
     def instructions(self) -> int:
@@ -145,6 +168,7 @@ class Dumpable:
 
     build: Callable[[Machine, bool], Dispatcher]
     translations: Callable[[Dispatcher], Mapping[int, tuple[Block, CodeType]]]
+    regions: Callable[[Dispatcher], Sequence[Region]] = lambda _: ()
 
 
 def block_translations(dispatcher: Dispatcher) -> dict[int, tuple[Block, CodeType]]:
@@ -163,8 +187,27 @@ def block_translations(dispatcher: Dispatcher) -> dict[int, tuple[Block, CodeTyp
     return result
 
 
+def _regions(dispatcher: Dispatcher) -> list[Region]:
+    translator = dispatcher.translator
+    assert isinstance(translator, RegionTranslator)
+    return [translator.regions[root] for root in sorted(translator.regions)]
+
+
+def region_translations(dispatcher: Dispatcher) -> dict[int, tuple[Block, CodeType]]:
+    """Every block of every region, with its region's code object (the first region, by root,
+    for a block copied into several)."""
+    result: dict[int, tuple[Block, CodeType]] = {}
+    for region in _regions(dispatcher):
+        for block in region.blocks:
+            result.setdefault(block.start, (block, region.code))
+    return result
+
+
 DUMPABLE: dict[str, Dumpable] = {
     "blocks": Dumpable(lambda machine, profile: block_engine(machine, profile=profile), block_translations),
+    "regions": Dumpable(
+        lambda machine, profile: region_engine(machine, profile=profile), region_translations, _regions
+    ),
 }
 
 
@@ -214,7 +257,7 @@ def inspect_program(
             block,
             labels.get(start),
             block_listing(block, symbols),
-            bytecode_lines(code),
+            tuple(line for line in bytecode_lines(code) if line.address in block_words(block)),
             start not in ahead,
             start in dispatcher.blocks,
             runs.get(start, 0) if run else None,
@@ -226,7 +269,21 @@ def inspect_program(
     data_words = sum(
         1 for image in images for address in range(image.origin, image.end) if address not in covered
     )
-    return Dump(program, machine.edition, engine, blocks, data_words, translation_seconds, report)
+    regions = tuple(
+        RegionDump(
+            region,
+            labels.get(region.root),
+            sum(runs.get(entry, 0) for entry in region.entries) if run else None,
+            region.root in dispatcher.blocks,
+        )
+        for region in dumpable.regions(dispatcher)
+    )
+    return Dump(program, machine.edition, engine, blocks, data_words, translation_seconds, report, regions)
+
+
+def block_words(block: Block) -> set[int]:
+    """The addresses of a block: the lines of a region's code that belong to it."""
+    return {ins.address for ins in block.instructions}
 
 
 def _run(machine: Machine, dispatcher: Dispatcher, max_steps: int | None) -> RunReport:
@@ -270,6 +327,18 @@ def _block_json(b: BlockDump) -> dict[str, object]:
     }
 
 
+def _region_json(r: RegionDump) -> dict[str, object]:
+    return {
+        **_hex("root", r.root),
+        "label": r.label,
+        "entries": [_hex("address", e) for e in r.region.entries],
+        "blocks": [_hex("start", b.start) for b in r.region.blocks],
+        "exits": [_record_json(s, ("address",)) for s in r.region.exits],
+        "runs": r.runs,
+        "installed": r.installed,
+    }
+
+
 def to_json(dump: Dump, blocks: Iterable[BlockDump]) -> str:
     """The documented JSON form (see the module docstring) of a dump, with the blocks chosen."""
     run = dump.run
@@ -297,6 +366,7 @@ def to_json(dump: Dump, blocks: Iterable[BlockDump]) -> str:
             "output": run.output.decode("latin-1"),
         },
         "blocks": [_block_json(b) for b in blocks],
+        "regions": [_region_json(r) for r in dump.regions],
     }
     return json.dumps(document, indent=2, sort_keys=True) + "\n"
 
@@ -332,6 +402,28 @@ def _block_heading(b: BlockDump, labels: Mapping[int, str]) -> Text:
     return heading
 
 
+def _region_heading(r: RegionDump, labels: Mapping[int, str]) -> Text:
+    """One line a region: root, blocks, entries, exits, runs."""
+    region = r.region
+    text = Text()
+    text.append(f"region {format_address(r.root)}", style="bold cyan")
+    if r.label:
+        text.append(f" {r.label}", style="bold yellow")
+    count = len(region.blocks)
+    text.append(f"  {count} block{'s' if count != 1 else ''} in one code object")
+    text.append(f"; entries {' '.join(format_address(e) for e in region.entries)}")
+    text.append(f"; blocks {' '.join(format_address(b.start) for b in region.blocks)}")
+    if region.exits:
+        text.append("; exits -> " + ", ".join(_successor_text(s, labels) for s in region.exits))
+    if r.runs is not None:
+        text.append("  ")
+        text.append(f"[entered {r.runs}]", style="bold green" if r.runs else "dim")
+    if not r.installed:
+        text.append("  ")
+        text.append("[dropped]", style="red")
+    return text
+
+
 def _block_lines(b: BlockDump) -> Iterable[Text]:
     """Each LC-3 instruction, then the bytecode generated for it (its line number), as dis shows."""
     by_address: dict[int | None, list[BytecodeLine]] = {}
@@ -360,6 +452,10 @@ def write_text(dump: Dump, blocks: Iterable[BlockDump], file: TextIO, color: boo
         out.print(_block_heading(b, labels))
         for line in _block_lines(b):
             out.print(line)
+        out.print()
+    for r in dump.regions:
+        out.print(_region_heading(r, labels))
+    if dump.regions:
         out.print()
     summary = Text("summary: ", style="bold")
     summary.append(

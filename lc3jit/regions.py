@@ -18,14 +18,15 @@ may stop the machine too, so counts stay exact.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping
+from dataclasses import dataclass
 from types import CodeType
 
 from runtime.dispatch import INTERPRET_AT, Dispatcher, Translation
 from runtime.isa import Instruction
 from runtime.machine import Machine
 
-from .blocks import Block, Exit, find_blocks
+from .blocks import Block, Exit, Successor, find_blocks
 from .codegen import BlockCompiler, make_function
 from .emitter import BinaryOp, Compare, Emitter, Label
 from .translate import BlockTranslator
@@ -112,7 +113,7 @@ class RegionCompiler(BlockCompiler):
         self.e.load(f"r{r}")
 
     def set_reg(self, r: int, sets_cc: bool) -> None:
-        if sets_cc:
+        if sets_cc and not self.cc_dead:
             self.e.dup()
             self.e.store("cc")
         self.e.store(f"r{r}")
@@ -275,8 +276,34 @@ class RegionCompiler(BlockCompiler):
         return e.to_code(("budget", "entry"))
 
 
+@dataclass(frozen=True, slots=True)
+class Region:
+    """A translated region, as `lc3jit dump` shows it."""
+
+    blocks: tuple[Block, ...]  # the root first
+    entries: tuple[int, ...]
+    code: CodeType
+
+    @property
+    def root(self) -> int:
+        return self.blocks[0].start
+
+    @property
+    def exits(self) -> tuple[Successor, ...]:
+        """Where control leaves the region: targets outside it, and those known at run time."""
+        inside = {b.start for b in self.blocks}
+        found = (s for b in self.blocks for s in b.successors if s.address not in inside)
+        return tuple(dict.fromkeys(found))
+
+
 class RegionTranslator(BlockTranslator):
     """Translates a region from a PC found hot at run time."""
+
+    def __init__(
+        self, edition: int, leaders: Container[int] = frozenset(), access_control: bool = False
+    ) -> None:
+        super().__init__(edition, leaders, access_control)
+        self.regions: dict[int, Region] = {}  # by root: the last region translated there, for dumps
 
     def __call__(self, dispatcher: Dispatcher, pc: int) -> list[Translation]:
         blocks = find_blocks(dispatcher.machine.mem, [pc])
@@ -288,6 +315,7 @@ class RegionTranslator(BlockTranslator):
         """One code object; a function for each entry, told apart by its default `entry`."""
         entries = region_entries(blocks)
         code = RegionCompiler(blocks, entries, self.edition, self.access_control).compile()
+        self.regions[blocks[0].start] = Region(tuple(blocks), tuple(entries), code)
         words = tuple(sorted({ins.address for b in blocks for ins in b.instructions}))
         return [
             Translation(entry, 0, make_function(code, dispatcher.globals, (entry,)), words)

@@ -28,8 +28,11 @@ from .traps import trap
 
 #: How often a block may be invalidated by stores before its words stay interpreted.
 RETRANSLATE_LIMIT = 2
-#: Visits to a PC with no code before it is translated.
+#: Visits to a PC with no code before it is translated; more when translated code already
+#: covers its word (the PC is inside a block or region entered elsewhere, which will
+#: most often run it once control gets back there).
 HOT_VISITS = 2
+COVERED_HOT_VISITS = 32
 #: Added to the PC a region returns when it leaves the instruction there to the interpreter.
 INTERPRET_AT = 0x10000
 
@@ -129,10 +132,12 @@ class Dispatcher:
         """A PC with no code yet: interpret its word; once it is hot, translate from it.
 
         Waiting for a second visit keeps one-off paths (start-up code, a wild jump
-        through data) from paying for a translation they would never use.
+        through data) from paying for a translation they would never use. The words
+        after a PC just translated are still cold when the interpreter reaches them on
+        this pass: they wait longer, or every word of a loop would get a region of its own.
         """
         visits = self.visits[pc] = self.visits.get(pc, 0) + 1
-        if visits >= HOT_VISITS:
+        if visits >= (COVERED_HOT_VISITS if pc in self.covering else HOT_VISITS):
             self._settle(pc)
         return self.interpreter.step_at(pc)(pc)
 

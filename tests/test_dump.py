@@ -166,3 +166,38 @@ def test_usage_errors(args: list[object], code: int, message: str) -> None:
     result = lc3jit("dump", SIEVE, *args)
     assert result.exit_code == code
     assert message in result.stderr
+
+
+def test_regions_are_listed_with_blocks_entries_exits_and_entries_counted() -> None:
+    """fib.asm: the recursive FIB is one region whose own call is a direct jump inside it."""
+    document = dump_json(EXAMPLES / "bench" / "fib.asm", "--engine", "regions", "--run")
+    assert document["engine"] == "regions"
+    regions = {r["label"] or r["root_hex"]: r for r in document["regions"]}
+    blocks = by_start(document)
+    for region in regions.values():
+        starts = [b["start"] for b in region["blocks"]]
+        assert starts[0] == region["root"]
+        assert region["entries"][0]["address"] == region["root"]
+        assert {e["address"] for e in region["entries"]} <= set(starts)
+        assert set(starts) <= set(blocks)
+        assert region["installed"] is True
+        inside = set(starts)
+        assert all(e["address"] not in inside for e in region["exits"])
+    main = regions[next(iter(regions))]
+    assert main["runs"] >= 1
+    # The bytecode of a block in a region is the part of the region's code with its lines.
+    for block in blocks.values():
+        assert {line["address"] for line in block["bytecode"]} <= {
+            line["address"] for line in block["listing"]
+        }
+    assert document["run"]["stop_reason"] == "halt"
+
+
+def test_regions_in_text() -> None:
+    result = lc3jit("dump", EXAMPLES / "bench" / "strings.asm", "--engine", "regions", "--run")
+    assert result.exit_code == 0, result.stderr
+    lines = [line for line in result.stdout.splitlines() if line.startswith("region ")]
+    upper = next(line for line in lines if " UPPER " in line)
+    assert "in one code object; entries x" in upper
+    assert "exits -> return (at run time)" in upper
+    assert re.search(r"\[entered [1-9]\d*\]", upper)
