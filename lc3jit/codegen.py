@@ -33,15 +33,17 @@ from .emitter import BinaryOp, Compare, Emitter, Label
 SIGN = 0x8000
 WRAP = WORD_MASK + 1
 
-#: The branch test for each nzp mask of BR, on the value that set the codes:
-#: (xor with x8000 first, comparison, constant). BRnzp and BR with nzp = 000 need none.
-BRANCH_TESTS: dict[int, tuple[bool, Compare, int]] = {
-    0b100: (False, Compare.GE, SIGN),  # n: bit 15 set
-    0b010: (False, Compare.EQ, 0),  # z
-    0b001: (True, Compare.GT, SIGN),  # p: 0 < v < x8000, i.e. v ^ x8000 > x8000
-    0b110: (True, Compare.LE, SIGN),  # nz: not p
-    0b011: (False, Compare.LT, SIGN),  # zp: not n
-    0b101: (False, Compare.NE, 0),  # np: not z
+#: The branch test for each nzp mask of BR, on the value that set the codes: whether
+#: every comparison must hold (or any one), and the comparisons with their constants.
+#: Two integer comparisons beat `v ^ x8000 > x8000`: CPython does not specialise `^`.
+#: BRnzp and BR with nzp = 000 need no test.
+BRANCH_TESTS: dict[int, tuple[bool, tuple[tuple[Compare, int], ...]]] = {
+    0b100: (False, ((Compare.GE, SIGN),)),  # n: bit 15 set
+    0b010: (False, ((Compare.EQ, 0),)),  # z
+    0b001: (True, ((Compare.LT, SIGN), (Compare.NE, 0))),  # p: 0 < v < x8000
+    0b110: (False, ((Compare.EQ, 0), (Compare.GE, SIGN))),  # nz: not p
+    0b011: (False, ((Compare.LT, SIGN),)),  # zp: not n
+    0b101: (False, ((Compare.NE, 0),)),  # np: not z
 }
 
 
@@ -384,14 +386,17 @@ def emit_br(c: BlockCompiler, ins: Instruction) -> None:
     elif ins.nzp == 0:
         c.exit_to(ins.next_pc)
     else:
-        xor, op, value = BRANCH_TESTS[ins.nzp]
-        c.push_cc()
-        if xor:
-            c.e.const(SIGN)
-            c.e.binary(BinaryOp.XOR)
-        c.e.const(value)
-        c.e.compare(op)
-        c.exit_if(ins.target)
+        every, tests = BRANCH_TESTS[ins.nzp]
+        not_taken = Label()
+        for i, (op, value) in enumerate(tests):
+            c.push_cc()
+            c.e.const(value)
+            c.e.compare(op)
+            if every and i < len(tests) - 1:
+                c.e.jump_if_false(not_taken)
+            else:
+                c.exit_if(ins.target)
+        c.e.place(not_taken)
         c.exit_to(ins.next_pc)
 
 
