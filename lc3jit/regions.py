@@ -119,7 +119,7 @@ class RegionCompiler(BlockCompiler):
         self.e.store(f"r{r}")
 
     def reload(self) -> None:
-        """After a host routine that may have changed registers and codes."""
+        """Registers and codes from the machine: at entry, and after a host routine."""
         e = self.e
         for r in sorted(self.used):
             e.global_("R")
@@ -176,13 +176,6 @@ class RegionCompiler(BlockCompiler):
             self.leave(0)
         self.exited = True
 
-    def exit_if(self, pc: int) -> None:
-        not_taken = Label()
-        self.e.jump_if_false(not_taken)
-        self.exit_to(pc)
-        self.e.place(not_taken)
-        self.exited = False
-
     def exit_with_top(self, ins: Instruction) -> None:
         """RET is compared with the return points of the region's calls; the rest leave."""
         e = self.e
@@ -238,14 +231,7 @@ class RegionCompiler(BlockCompiler):
 
     def compile(self) -> CodeType:
         e = self.e
-        for r in sorted(self.used):
-            e.global_("R")
-            e.const(r)
-            e.subscript()
-            e.store(f"r{r}")
-        e.global_("m")
-        e.load_attr("ccv")
-        e.store("cc")
+        self.reload()
         e.load("budget")
         e.store("n")
         for entry in self.entries[1:]:  # the root is the first block: no test for it
