@@ -10,8 +10,8 @@ Translated code leaves a block early only through an exception, after writing it
 registers back: a Stop (HALT, a fault, the end of input) or a Leave (LeaveBlock, a store
 into translated code; a store that enabled interrupts or wrote the PSR; an access-control
 violation, resuming in its handler). Blocks are runs of consecutive words, so
-`at - start` tells how far into the block the run got. While KBSR[14] is set the
-interpreter runs instead, looking for a keyboard interrupt before every instruction.
+`at - start` tells how far into the block the run got. While KBSR[14] is set, the loop
+looks for a keyboard interrupt before each block and region (see `run`).
 """
 
 from __future__ import annotations
@@ -35,6 +35,8 @@ HOT_VISITS = 2
 COVERED_HOT_VISITS = 32
 #: Added to the PC a region returns when it leaves the instruction there to the interpreter.
 INTERPRET_AT = 0x10000
+#: While keyboard interrupts are enabled, the most instructions a region runs per call.
+INTERRUPT_SLICE = 1000
 
 
 class LeaveBlock(Leave):
@@ -169,25 +171,36 @@ class Dispatcher:
             raise LeaveBlock(at)
 
     def run(self, max_steps: int | None = None) -> Outcome:
-        """Dispatch until a stop or max_steps instructions, counted exactly."""
+        """Dispatch until a stop or max_steps instructions, counted exactly.
+
+        While KBSR[14] is set, a keyboard interrupt is looked for before every block
+        and region, and regions get at most INTERRUPT_SLICE instructions a call, so a
+        key typed on a terminal is taken while a region loops. That is exact: with
+        scripted keys, the interrupt condition can only become true where translated
+        code returns here (a store that sets KBSR[14] or writes the PSR leaves it, RTI
+        ends it), so every engine takes an interrupt at the same instruction.
+        """
         m, table, sizes, region_count = self.machine, self.table, self.sizes, self.region_count
-        if m.kbsr_ie:  # keyboard interrupts enabled: the interpreter looks before each instruction
-            return self.interpreter.run(max_steps)
         limit = UNLIMITED if max_steps is None else max_steps
         pc = start = m.pc
         done = size = 0
+        slice_ = INTERRUPT_SLICE if m.kbsr_ie else UNLIMITED
         try:
             while True:
                 try:
                     while True:
                         start = pc
+                        if slice_ != UNLIMITED and done < limit and m.interrupt_pending():
+                            size = 1  # an interrupt refused (no handler) ran nothing
+                            pc = start = m.take_interrupt(pc)
                         if size := sizes[pc]:  # a block or an interpreter step
                             if done + size > limit:
                                 break
                             pc = table[pc](pc)
                             done += size
                         else:  # a region: runs what the budget allows, says how much
-                            pc = table[pc](limit - done)
+                            budget = limit - done
+                            pc = table[pc](budget if budget < slice_ else slice_)
                             done += region_count[0]
                             if pc > WORD_MASK:  # and leaves one instruction to the interpreter
                                 pc -= INTERPRET_AT
@@ -202,8 +215,7 @@ class Dispatcher:
                 except Leave as leave:
                     done += self._executed(start, size, leave.at, True)
                     pc = leave.resume_pc
-                    if m.kbsr_ie:  # interrupts just enabled: the interpreter takes over
-                        break
+                    slice_ = INTERRUPT_SLICE if m.kbsr_ie else UNLIMITED
         except Stop as stop:
             done += self._executed(start, size, stop.at, stop.completed)
             pc = stop.resume_pc

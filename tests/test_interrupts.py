@@ -68,3 +68,22 @@ def test_the_os_default_handler_returns_at_once(engine: str) -> None:
     run = run_program(engine, words, edition=2, keys=b"k", max_steps=100)
     assert run.outcome.reason == "step-limit"  # the key is never read: the interrupt comes again
     assert run.machine.kbd_latch == ord("k") and run.machine.pc in (0x3002, *range(0x0200, 0x0400))
+
+
+def test_translated_code_keeps_running_while_interrupts_are_enabled() -> None:
+    """The delay loop, run with interrupts enabled in every round, becomes a region entered
+    once a round, instead of the interpreter taking the whole run over."""
+    import io
+
+    from lc3jit.regions import region_engine
+    from lc3jit.session import boot, load_images
+    from runtime.console import Console
+
+    display = io.BytesIO()
+    images = load_images([INTERRUPTS])
+    machine = boot(images, Console(io.BytesIO(b"abc"), display), 3)
+    engine = region_engine(machine, profile=True)
+    assert engine.run(200_000).reason == "halt"
+    machine.console.flush()
+    assert display.getvalue() == b"a.b.c...HALT\n"
+    assert engine.runs == {**engine.runs, images[0].symbols["WAIT"]: 5}
