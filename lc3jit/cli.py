@@ -125,7 +125,7 @@ def run(
     start_pc = _address(pc)
     try:
         system = os_images(edition, os_image) if full_system or os_image else []
-        images = load_images(programs)
+        images = load_images(programs, warn=_warn)
         console = Console.for_process(str(input_file) if input_file else None)
     except LC3Error as e:
         raise fail(str(e)) from None
@@ -171,11 +171,15 @@ def asm(
     except LC3Error as e:
         raise fail(str(e)) from None
     for warning in assembly.warnings:
-        typer.echo(str(warning), err=True)
+        _warn(str(warning))
     try:
         write_outputs(assembly, output or source.with_suffix(".obj"))
     except OSError as e:
         raise fail(f"{e.filename}: {e.strerror or e}") from None
+
+
+def _warn(message: str) -> None:
+    typer.echo(message, err=True)
 
 
 def _range(text: str | None) -> tuple[int, int]:

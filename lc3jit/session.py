@@ -40,16 +40,20 @@ ENGINES: dict[str, Callable[[Machine], Engine]] = {
 }
 
 
-def load_images(paths: Sequence[Path]) -> list[Image]:
+def load_images(paths: Sequence[Path], warn: Callable[[str], None] | None = None) -> list[Image]:
     """The images of each file, in order (later ones overwrite earlier ones).
 
     An `.asm` file is assembled in memory and gives one image per `.ORIG` block, with its
-    labels and source lines; an assembly error is an `AssemblyError` listing all of them.
+    labels and source lines; an assembly error is an `AssemblyError` listing all of them,
+    and each warning is passed to `warn` as the assembler writes it.
     """
     images: list[Image] = []
     for path in paths:
         if path.suffix.lower() == ".asm":
-            images += assemble_file(path).images
+            assembly = assemble_file(path)
+            for warning in assembly.warnings if warn else ():
+                warn(str(warning))
+            images += assembly.images
         else:
             images.append(load_image_file(path))
     return images

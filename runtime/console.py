@@ -32,6 +32,8 @@ class Console:
         self._pending: int | None = None  # a byte read ahead by a scripted poll
         self._out = bytearray()
         self.exhausted = keyboard is None
+        # On a terminal, a program that prints while it computes shows each line at once.
+        self._line_buffered = display.isatty()
 
     @classmethod
     def for_process(cls, input_path: str | None = None) -> Console:
@@ -44,6 +46,8 @@ class Console:
 
     def write(self, data: bytes) -> None:
         self._out += data
+        if self._line_buffered and b"\n" in data:
+            self.flush()
 
     def flush(self) -> None:
         if self._out:

@@ -212,7 +212,9 @@ class Machine:
         self.reg[6] = (sp + 1) & WORD_MASK
         return self.load(sp, at)
 
-    def enter_supervisor(self, vector_address: int, return_pc: int, at: int, priority: int | None = None) -> int:
+    def enter_supervisor(
+        self, vector_address: int, return_pc: int, at: int, priority: int | None = None
+    ) -> int:
         """Push PSR and PC on the supervisor stack and return the handler's address."""
         psr = self.psr
         if self.user_mode:

@@ -225,3 +225,13 @@ def test_random_programs_never_raise(tmp_path_factory: pytest.TempPathFactory, c
     if result.exit_code:
         assert result.stderr.startswith(f"lc3jit: {path}: ")
         assert result.stderr.count("\n") == 1
+
+
+def test_running_an_asm_shows_its_warnings_then_runs(tmp_path: Path) -> None:
+    source = tmp_path / "wide.asm"
+    source.write_text(".ORIG x3000\nAND R1, R1, x001F\nHALT\n.END\n")
+    result = lc3jit("run", source, "--engine", "interp", "--state-json", tmp_path / "state.json")
+    assert result.exit_code == 0
+    assert result.stdout == "HALT\n"
+    assert f"{source}:2:13: warning: x001F does not fit imm5" in result.stderr
+    assert json.loads((tmp_path / "state.json").read_text())["registers"][1] == 0  # R1 AND -1 = R1 = 0
