@@ -129,7 +129,7 @@ class Machine:
         """A load with access control: user mode outside x3000-xFDFF takes the exception."""
         if self.psr_mode & PSR_USER and not USER_BASE <= address < IO_BASE:
             raise Leave(at, self.access_violation(address, at))
-        return self.load_io(address, at) if address >= IO_BASE else self.mem[address]
+        return self.load(address, at)
 
     def key_waiting(self) -> bool:
         """KBSR[15]: a key seen by a poll and not yet read (scripted: input remains)."""
