@@ -1,17 +1,20 @@
 """The block cache and the dispatch loop: translated code and the interpreter, mixed.
 
-A table indexed by PC holds, for every address, something to call with that address
-that returns the next PC: a translated block (many instructions), an interpreter step
-(one), or `_cold`, which interprets one word and, when the PC turns out to be hot, asks
-the translator (a callback lc3jit installs) for a block from there. Sizes are kept beside it, so the loop
-counts instructions exactly and never lets a block run past --max-steps.
+A table indexed by PC holds, for every address, something to call that returns the
+next PC: a translated block (many instructions), a translated region (a loop nest or a
+subroutine, as many instructions as its budget allows), an interpreter step (one), or
+`_cold`, which interprets one word and, when the PC turns out to be hot, asks the
+translator (a callback lc3jit installs) for code from there. Sizes are kept beside it
+(0 for a region, which reports its own count), so the loop counts instructions exactly
+and never runs past --max-steps.
 
-Translated code leaves a block early only through an exception, after writing its
-registers back: a Stop (HALT, a fault, the end of input) or a Leave (LeaveBlock, a store
-into translated code; a store that enabled interrupts or wrote the PSR; an access-control
+Translated code leaves early only through an exception, after writing its registers
+back: a Stop (HALT, a fault, the end of input) or a Leave (LeaveBlock, a store into
+translated code; a store that enabled interrupts or wrote the PSR; an access-control
 violation, resuming in its handler). Blocks are runs of consecutive words, so
-`at - start` tells how far into the block the run got. While KBSR[14] is set, the loop
-looks for a keyboard interrupt before each block and region (see `run`).
+`at - start` tells how far into a block the run got; a region writes its count first.
+While KBSR[14] is set, the loop looks for a keyboard interrupt before each block and
+region (see `run`).
 """
 
 from __future__ import annotations
