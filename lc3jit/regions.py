@@ -29,7 +29,7 @@ from runtime.machine import Machine
 from .blocks import Block, Exit, Successor, find_blocks
 from .codegen import BlockCompiler, make_function
 from .emitter import BinaryOp, Compare, Emitter, Label
-from .translate import BlockTranslator
+from .translate import BlockTranslator, entry_points
 
 #: Blocks in one region at most, nearest to the root first.
 MAX_REGION_BLOCKS = 160
@@ -309,21 +309,22 @@ class RegionTranslator(BlockTranslator):
         ]
 
 
-def region_roots(blocks: Mapping[int, Block], entry: int) -> list[int]:
-    """Where functions begin: the entry and every call target."""
-    roots = {entry}
+def region_roots(blocks: Mapping[int, Block], entries: Iterable[int]) -> list[int]:
+    """Where functions begin: the entry points and every call target."""
+    roots = set(entries)
     for block in blocks.values():
         if block.exit is Exit.CALL and block.last.form.name == "JSR":
             roots.add(block.last.target)
     return sorted(roots & set(blocks))
 
 
-def region_engine(machine: Machine, labels: Iterable[int] = (), profile: bool = False) -> Dispatcher:
+def region_engine(machine: Machine, profile: bool = False) -> Dispatcher:
     """A region for every function, translated ahead of time; other PCs when they get hot."""
-    blocks = find_blocks(machine.mem, [machine.pc], labels)
+    entries = entry_points(machine)
+    blocks = find_blocks(machine.mem, entries, machine.labels)
     translator = RegionTranslator(machine.edition, frozenset(blocks), machine.access_control)
     dispatcher = Dispatcher(machine, translator, profile)
-    for root in region_roots(blocks, machine.pc):
+    for root in region_roots(blocks, entries):
         for translation in translator.translate_region(dispatcher, region_blocks(blocks, root)):
             dispatcher.install(translation)
     return dispatcher

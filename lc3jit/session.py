@@ -88,6 +88,7 @@ def boot(
     machine = Machine(console, edition, full_system=bool(system))
     for image in (*system, *images):
         machine.load_words(image.origin, image.words)
+    machine.labels = frozenset(a for image in (*system, *images) for a in image.symbols.values())
     start = images[0].origin if pc is None else pc
     if system:
         machine.pc, machine.reg[0] = OS_ENTRY, start

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterable
+from collections.abc import Container
 
 from runtime.dispatch import Dispatcher, Translation
-from runtime.machine import Machine
+from runtime.machine import EXCEPTION_TABLE, TRAP_TABLE, VECTORS, Machine
 
 from .blocks import Block, block_at, find_blocks
 from .codegen import compile_block, make_function
@@ -31,12 +31,19 @@ class BlockTranslator:
         return [self.translate(dispatcher, block_at(dispatcher.machine.mem, pc, self.leaders))]
 
 
-def block_engine(machine: Machine, labels: Iterable[int] = (), profile: bool = False) -> Dispatcher:
-    """A dispatcher with every block reachable from the start PC translated ahead of time.
+def entry_points(machine: Machine) -> list[int]:
+    """Where translation ahead of time starts: the start PC and, under an OS, every entry of
+    the trap and interrupt vector tables that points somewhere (its routines and handlers)."""
+    vectors = [] if machine.host_traps else machine.mem[TRAP_TABLE : EXCEPTION_TABLE + VECTORS]
+    return [machine.pc, *(address for address in vectors if address)]
+
+
+def block_engine(machine: Machine, profile: bool = False) -> Dispatcher:
+    """A dispatcher with every block reachable from the entry points translated ahead of time.
 
     With `profile`, each block counts its runs in `dispatcher.runs` (slower: for dumps).
     """
-    blocks = find_blocks(machine.mem, [machine.pc], labels)
+    blocks = find_blocks(machine.mem, entry_points(machine), machine.labels)
     translator = BlockTranslator(machine.edition, frozenset(blocks), machine.access_control)
     dispatcher = Dispatcher(machine, translator, profile)
     for block in blocks.values():

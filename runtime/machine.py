@@ -32,6 +32,7 @@ MCR_CLOCK = 0x8000
 PSR_USER = 0x8000
 PSR_PRIORITY = 0x0700
 TRAP_TABLE, EXCEPTION_TABLE = 0x0000, 0x0100
+VECTORS = 0x100  # entries in each table
 PRIVILEGE_VIOLATION, ILLEGAL_OPCODE, ACCESS_VIOLATION = 0x00, 0x01, 0x02
 KEYBOARD_VECTOR, KEYBOARD_PRIORITY = 0x80, 4
 INITIAL_SSP = 0x3000
@@ -89,6 +90,9 @@ class Machine:
             for address in (*range(USER_BASE), *range(IO_BASE, MEMORY_WORDS)):
                 self.watch[address] |= WATCH_PROTECTED
         self.code_write_hooks: list[CodeWriteHook] = []
+        # Addresses the program's symbol table names (.sym or the assembler): translators
+        # start blocks there. Knowledge about the loaded program, like memory contents.
+        self.labels: frozenset[int] = frozenset()
 
     # The PSR, assembled from its parts.
     @property

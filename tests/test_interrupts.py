@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
+
+from lc3jit.regions import region_engine
+from lc3jit.session import boot, load_images
+from runtime.console import Console
 
 from .machine_code import HALT, execute, op
 from .test_os import PROGRAMS, run_program
@@ -73,12 +79,6 @@ def test_the_os_default_handler_returns_at_once(engine: str) -> None:
 def test_translated_code_keeps_running_while_interrupts_are_enabled() -> None:
     """The delay loop, run with interrupts enabled in every round, becomes a region entered
     once a round, instead of the interpreter taking the whole run over."""
-    import io
-
-    from lc3jit.regions import region_engine
-    from lc3jit.session import boot, load_images
-    from runtime.console import Console
-
     display = io.BytesIO()
     images = load_images([INTERRUPTS])
     machine = boot(images, Console(io.BytesIO(b"abc"), display), 3)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import dis
+import io
 import random
+from pathlib import Path
 
 import pytest
 from bytecode import Bytecode
@@ -15,8 +17,10 @@ from lc3jit.blocks import Exit, find_blocks
 from lc3jit.codegen import EMITTERS, BlockCompiler
 from lc3jit.emitter import STACK_BOUND
 from lc3jit.regions import RegionCompiler, region_blocks, region_entries, region_roots
-from lc3jit.session import ENGINES
+from lc3jit.session import ENGINES, boot, os_images
+from runtime.console import Console
 from runtime.isa import FORMS, WORD_MASK
+from runtime.loader import Image, parse_obj
 
 from .conftest import make_machine, run_on
 from .test_differential import ORIGIN, assert_same, program
@@ -73,7 +77,7 @@ def _all_code(words: list[int]) -> list:
     memory[ORIGIN : ORIGIN + len(words)] = words
     blocks = find_blocks(memory, [ORIGIN])
     compilers = [BlockCompiler(b, 3) for b in blocks.values()]
-    for root in region_roots(blocks, ORIGIN):
+    for root in region_roots(blocks, [ORIGIN]):
         region = region_blocks(blocks, root)
         compilers.append(RegionCompiler(region, region_entries(region), 3))
     return [Bytecode.from_code(c.compile()) for c in compilers]
@@ -93,10 +97,6 @@ def test_stack_bound_holds_on_the_games(game_words: list[list[int]]) -> None:
 
 @pytest.fixture
 def game_words() -> list[list[int]]:
-    from pathlib import Path
-
-    from runtime.loader import parse_obj
-
     examples = Path(__file__).parent.parent / "examples"
     return [list(parse_obj(examples / name).words) for name in ("2048.obj", "rogue.obj")]
 
@@ -203,13 +203,28 @@ def test_self_modifying_loop_result() -> None:
 @given(st.integers(0, 2000))
 def test_max_steps_on_the_game(budget: int) -> None:
     """2048 stopped after any number of steps: regions and interpreter agree."""
-    from pathlib import Path
-
-    from runtime.loader import parse_obj
-
     image = parse_obj(Path(__file__).parent.parent / "examples" / "2048.obj")
     runs = []
     for which in ("interp", "regions"):
         machine, display = make_machine(image.words, image.origin, keys=b"nwasd")
         runs.append(run_on(which, machine, display, max_steps=budget * 37))
     assert_same(*runs)
+
+
+@pytest.mark.parametrize("engine", TRANSLATORS)
+def test_os_routines_are_translated_ahead_of_time(engine: str) -> None:
+    """Under an OS, what the trap and interrupt vectors point to is code from the start."""
+    program = Image(ORIGIN, tuple(assembled(".ORIG x3000\nHALT\n.END")))
+    machine = boot([program], Console(io.BytesIO(), io.BytesIO()), 3, None, os_images(3))
+    dispatcher = ENGINES[engine](machine)
+    routines = {machine.mem[vector] for vector in range(0x20, 0x26)}
+    handlers = {machine.mem[0x100 + vector] for vector in (0, 1, 2)}
+    assert routines | handlers <= set(dispatcher.blocks)
+
+
+def test_labels_start_blocks() -> None:
+    """A label in straight-line code (a possible JMP target) starts a block of its own."""
+
+    source = ".ORIG x3000\nAND R0, R0, #0\nMIDDLE ADD R0, R0, #1\nHALT\n.END"
+    machine = boot(assemble(source).images, Console(io.BytesIO(), io.BytesIO()))
+    assert sorted(ENGINES["blocks"](machine).blocks) == [ORIGIN, ORIGIN + 1]
