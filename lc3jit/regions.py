@@ -176,19 +176,22 @@ class RegionCompiler(BlockCompiler):
             self.leave(0)
         self.exited = True
 
+    def jump_if_top_is(self, pc: int) -> None:
+        """If the PC on the stack is pc (a block of the region), pop it and go there."""
+        e, other = self.e, Label()
+        e.dup()
+        e.const(pc)
+        e.compare(Compare.EQ)
+        e.jump_if_false(other)
+        e.pop()
+        e.jump(self.labels[pc])
+        e.place(other)
+
     def exit_with_top(self, ins: Instruction) -> None:
         """RET is compared with the return points of the region's calls; the rest leave."""
-        e = self.e
         if ins.form.name == "JMP" and ins.baser == 7:
             for point in self.return_points:
-                other = Label()
-                e.dup()
-                e.const(point)
-                e.compare(Compare.EQ)
-                e.jump_if_false(other)
-                e.pop()
-                e.jump(self.labels[point])
-                e.place(other)
+                self.jump_if_top_is(point)
         self.leave(0)
         self.exited = True
 
@@ -197,17 +200,10 @@ class RegionCompiler(BlockCompiler):
         e = self.e
         self.sync()
         self.call(helper, *args)
-        following = self.current.last.next_pc if helper == "TRAP" else None
-        if following in self.labels:
+        following = self.current.last.next_pc
+        if helper == "TRAP" and following in self.labels:
             self.reload()
-            elsewhere = Label()
-            e.dup()
-            e.const(following)
-            e.compare(Compare.EQ)
-            e.jump_if_false(elsewhere)
-            e.pop()
-            e.jump(self.labels[following])
-            e.place(elsewhere)
+            self.jump_if_top_is(following)
         self.count(0)
         e.return_top()
         self.exited = True
