@@ -31,6 +31,11 @@ class BlockTranslator:
         return [self.translate(dispatcher, block_at(dispatcher.machine.mem, pc, self.leaders))]
 
 
+#: Blocks translated before the run at most (about a second's work); an image with more
+#: code than that (or a wild one) gets the rest translated as it becomes hot.
+MAX_AHEAD = 2000
+
+
 def entry_points(machine: Machine) -> list[int]:
     """Where translation ahead of time starts: the start PC and, under an OS, every entry of
     the trap and interrupt vector tables that points somewhere (its routines and handlers)."""
@@ -46,6 +51,6 @@ def block_engine(machine: Machine, profile: bool = False) -> Dispatcher:
     blocks = find_blocks(machine.mem, entry_points(machine), machine.labels)
     translator = BlockTranslator(machine.edition, frozenset(blocks), machine.access_control)
     dispatcher = Dispatcher(machine, translator, profile)
-    for block in blocks.values():
+    for block in list(blocks.values())[:MAX_AHEAD]:
         dispatcher.install(translator.translate(dispatcher, block))
     return dispatcher

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from bytecode import Bytecode
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lc3jit.asm import assemble
@@ -18,14 +18,16 @@ from lc3jit.codegen import EMITTERS, BlockCompiler
 from lc3jit.emitter import STACK_BOUND
 from lc3jit.regions import RegionCompiler, region_blocks, region_entries, region_roots
 from lc3jit.session import ENGINES, boot, os_images
+from lc3jit.translate import MAX_AHEAD
 from runtime.console import Console
-from runtime.isa import FORMS, WORD_MASK
+from runtime.isa import FORMS, FORMS_BY_NAME, WORD_MASK
 from runtime.loader import Image, parse_obj
 
 from .conftest import make_machine, run_on
 from .test_differential import ORIGIN, assert_same, program
 
 TRANSLATORS = sorted(set(ENGINES) - {"interp"})
+HALT_WORD = FORMS_BY_NAME["TRAP"].encode(trapvect8=0x25)
 
 
 def assembled(source: str) -> list[int]:
@@ -200,6 +202,7 @@ def test_self_modifying_loop_result() -> None:
     assert (run.outcome.reason, machine.reg[1]) == ("halt", 16)
 
 
+@settings(max_examples=max(20, settings.default.max_examples // 4))  # each run translates 2048
 @given(st.integers(0, 2000))
 def test_max_steps_on_the_game(budget: int) -> None:
     """2048 stopped after any number of steps: regions and interpreter agree."""
@@ -228,3 +231,13 @@ def test_labels_start_blocks() -> None:
     source = ".ORIG x3000\nAND R0, R0, #0\nMIDDLE ADD R0, R0, #1\nHALT\n.END"
     machine = boot(assemble(source).images, Console(io.BytesIO(), io.BytesIO()))
     assert sorted(ENGINES["blocks"](machine).blocks) == [ORIGIN, ORIGIN + 1]
+
+
+def test_translation_ahead_of_time_is_bounded() -> None:
+    """An image with more blocks than MAX_AHEAD translates that many first, the rest when hot."""
+    words = [FORMS_BY_NAME["BR"].encode(nzp=0b010, pcoffset9=1)] * (MAX_AHEAD + 500) + [HALT_WORD]
+    machine, _ = make_machine(words, ORIGIN)
+    assert len(ENGINES["blocks"](machine).blocks) == MAX_AHEAD
+    runs = [run_on(engine, *make_machine(words, ORIGIN)) for engine in ("interp", "blocks")]
+    assert_same(*runs)
+    assert runs[1].outcome.reason == "halt"
