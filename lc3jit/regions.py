@@ -105,6 +105,7 @@ class RegionCompiler(BlockCompiler):
         ]
         self.cc_local = True  # `cc` is loaded at entry: one local for the whole region
         self.budget_exits: list[tuple[Label, Block]] = []
+        self.checks = self.budget_checks()  # start -> room the block checks for
         self.way_out = Label()
         self.current = blocks[0]
 
@@ -208,21 +209,68 @@ class RegionCompiler(BlockCompiler):
         e.return_top()
         self.exited = True
 
+    def budget_checks(self) -> dict[int, int]:
+        """The blocks that check the budget, each with the most instructions that can run
+        from its start before the next check or a way out.
+
+        Every loop has a check (the targets of the back edges of a depth-first walk from
+        the entries cut every cycle), so the other blocks only count: a block that checks
+        for room for the longest path ahead never lets the count pass the budget.
+        """
+        inside = self.labels.keys()
+        edges = {
+            b.start: [s.address for s in b.successors if s.address in inside]
+            + (self.return_points if b.exit is Exit.RETURN else [])
+            for b in self.blocks
+        }
+        checks = set(self.entries)
+        state: dict[int, bool] = {}  # start -> still on the walk's path
+        for entry in self.entries:
+            stack = [(entry, iter(edges[entry]))]
+            state.setdefault(entry, True)
+            while stack:
+                start, successors = stack[-1]
+                for target in successors:
+                    if state.get(target):
+                        checks.add(target)  # a back edge: target heads a loop
+                    elif target not in state:
+                        state[target] = True
+                        stack.append((target, iter(edges[target])))
+                        break
+                else:
+                    state[start] = False
+                    stack.pop()
+        lengths = {b.start: b.length for b in self.blocks}
+        longest: dict[int, int] = {}
+
+        def ahead(start: int) -> int:  # the graph without the checks is acyclic
+            if start not in longest:
+                rest = [ahead(t) for t in edges[start] if t not in checks]
+                longest[start] = lengths[start] + max(rest, default=0)
+            return longest[start]
+
+        return {
+            start: lengths[start] + max((ahead(t) for t in edges[start] if t not in checks), default=0)
+            for start in checks
+        }
+
     def emit_region_block(self, block: Block) -> None:
-        """The block's label, its budget check, its instructions."""
-        e, out_of_budget = self.e, Label()
+        """The block's label, its budget check if it has one, its count, its instructions."""
+        e = self.e
         self.current = block
         e.line = block.start
         e.place(self.labels[block.start])
+        if block.start in self.checks:
+            out_of_budget = Label()
+            e.load("n")
+            e.const(self.checks[block.start])
+            e.compare(Compare.LT)
+            e.jump_if_true(out_of_budget)
+            self.budget_exits.append((out_of_budget, block))
         e.load("n")
         e.const(block.length)
         e.binary(BinaryOp.SUBTRACT)
-        e.dup()
         e.store("n")
-        e.const(0)
-        e.compare(Compare.LT)
-        e.jump_if_true(out_of_budget)
-        self.budget_exits.append((out_of_budget, block))
         self.emit_block(block)
 
     def compile(self) -> CodeType:
@@ -237,12 +285,11 @@ class RegionCompiler(BlockCompiler):
             e.jump_if_true(self.labels[entry])
         for block in self.blocks:
             self.emit_region_block(block)
-        for label, block in self.budget_exits:  # the block did not run: count it out again
+        for label, block in self.budget_exits:  # before the block, which did not run
             e.line = block.start
             e.place(label)
-            self.current = block
             e.const(block.start)
-            self.leave(block.length)
+            self.leave(0)
         e.line = self.block.start
         e.place(self.way_out)  # stack: next PC, instructions of the current block not run
         e.load("budget")
