@@ -21,7 +21,7 @@ code is built from decoded fields only: constants, never text.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from types import CodeType, FunctionType
 
 from runtime.isa import WORD_MASK, Instruction
@@ -110,21 +110,20 @@ class BlockCompiler:
     def add_const(self, value: int) -> None:
         """TOS + value (value in -WRAP..WRAP), wrapped to 16 bits without `&`."""
         e, done = self.e, Label()
-        if value == 0:
-            return
-        e.const(abs(value))
-        e.binary(BinaryOp.ADD if value > 0 else BinaryOp.SUBTRACT)
-        e.dup()
         if value > 0:
-            e.const(WORD_MASK)
-            e.compare(Compare.GT)
-        else:
+            e.const(value)
+            e.binary(BinaryOp.ADD)
+            self.wrap_sum()
+        elif value < 0:
+            e.const(-value)
+            e.binary(BinaryOp.SUBTRACT)
+            e.dup()
             e.const(0)
             e.compare(Compare.LT)
-        e.jump_if_false(done)
-        e.const(WRAP)
-        e.binary(BinaryOp.SUBTRACT if value > 0 else BinaryOp.ADD)
-        e.place(done)
+            e.jump_if_false(done)
+            e.const(WRAP)
+            e.binary(BinaryOp.ADD)
+            e.place(done)
 
     def wrap_sum(self) -> None:
         """TOS (a sum of two words) wrapped to 16 bits."""
@@ -313,13 +312,18 @@ class BlockCompiler:
     def compile(self) -> CodeType:
         self.emit_block(self.block)
         prologue = Emitter("prologue", self.block.start)
-        for r in sorted(self.loaded):
-            prologue.global_("R")
-            prologue.const(r)
-            prologue.subscript()
-            prologue.store(f"r{r}")
+        load_registers(prologue, self.loaded)
         self.e.code[1:1] = prologue.code[1:]  # after RESUME
         return self.e.to_code(("pc",))
+
+
+def load_registers(e: Emitter, registers: Iterable[int]) -> None:
+    """rN = R[N] for each register: the locals generated code keeps them in."""
+    for r in sorted(registers):
+        e.global_("R")
+        e.const(r)
+        e.subscript()
+        e.store(f"r{r}")
 
 
 Emit = Callable[[BlockCompiler, Instruction], None]

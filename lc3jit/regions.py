@@ -27,7 +27,7 @@ from runtime.isa import Instruction
 from runtime.machine import Machine
 
 from .blocks import Block, Exit, Successor, find_blocks
-from .codegen import BlockCompiler, make_function
+from .codegen import BlockCompiler, load_registers, make_function
 from .emitter import BinaryOp, Compare, Emitter, Label
 from .translate import BlockTranslator, entry_points
 
@@ -122,11 +122,7 @@ class RegionCompiler(BlockCompiler):
     def reload(self) -> None:
         """Registers and codes from the machine: at entry, and after a host routine."""
         e = self.e
-        for r in sorted(self.used):
-            e.global_("R")
-            e.const(r)
-            e.subscript()
-            e.store(f"r{r}")
+        load_registers(e, self.used)
         e.global_("m")
         e.load_attr("ccv")
         e.store("cc")
