@@ -1,18 +1,51 @@
-"""arith.asm by hand in Python: the same checksum, registers as locals, no emulation.
+"""arith.asm transliterated into Python: the floor for `lc3jit bench --floor`.
 
-The floor for `lc3jit bench --floor`: `run()` returns what arith.asm prints before HALT.
+`run()` returns what arith.asm prints before HALT. It is the floor of a translation: what a
+translator's output would be if it could drop the 16-bit wrap-around and the condition codes
+(so it is not a valid translation). Hence the rules:
+- one statement per LC-3 instruction that computes something, in the program's order, on
+  locals r0..r7; nothing merged, reordered, strength-reduced or skipped;
+- memory is a list indexed by LC-3 address, with the program's data and the same reads and
+  writes (an LD is a read of memory, not a constant); words hold the value the program means;
+- branches test the register just computed (no condition codes), as the same loops with the
+  same number of iterations; negative numbers are plain Python negatives;
+- no 16-bit wrap except where a value would grow without bound (marked below): x every
+  iteration, s once a round (unwrapped it would pass 2**30 in round 4 and reach 4 * 10**9);
+- FINISH, which prints the checksum as four hex digits, is an f-string.
 """
 
 from __future__ import annotations
 
 
 def run() -> str:
-    x = s = 0
-    for _ in range(12):
-        for i in range(30000, 0, -1):
-            x = (5 * x + i) & 0xFFFF
-            s = (s + (~x & 0x5A5A)) & 0xFFFF
-    return f"{(x + s) & 0xFFFF:04X}\n"
+    mem = [0] * 0x10000
+    mem[0x302A] = 0x5A5A  # MASK
+    mem[0x302B] = 12  # OUTER_COUNT
+    mem[0x302C] = 30000  # INNER_COUNT
+
+    r1 = 0  # x
+    r2 = 0  # s
+    r5 = mem[0x302A]  # LD R5, MASK
+    r6 = mem[0x302B]  # LD R6, OUTER_COUNT
+    while True:  # OUTER
+        r3 = mem[0x302C]  # LD R3, INNER_COUNT: i counts down to 1
+        while True:  # INNER
+            r4 = r1 + r1
+            r4 = r4 + r4
+            r1 = r4 + r1
+            r1 = (r1 + r3) & 0xFFFF  # wrap: x = 5x + i would grow without bound
+            r4 = ~r1
+            r4 = r4 & r5
+            r2 = r2 + r4
+            r3 = r3 - 1
+            if r3 <= 0:  # BRp INNER
+                break
+        r2 = r2 & 0xFFFF  # wrap once a round (not an instruction): s stays below 2**30
+        r6 = r6 - 1
+        if r6 <= 0:  # BRp OUTER
+            break
+    r1 = r1 + r2  # the checksum: x + s
+    return f"{r1 & 0xFFFF:04X}\n"
 
 
 if __name__ == "__main__":

@@ -1,25 +1,67 @@
-"""sieve.asm by hand in Python: the same checksum, registers as locals, no emulation.
+"""sieve.asm transliterated into Python: the floor for `lc3jit bench --floor`.
 
-The floor for `lc3jit bench --floor`: `run()` returns what sieve.asm prints before HALT.
+`run()` returns what sieve.asm prints before HALT. It is the floor of a translation: what a
+translator's output would be if it could drop the 16-bit wrap-around and the condition codes
+(so it is not a valid translation). Hence the rules:
+- one statement per LC-3 instruction that computes something, in the program's order, on
+  locals r0..r7; nothing merged, reordered, strength-reduced or skipped;
+- memory is a list indexed by LC-3 address, with the program's data and the same reads and
+  writes (an LD is a read of memory, not a constant); words hold the value the program means
+  (MINUS_N is -8192, not xE000);
+- branches test the register just computed (no condition codes), as the same loops with the
+  same number of iterations; negative numbers are plain Python negatives;
+- no 16-bit wrap: the sum of the primes (54 million over 15 passes) is masked once, by the
+  f-string that stands for FINISH.
 """
 
 from __future__ import annotations
 
-N = 8192
-
 
 def run() -> str:
-    total = 0
-    flags = [0] * N
-    for _ in range(15):
-        for k in range(N):
-            flags[k] = 0
-        for i in range(2, N):
-            if not flags[i]:
-                total = (total + i) & 0xFFFF
-                for j in range(2 * i, N, i):
-                    flags[j] = i
-    return f"{total:04X}\n"
+    mem = [0] * 0x10000
+    mem[0x3038] = 8192  # N
+    mem[0x3039] = -8192  # MINUS_N
+    mem[0x303A] = 15  # PASSES
+    mem[0x303B] = 0x303E  # FLAGS_AT: FLAGS .BLKW #8192 from x303E
+
+    r0 = 0  # zero, to clear with
+    r5 = 0  # the sum
+    r4 = mem[0x3039]  # LD R4, MINUS_N
+    r6 = mem[0x303A]  # LD R6, PASSES
+    r7 = mem[0x303B]  # LD R7, FLAGS_AT: flags[k] at R7 + k, nonzero when k is composite
+    while True:  # PASS
+        r1 = r7  # ADD R1, R7, #0
+        r2 = mem[0x3038]  # LD R2, N
+        while True:  # CLEAR
+            mem[r1] = r0
+            r1 = r1 + 1
+            r2 = r2 - 1
+            if r2 <= 0:  # BRp CLEAR
+                break
+        r1 = 0
+        r1 = r1 + 2  # i = 2
+        while True:  # OUTER
+            r2 = r1 + r4
+            if r2 >= 0:  # BRzp DONE: i reached N
+                break
+            r3 = r7 + r1
+            r2 = mem[r3]
+            if r2 == 0:  # BRnp NEXT skips a composite
+                r5 = r5 + r1  # a prime: add it, mark its multiples from 2i
+                r2 = r1 + r1
+                while True:  # MARK
+                    r3 = r2 + r4
+                    if r3 >= 0:  # BRzp NEXT
+                        break
+                    r3 = r7 + r2
+                    mem[r3] = r1
+                    r2 = r2 + r1
+            r1 = r1 + 1  # NEXT
+        r6 = r6 - 1  # DONE
+        if r6 <= 0:  # BRp PASS
+            break
+    r1 = r5  # ADD R1, R5, #0
+    return f"{r1 & 0xFFFF:04X}\n"
 
 
 if __name__ == "__main__":
