@@ -32,20 +32,27 @@ from .emitter import BinaryOp, Compare, Emitter, Label
 
 SIGN = 0x8000
 WRAP = WORD_MASK + 1
+FULL = (0, WORD_MASK)  # the bounds of a word
+#: Unwrapped values stay within +-LOOSE, small enough for CPython's one-digit ints.
+LOOSE = 1 << 29
+ALL_REGISTERS = range(8)
 
-#: The branch test for each nzp mask of BR, on the value that set the codes: whether
-#: every comparison must hold (or any one), and the comparisons with their constants.
-#: Two integer comparisons beat `v ^ x8000 > x8000`: CPython does not specialise `^`.
-#: BRnzp and BR with nzp = 000 need no test.
-BRANCH_TESTS: dict[int, tuple[bool, tuple[tuple[Compare, int], ...]]] = {
-    0b100: (False, ((Compare.GE, SIGN),)),  # n: bit 15 set
-    0b010: (False, ((Compare.EQ, 0),)),  # z
-    0b001: (True, ((Compare.LT, SIGN), (Compare.NE, 0))),  # p: 0 < v < x8000
-    0b110: (False, ((Compare.EQ, 0), (Compare.GE, SIGN))),  # nz: not p
-    0b011: (False, ((Compare.LT, SIGN),)),  # zp: not n
-    0b101: (False, ((Compare.NE, 0),)),  # np: not z
+#: The branch test for each nzp mask of BR, on the value v that set the codes: a
+#: comparison, the name of a global table of bools to index with v, or None for v's own
+#: truth; and the truth that takes the branch. BRnzp and BR with nzp = 000 need no test.
+BRANCH_TESTS: dict[int, tuple[tuple[Compare, int] | str | None, bool]] = {
+    0b100: ((Compare.GE, SIGN), True),  # n: bit 15 set
+    0b011: ((Compare.GE, SIGN), False),  # zp: not n
+    0b010: (None, False),  # z: v is 0
+    0b101: (None, True),  # np: not z
+    0b001: ("POSITIVE", True),  # p: 0 < v < x8000
+    0b110: ("POSITIVE", False),  # nz: not p
 }
 
+
+#: The lists and tuples generated code indexes on its hot paths: memory, the write map,
+#: and the branch table.
+TABLES = ("M", "W", "POSITIVE")
 
 #: Forms that touch nothing but registers: nothing outside the block can see their codes.
 REGISTER_ONLY = frozenset({"ADD", "ADDI", "AND", "ANDI", "NOT", "LEA"})
@@ -66,12 +73,18 @@ class BlockCompiler:
         self.exited = False  # has the code so far ended with a way out?
         self.index = 0  # of the instruction being emitted, in its block
         self.cc_dead = False  # are the codes it sets overwritten before they are seen?
+        self.exact: list[bool] = []  # for each instruction: must its result be a word at once?
+        self.ranges: dict[int, tuple[int, int]] = {}  # register -> bounds of its local's value
 
     # Registers and codes.
-    def push_reg(self, r: int) -> None:
+    def reg(self, r: int) -> str:
+        """The local that holds register r here (loaded at entry if read before written)."""
         if r not in self.written:
             self.loaded.add(r)
-        self.e.load(f"r{r}")
+        return f"r{r}"
+
+    def push_reg(self, r: int) -> None:
+        self.e.load(self.reg(r))
 
     def set_reg(self, r: int, sets_cc: bool) -> None:
         """Pop the value on the stack into register r (and `cc` when it sets codes)."""
@@ -106,35 +119,58 @@ class BlockCompiler:
             e.global_("m")
             e.store_attr("ccv")
 
-    # Arithmetic on the value at the top of the stack.
-    def add_const(self, value: int) -> None:
-        """TOS + value (value in -WRAP..WRAP), wrapped to 16 bits without `&`."""
+    # Arithmetic: register-to-register results may stay unwrapped (see exact_results).
+    def range_of(self, r: int) -> tuple[int, int]:
+        return self.ranges.get(r, FULL)
+
+    def is_word(self, r: int) -> bool:
+        lo, hi = self.range_of(r)
+        return lo >= 0 and hi <= WORD_MASK
+
+    def result(self, r: int, sets_cc: bool, bounds: tuple[int, int] = FULL) -> None:
+        """Pop a value within bounds into register r, wrapped to 16 bits where it must be."""
+        lo, hi = bounds
+        if self.exact[self.index] or (sets_cc and not self.cc_dead) or not -LOOSE < lo <= hi < LOOSE:
+            bounds = self.wrap(lo, hi)
+        self.ranges[r] = bounds
+        self.set_reg(r, sets_cc)
+
+    def wrap(self, lo: int, hi: int) -> tuple[int, int]:
+        """Wrap the value on the stack, within lo..hi, to 16 bits: by one compare and one
+        subtraction or addition where the bounds allow (CPython specialises those), by `&`
+        (which it does not) only where they do not. Returns the bounds after."""
         e, done = self.e, Label()
-        if value > 0:
-            e.const(value)
-            e.binary(BinaryOp.ADD)
-            self.wrap_sum()
-        elif value < 0:
-            e.const(-value)
+        if lo >= 0 and hi <= WORD_MASK:
+            return lo, hi
+        if lo >= 0 and hi <= WORD_MASK + WRAP:
+            e.dup()
+            e.const(WORD_MASK)
+            e.compare(Compare.GT)
+            e.jump_if_false(done)
+            e.const(WRAP)
             e.binary(BinaryOp.SUBTRACT)
+        elif lo >= -WRAP and hi <= WORD_MASK:
             e.dup()
             e.const(0)
             e.compare(Compare.LT)
             e.jump_if_false(done)
             e.const(WRAP)
             e.binary(BinaryOp.ADD)
-            e.place(done)
-
-    def wrap_sum(self) -> None:
-        """TOS (a sum of two words) wrapped to 16 bits."""
-        e, done = self.e, Label()
-        e.dup()
-        e.const(WORD_MASK)
-        e.compare(Compare.GT)
-        e.jump_if_false(done)
-        e.const(WRAP)
-        e.binary(BinaryOp.SUBTRACT)
+        else:
+            e.const(WORD_MASK)
+            e.binary(BinaryOp.AND)
         e.place(done)
+        return FULL
+
+    def wrap_register(self, r: int) -> None:
+        """Make register r's local a 16-bit word (for `&` of two unwrapped values)."""
+        self.push_reg(r)
+        self.ranges[r] = self.wrap(*self.range_of(r))
+        self.e.store(self.reg(r))
+
+    def push_table(self, name: str) -> None:
+        """Push a list or tuple read on hot paths: TABLES name them."""
+        self.e.global_(name)
 
     def call(self, helper: str, *args: int | str) -> None:
         """Call a runtime helper with constant ints and locals (by name) as arguments."""
@@ -153,7 +189,7 @@ class BlockCompiler:
         if address >= IO_BASE or (self.checked_loads and address < USER_BASE):
             self.slow_load(lambda: self.e.const(address), at)
         else:
-            self.e.global_("M")
+            self.push_table("M")
             self.e.const(address)
             self.e.subscript()
 
@@ -169,7 +205,7 @@ class BlockCompiler:
             e.const(USER_BASE if self.checked_loads else 0)
             e.compare(Compare.GE)
             e.jump_if_false(slow)
-        e.global_("M")
+        self.push_table("M")
         e.load(local)
         e.subscript()
         e.jump_forward(done)
@@ -184,7 +220,7 @@ class BlockCompiler:
         def push_address() -> None:
             e.load(address) if isinstance(address, str) else e.const(address)
 
-        e.global_("W")
+        self.push_table("W")
         push_address()
         e.subscript()
         e.jump_if_false(fast, is_bool=False)
@@ -192,7 +228,7 @@ class BlockCompiler:
         e.jump_forward(done)
         e.place(fast)
         push_value()
-        e.global_("M")
+        self.push_table("M")
         push_address()
         e.store_subscript()
         e.place(done)
@@ -224,14 +260,16 @@ class BlockCompiler:
             e.load_attr("ccv")
             e.store("cc")
 
-    def base_plus_offset(self, baser: int, offset: int) -> bool:
-        """Store BaseR + offset, unwrapped, in local `a`; True if it cannot be negative."""
+    def base_plus_offset(self, baser: int, offset: int) -> tuple[str, bool]:
+        """BaseR + offset, unwrapped: the local that holds it (BaseR's own for offset 0),
+        and whether it cannot be negative."""
+        if not offset:
+            return self.reg(baser), True
         self.push_reg(baser)
-        if offset:
-            self.e.const(abs(offset))
-            self.e.binary(BinaryOp.ADD if offset > 0 else BinaryOp.SUBTRACT)
+        self.e.const(abs(offset))
+        self.e.binary(BinaryOp.ADD if offset > 0 else BinaryOp.SUBTRACT)
         self.e.store("a")
-        return offset >= 0
+        return "a", offset > 0
 
     # Exits: a block returns the next PC to the dispatcher (regions override these).
     def exit_to(self, pc: int) -> None:
@@ -239,10 +277,10 @@ class BlockCompiler:
         self.e.return_const(pc)
         self.exited = True
 
-    def exit_if(self, pc: int) -> None:
-        """Pop a bool; when true, go to pc. Code after it runs when false."""
+    def exit_if(self, pc: int, when: bool = True, is_bool: bool = True) -> None:
+        """Pop a value; when its truth is `when`, go to pc. Code after it runs otherwise."""
         not_taken = Label()
-        self.e.jump_if_false(not_taken)
+        self.e.jump_if(not_taken, not when, is_bool)
         self.exit_to(pc)
         self.e.place(not_taken)
         self.exited = False
@@ -270,6 +308,8 @@ class BlockCompiler:
         self.exited = False
         self.checked_loads = self.access_control and user_address(block.start)
         dead = self.dead_codes(block)
+        self.exact = self.exact_results(block)
+        self.ranges = {}
         for index, ins in enumerate(block.instructions):
             self.index = index
             self.cc_dead = dead[index]
@@ -295,6 +335,25 @@ class BlockCompiler:
             elif ins.sets_cc(self.edition):
                 overwritten = True
         return dead[::-1]
+
+    def exact_results(self, block: Block) -> list[bool]:
+        """For each instruction: must the value it writes be a 16-bit word at once?
+
+        Register-to-register arithmetic is right modulo 2^16 whatever the size of its
+        operands, so a sum can stay unwrapped while only such instructions read it. It is
+        wrapped before anything else may see the registers (a load, a store, a jump, a way
+        out, the end of the block) or where the codes it sets are seen, and never if it is
+        overwritten first: 5x computed as x + x, twice, then + x, wraps once.
+        """
+        exact, wanted = [], set(ALL_REGISTERS)  # registers read as words later on
+        for ins in reversed(block.instructions):
+            if ins.form.name not in REGISTER_ONLY or self.access_control:
+                exact.append(True)
+                wanted = set(ALL_REGISTERS)
+            else:
+                exact.append(ins.dr in wanted)
+                wanted.discard(ins.dr)
+        return exact[::-1]
 
     def fetch_check(self, at: int) -> None:
         """In user mode, the word at `at` may not be fetched: `FETCH` takes the exception."""
@@ -340,26 +399,32 @@ def emitter(name: str) -> Callable[[Emit], Emit]:
 
 @emitter("ADD")
 def emit_add(c: BlockCompiler, ins: Instruction) -> None:
+    (lo1, hi1), (lo2, hi2) = c.range_of(ins.sr1), c.range_of(ins.sr2)
     c.push_reg(ins.sr1)
     c.push_reg(ins.sr2)
     c.e.binary(BinaryOp.ADD)
-    c.wrap_sum()
-    c.set_reg(ins.dr, True)
+    c.result(ins.dr, True, (lo1 + lo2, hi1 + hi2))
 
 
 @emitter("ADDI")
 def emit_addi(c: BlockCompiler, ins: Instruction) -> None:
+    lo, hi = c.range_of(ins.sr1)
     c.push_reg(ins.sr1)
-    c.add_const(ins.imm5)
-    c.set_reg(ins.dr, True)
+    if ins.imm5:
+        c.e.const(abs(ins.imm5))
+        c.e.binary(BinaryOp.ADD if ins.imm5 > 0 else BinaryOp.SUBTRACT)
+    c.result(ins.dr, True, (lo + ins.imm5, hi + ins.imm5))
 
 
 @emitter("AND")
 def emit_and(c: BlockCompiler, ins: Instruction) -> None:
+    """A word and anything is a word (`&` keeps the low 16 bits of a negative int too)."""
+    if not c.is_word(ins.sr1) and not c.is_word(ins.sr2):
+        c.wrap_register(ins.sr1)
     c.push_reg(ins.sr1)
     c.push_reg(ins.sr2)
     c.e.binary(BinaryOp.AND)
-    c.set_reg(ins.dr, True)
+    c.result(ins.dr, True)
 
 
 @emitter("ANDI")
@@ -367,20 +432,24 @@ def emit_andi(c: BlockCompiler, ins: Instruction) -> None:
     mask = ins.imm5 & WORD_MASK
     if mask == 0:  # AND R, R, #0: the usual way to clear a register
         c.e.const(0)
+        c.result(ins.dr, True, (0, 0))
+    elif mask == WORD_MASK:  # AND R, R, #-1 copies
+        c.push_reg(ins.sr1)
+        c.result(ins.dr, True, c.range_of(ins.sr1))
     else:
         c.push_reg(ins.sr1)
-        if mask != WORD_MASK:
-            c.e.const(mask)
-            c.e.binary(BinaryOp.AND)
-    c.set_reg(ins.dr, True)
+        c.e.const(mask)
+        c.e.binary(BinaryOp.AND)
+        c.result(ins.dr, True, (0, mask))
 
 
 @emitter("NOT")
 def emit_not(c: BlockCompiler, ins: Instruction) -> None:
+    lo, hi = c.range_of(ins.sr)
     c.e.const(WORD_MASK)
     c.push_reg(ins.sr)
     c.e.binary(BinaryOp.SUBTRACT)
-    c.set_reg(ins.dr, True)
+    c.result(ins.dr, True, (WORD_MASK - hi, WORD_MASK - lo))
 
 
 @emitter("BR")
@@ -390,17 +459,17 @@ def emit_br(c: BlockCompiler, ins: Instruction) -> None:
     elif ins.nzp == 0:
         c.exit_to(ins.next_pc)
     else:
-        every, tests = BRANCH_TESTS[ins.nzp]
-        not_taken = Label()
-        for i, (op, value) in enumerate(tests):
+        test, when = BRANCH_TESTS[ins.nzp]
+        if isinstance(test, str):
+            c.push_table(test)
             c.push_cc()
-            c.e.const(value)
-            c.e.compare(op)
-            if every and i < len(tests) - 1:
-                c.e.jump_if_false(not_taken)
-            else:
-                c.exit_if(ins.target)
-        c.e.place(not_taken)
+            c.e.subscript()
+        else:
+            c.push_cc()
+            if test is not None:
+                c.e.const(test[1])
+                c.e.compare(test[0])
+        c.exit_if(ins.target, when, is_bool=test is not None)
         c.exit_to(ins.next_pc)
 
 
@@ -413,7 +482,7 @@ def emit_jmp(c: BlockCompiler, ins: Instruction) -> None:
 @emitter("JSR")
 def emit_jsr(c: BlockCompiler, ins: Instruction) -> None:
     c.e.const(ins.next_pc)
-    c.set_reg(7, False)
+    c.result(7, False, (ins.next_pc, ins.next_pc))
     c.exit_to(ins.target)
 
 
@@ -421,14 +490,14 @@ def emit_jsr(c: BlockCompiler, ins: Instruction) -> None:
 def emit_jsrr(c: BlockCompiler, ins: Instruction) -> None:
     c.push_reg(ins.baser)  # read before R7 changes: JSRR R7 jumps to the old R7
     c.e.const(ins.next_pc)
-    c.set_reg(7, False)
+    c.result(7, False, (ins.next_pc, ins.next_pc))
     c.exit_with_top(ins)
 
 
 @emitter("LD")
 def emit_ld(c: BlockCompiler, ins: Instruction) -> None:
     c.load_const_address(ins.target, ins.address)
-    c.set_reg(ins.dr, True)
+    c.result(ins.dr, True)
 
 
 @emitter("LDI")
@@ -436,20 +505,20 @@ def emit_ldi(c: BlockCompiler, ins: Instruction) -> None:
     c.load_const_address(ins.target, ins.address)
     c.e.store("a")
     c.load_computed_address("a", True, ins.address)
-    c.set_reg(ins.dr, True)
+    c.result(ins.dr, True)
 
 
 @emitter("LDR")
 def emit_ldr(c: BlockCompiler, ins: Instruction) -> None:
-    nonnegative = c.base_plus_offset(ins.baser, ins.offset6)
-    c.load_computed_address("a", nonnegative, ins.address)
-    c.set_reg(ins.dr, True)
+    address, nonnegative = c.base_plus_offset(ins.baser, ins.offset6)
+    c.load_computed_address(address, nonnegative, ins.address)
+    c.result(ins.dr, True)
 
 
 @emitter("LEA")
 def emit_lea(c: BlockCompiler, ins: Instruction) -> None:
     c.e.const(ins.target)
-    c.set_reg(ins.dr, ins.sets_cc(c.edition))
+    c.result(ins.dr, ins.sets_cc(c.edition), (ins.target, ins.target))
 
 
 @emitter("ST")
@@ -466,8 +535,8 @@ def emit_sti(c: BlockCompiler, ins: Instruction) -> None:
 
 @emitter("STR")
 def emit_str(c: BlockCompiler, ins: Instruction) -> None:
-    c.base_plus_offset(ins.baser, ins.offset6)
-    c.store("a", lambda: c.push_reg(ins.sr), ins.address)
+    address, _ = c.base_plus_offset(ins.baser, ins.offset6)
+    c.store(address, lambda: c.push_reg(ins.sr), ins.address)
 
 
 @emitter("TRAP")

@@ -113,15 +113,29 @@ class Emitter:
         if NEEDS_TO_BOOL and not is_bool:
             self.emit("TO_BOOL")
 
-    def jump_if_false(self, label: Label, is_bool: bool = True) -> None:
-        """Pop the top of the stack and jump forward to label when it is false."""
+    def jump_if(self, label: Label, when: bool, is_bool: bool = True) -> None:
+        """Pop the top of the stack and jump to label when its truth is `when`.
+
+        A label already placed is a loop: 3.11 jumps back in one instruction; 3.12+ jump
+        forward over a JUMP_BACKWARD on the opposite truth.
+        """
         self._truth(is_bool)
-        self.emit("POP_JUMP_FORWARD_IF_FALSE" if DIRECTIONAL_JUMPS else "POP_JUMP_IF_FALSE", label)
+        sense = "TRUE" if when else "FALSE"
+        if id(label) not in self._placed:
+            self.emit(f"POP_JUMP_FORWARD_IF_{sense}" if DIRECTIONAL_JUMPS else f"POP_JUMP_IF_{sense}", label)
+        elif DIRECTIONAL_JUMPS:
+            self.emit(f"POP_JUMP_BACKWARD_IF_{sense}", label)
+        else:
+            stay = Label()
+            self.emit(f"POP_JUMP_IF_{'FALSE' if when else 'TRUE'}", stay)
+            self.emit("JUMP_BACKWARD", label)
+            self.place(stay)
+
+    def jump_if_false(self, label: Label, is_bool: bool = True) -> None:
+        self.jump_if(label, False, is_bool)
 
     def jump_if_true(self, label: Label, is_bool: bool = True) -> None:
-        """Pop the top of the stack and jump forward to label when it is true."""
-        self._truth(is_bool)
-        self.emit("POP_JUMP_FORWARD_IF_TRUE" if DIRECTIONAL_JUMPS else "POP_JUMP_IF_TRUE", label)
+        self.jump_if(label, True, is_bool)
 
     def jump_forward(self, label: Label) -> None:
         self.emit("JUMP_FORWARD", label)
@@ -140,6 +154,28 @@ class Emitter:
             self.const(value)
             self.return_top()
 
+    def tidy(self) -> None:
+        """Drop jumps to the very next instruction and code no jump reaches.
+
+        The code generator ends every block with a jump to its successor, often the
+        next block; a JUMP_FORWARD 0 still costs a dispatch each time it runs.
+        """
+        items = list(self.code)
+        kept: list[Instr | Label] = []
+        reachable = True
+        for i, item in enumerate(items):
+            if isinstance(item, Label):
+                kept.append(item)
+                reachable = True
+                continue
+            if not reachable:
+                continue
+            if item.name in JUMPS and id(item.arg) in _labels_at(items, i + 1):
+                continue
+            kept.append(item)
+            reachable = item.name not in ENDS
+        self.code[:] = kept
+
     def to_code(self, argnames: tuple[str, ...]) -> CodeType:
         """The code object: `argnames` are its parameters, every other local is assigned first.
 
@@ -147,6 +183,21 @@ class Emitter:
         generated code never holds more than STACK_BOUND values, which
         tests/test_codegen.py checks against `bytecode`'s own computation.
         """
+        self.tidy()
         self.code.argcount = len(argnames)
         self.code.argnames = list(argnames)
         return self.code.to_code(stacksize=STACK_BOUND, compute_exception_stack_depths=False)
+
+
+JUMPS = frozenset({"JUMP_FORWARD", "JUMP_BACKWARD"})
+ENDS = JUMPS | {"RETURN_VALUE", "RETURN_CONST"}
+
+
+def _labels_at(items: list[Instr | Label], start: int) -> set[int]:
+    """The ids of the labels placed together at items[start]: where a jump there lands."""
+    found = set()
+    for item in items[start:]:
+        if not isinstance(item, Label):
+            break
+        found.add(id(item))
+    return found

@@ -11,7 +11,8 @@ Only the exits â€” indirect jumps not predicted, targets outside, RTI, faults â€
 to the dispatcher.
 
 The dispatcher calls a region with the instruction budget it may use; each block
-subtracts its length on entry and leaves (at its own start) if the budget ran out.
+subtracts its length on entry, and a block that checks leaves (at its own start, its
+length given back) if the budget ran out.
 Every way out stores the number of instructions run in `N[0]`, before any helper that
 may stop the machine too, so counts stay exact.
 """
@@ -27,7 +28,7 @@ from runtime.isa import Instruction
 from runtime.machine import Machine
 
 from .blocks import Block, Exit, Successor, find_blocks
-from .codegen import BlockCompiler, load_registers, make_function
+from .codegen import TABLES, BlockCompiler, load_registers, make_function
 from .emitter import BinaryOp, Compare, Emitter, Label
 from .translate import BlockTranslator, entry_points
 
@@ -110,14 +111,18 @@ class RegionCompiler(BlockCompiler):
         self.current = blocks[0]
 
     # Registers: every register the region names is a local from entry to exit.
-    def push_reg(self, r: int) -> None:
-        self.e.load(f"r{r}")
+    def reg(self, r: int) -> str:
+        return f"r{r}"
 
     def set_reg(self, r: int, sets_cc: bool) -> None:
         if sets_cc and not self.cc_dead:
             self.e.dup()
             self.e.store("cc")
         self.e.store(f"r{r}")
+
+    def push_table(self, name: str) -> None:
+        """A fast local, loaded at entry: cheaper than a global in a loop."""
+        self.e.load(name)
 
     def reload(self) -> None:
         """Registers and codes from the machine: at entry, and after a host routine."""
@@ -172,6 +177,12 @@ class RegionCompiler(BlockCompiler):
             self.e.const(pc)
             self.leave(0)
         self.exited = True
+
+    def exit_if(self, pc: int, when: bool = True, is_bool: bool = True) -> None:
+        if pc in self.labels:
+            self.e.jump_if(self.labels[pc], when, is_bool)
+        else:
+            super().exit_if(pc, when, is_bool)
 
     def jump_if_top_is(self, pc: int) -> None:
         """If the PC on the stack is pc (a block of the region), pop it and go there."""
@@ -256,22 +267,25 @@ class RegionCompiler(BlockCompiler):
         self.current = block
         e.line = block.start
         e.place(self.labels[block.start])
-        if block.start in self.checks:
-            out_of_budget = Label()
-            e.load("n")
-            e.const(self.checks[block.start])
-            e.compare(Compare.LT)
-            e.jump_if_true(out_of_budget)
-            self.budget_exits.append((out_of_budget, block))
         e.load("n")
         e.const(block.length)
         e.binary(BinaryOp.SUBTRACT)
         e.store("n")
+        if block.start in self.checks:  # counting first, then checking, is the cheaper order
+            out_of_budget = Label()
+            e.load("n")
+            e.const(self.checks[block.start] - block.length)
+            e.compare(Compare.LT)
+            e.jump_if_true(out_of_budget)
+            self.budget_exits.append((out_of_budget, block))
         self.emit_block(block)
 
     def compile(self) -> CodeType:
         e = self.e
         self.reload()
+        for table in TABLES:
+            e.global_(table)
+            e.store(table)
         e.load("budget")
         e.store("n")
         for entry in self.entries[1:]:  # the root is the first block: no test for it
@@ -285,7 +299,7 @@ class RegionCompiler(BlockCompiler):
             e.line = block.start
             e.place(label)
             e.const(block.start)
-            self.leave(0)
+            self.leave(block.length)
         e.line = self.block.start
         e.place(self.way_out)  # stack: next PC, instructions of the current block not run
         e.load("budget")

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from .errors import Leave, Stop
 from .interp import Interpreter
-from .isa import WORD_MASK
+from .isa import POSITIVE, WORD_MASK
 from .machine import ILLEGAL_OPCODE, WATCH_TRANSLATED, Machine
 from .outcome import INTERRUPTED, UNLIMITED, Outcome
 from .traps import trap
@@ -104,6 +104,7 @@ class Dispatcher:
             "W": m.watch,
             "R": m.reg,
             "m": m,
+            "POSITIVE": POSITIVE,
             "LOAD": m.load_checked if m.access_control else m.load,
             "FETCH": m.fetch_violation,
             "STORE": self.store_from_block,

@@ -294,6 +294,10 @@ def cond_of(value: int) -> int:
 #: cond_of for every word, for the hot paths of the interpreter.
 COND = bytes(cond_of(v) for v in range(0x10000))
 
+#: Whether each word sets P, for translated code's BRp and BRnz: CPython specialises
+#: indexing a tuple, and one index costs less than the two comparisons 0 < v < x8000.
+POSITIVE = tuple(cond_of(v) == 0b001 for v in range(0x10000))
+
 #: A 16-bit value that sets each condition code, so that codes can be kept lazily as
 #: "the value that last set them" (see the architecture doc).
 CC_VALUE = {0b100: SIGN_BIT, 0b010: 0, 0b001: 1}

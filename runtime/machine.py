@@ -4,7 +4,8 @@ Condition codes are kept lazily, as the 16-bit value that last set them (`ccv`):
 interpreter and translated code alike store the value and test its sign only when a
 branch or the PSR needs N, Z, P (architecture doc, "condition codes lazily").
 
-Every store first looks at the write map `watch`, one byte per word: 0 is plain data;
+Every store first looks at the write map `watch`, one small int per word (a list, not a
+bytearray: CPython specialises indexing a list, 5 ns a store on 3.11): 0 is plain data;
 otherwise the word is a device register, has been decoded or translated, or (under an
 OS in the 3rd edition) is closed to user mode, and the store takes the slow path, which
 checks the privilege and tells the engines what to forget.
@@ -83,7 +84,7 @@ class Machine:
         self.kbd_latch: int | None = None  # a key seen by a KBSR poll, not yet read
         self.kbdr = 0
         self.mcr = MCR_CLOCK
-        self.watch = bytearray(MEMORY_WORDS) + bytes([WATCH_GUARD]) * GUARD_WORDS
+        self.watch = [0] * MEMORY_WORDS + [WATCH_GUARD] * GUARD_WORDS
         for address in (KBSR, KBDR, DSR, DDR, MCR) + ((PSR_ADDR,) if edition == 3 else ()):
             self.watch[address] = WATCH_DEVICE
         if self.access_control:
