@@ -61,6 +61,10 @@ REGISTER_ONLY = frozenset({"ADD", "ADDI", "AND", "ANDI", "NOT", "LEA"})
 class BlockCompiler:
     """Compiles one block; the emit_* functions below drive it, one per ISA form."""
 
+    #: The slow path of a store goes on in the block, and a store into the PSR sets the
+    #: codes: they must be in `cc` before it, where the slow path can reload them.
+    STORE_SETS_CODES = True
+
     def __init__(self, block: Block, edition: int, access_control: bool = False) -> None:
         self.block = block
         self.edition = edition
@@ -70,6 +74,7 @@ class BlockCompiler:
         self.loaded: set[int] = set()  # registers read before written: loaded at entry
         self.written: set[int] = set()
         self.cc_local = False  # has `cc` been assigned in this block?
+        self.cc_alias: int | None = None  # the register whose value set the codes, if kept
         self.exited = False  # has the code so far ended with a way out?
         self.index = 0  # of the instruction being emitted, in its block
         self.cc_dead = False  # are the codes it sets overwritten before they are seen?
@@ -87,16 +92,27 @@ class BlockCompiler:
         self.e.load(self.reg(r))
 
     def set_reg(self, r: int, sets_cc: bool) -> None:
-        """Pop the value on the stack into register r (and `cc` when it sets codes)."""
-        if sets_cc and not self.cc_dead:
-            self.e.dup()
-            self.e.store("cc")
-            self.cc_local = True
+        """Pop the value on the stack into register r; when it sets codes that are seen,
+        r stands for them (`cc_alias`) until r changes or something leaves."""
+        if sets_cc:
+            self.cc_alias = None if self.cc_dead else r
+        elif self.cc_alias == r:
+            self.settle_cc()
         self.e.store(f"r{r}")
         self.written.add(r)
 
+    def settle_cc(self) -> None:
+        """Copy the register that stands for the codes into `cc`."""
+        if self.cc_alias is not None:
+            self.e.load(f"r{self.cc_alias}")
+            self.e.store("cc")
+            self.cc_local = True
+            self.cc_alias = None
+
     def push_cc(self) -> None:
-        if self.cc_local:
+        if self.cc_alias is not None:
+            self.e.load(f"r{self.cc_alias}")
+        elif self.cc_local:
             self.e.load("cc")
         else:
             self.e.global_("m")
@@ -114,8 +130,8 @@ class BlockCompiler:
             e.global_("R")
             e.const(r)
             e.store_subscript()
-        if self.cc_local:
-            e.load("cc")
+        if self.cc_alias is not None or self.cc_local:
+            self.push_cc()
             e.global_("m")
             e.store_attr("ccv")
 
@@ -195,7 +211,7 @@ class BlockCompiler:
 
     def load_computed_address(self, local: str, nonnegative: bool, at: int) -> None:
         """Push mem[local]: local is an address not yet wrapped (-32..x1001E)."""
-        e, slow, done = self.e, Label(), Label()
+        e, slow = self.e, Label()
         e.load(local)
         e.const(IO_BASE)
         e.compare(Compare.LT)
@@ -208,30 +224,34 @@ class BlockCompiler:
         self.push_table("M")
         e.load(local)
         e.subscript()
-        e.jump_forward(done)
-        e.place(slow)
-        self.slow_load(lambda: e.load(local), at)
-        e.place(done)
+        self.slow_path(slow, lambda: self.slow_load(lambda: e.load(local), at))
 
     def store(self, address: int | str, push_value: Callable[[], None], at: int) -> None:
         """mem[address] = value; address a constant or a local not yet wrapped."""
-        e, fast, done = self.e, Label(), Label()
+        e, slow = self.e, Label()
 
         def push_address() -> None:
             e.load(address) if isinstance(address, str) else e.const(address)
 
+        if self.STORE_SETS_CODES:
+            self.settle_cc()
         self.push_table("W")
         push_address()
         e.subscript()
-        e.jump_if_false(fast, is_bool=False)
-        self.slow_store(push_address, push_value, at)
-        e.jump_forward(done)
-        e.place(fast)
+        e.jump_if_true(slow, is_bool=False)
         push_value()
         self.push_table("M")
         push_address()
         e.store_subscript()
-        e.place(done)
+        self.slow_path(slow, lambda: self.slow_store(push_address, push_value, at))
+
+    def slow_path(self, slow: Label, emit: Callable[[], None]) -> None:
+        """The code at `slow`, jumped to from the fast path just emitted, which it rejoins."""
+        done = Label()
+        self.e.jump_forward(done)
+        self.e.place(slow)
+        emit()
+        self.e.place(done)
 
     # Slow paths, entered with an empty stack (regions override these).
     def slow_load(self, push_address: Callable[[], None], at: int) -> None:
@@ -281,7 +301,9 @@ class BlockCompiler:
         """Pop a value; when its truth is `when`, go to pc. Code after it runs otherwise."""
         not_taken = Label()
         self.e.jump_if(not_taken, not when, is_bool)
+        alias = self.cc_alias
         self.exit_to(pc)
+        self.cc_alias = alias  # the way out settled the codes on its own path only
         self.e.place(not_taken)
         self.exited = False
 
@@ -310,6 +332,7 @@ class BlockCompiler:
         dead = self.dead_codes(block)
         self.exact = self.exact_results(block)
         self.ranges = {}
+        self.cc_alias = None
         for index, ins in enumerate(block.instructions):
             self.index = index
             self.cc_dead = dead[index]

@@ -30,7 +30,7 @@ DIRECTIONAL_JUMPS = PY == (3, 11)
 #: call with three arguments (five slots with NULL and the callable) is the deepest.
 STACK_BOUND = 10
 
-__all__ = ["BinaryOp", "Compare", "Emitter", "Label"]
+__all__ = ["ENDS", "BinaryOp", "Compare", "Emitter", "Instr", "Label"]
 
 
 class Emitter:

@@ -29,7 +29,7 @@ from runtime.machine import Machine
 
 from .blocks import Block, Exit, Successor, find_blocks
 from .codegen import TABLES, BlockCompiler, load_registers, make_function
-from .emitter import BinaryOp, Compare, Emitter, Label
+from .emitter import ENDS, BinaryOp, Compare, Emitter, Instr, Label
 from .translate import BlockTranslator, entry_points
 
 #: Blocks in one region at most, nearest to the root first.
@@ -72,7 +72,31 @@ def region_blocks(blocks: Mapping[int, Block], root: int) -> list[Block]:
             small[callee] = len(_reach(blocks, callee, lambda _: False)) <= INLINE_BLOCKS
         return small[callee]
 
-    return [blocks[s] for s in _reach(blocks, root, is_small)]
+    return layout([blocks[s] for s in _reach(blocks, root, is_small)])
+
+
+def layout(region: list[Block]) -> list[Block]:
+    """The order to emit a region's blocks in: each block's straight-on successor (the
+    branch not taken, or the only place it goes) right after it where it is still free,
+    so that the hot path runs on without a jump. The root stays first."""
+    by_start = {b.start: b for b in region}
+    order: list[Block] = []
+    placed: set[int] = set()
+    for block in region:
+        next_block: Block | None = block
+        while next_block is not None and next_block.start not in placed:
+            placed.add(next_block.start)
+            order.append(next_block)
+            next_block = by_start.get(_straight_on(next_block, by_start))
+    return order
+
+
+def _straight_on(block: Block, inside: Container[int]) -> int | None:
+    targets = [s for s in block.successors if s.address in inside and s.kind in LOCAL | {"call"}]
+    for successor in targets:
+        if successor.kind == "fallthrough":
+            return successor.address
+    return targets[0].address if len(targets) == 1 else None
 
 
 def region_entries(region: list[Block]) -> list[int]:
@@ -84,6 +108,8 @@ def region_entries(region: list[Block]) -> list[int]:
 
 class RegionCompiler(BlockCompiler):
     """Compiles blocks rooted at the first one into a function(budget) -> next PC."""
+
+    STORE_SETS_CODES = False  # a slow store leaves the region
 
     def __init__(
         self, blocks: list[Block], entries: list[int], edition: int, access_control: bool = False
@@ -105,7 +131,8 @@ class RegionCompiler(BlockCompiler):
             if b.last.form.name == "JSR" and b.last.target in self.labels and b.last.next_pc in self.labels
         ]
         self.cc_local = True  # `cc` is loaded at entry: one local for the whole region
-        self.budget_exits: list[tuple[Label, Block]] = []
+        #: Slow paths not yet emitted, with where they were (block, index, line, cc_alias).
+        self.cold: list[tuple[Label, tuple[Block, int, int, int | None], Callable[[], None]]] = []
         self.checks = self.budget_checks()  # start -> room the block checks for
         self.way_out = Label()
         self.current = blocks[0]
@@ -113,12 +140,6 @@ class RegionCompiler(BlockCompiler):
     # Registers: every register the region names is a local from entry to exit.
     def reg(self, r: int) -> str:
         return f"r{r}"
-
-    def set_reg(self, r: int, sets_cc: bool) -> None:
-        if sets_cc and not self.cc_dead:
-            self.e.dup()
-            self.e.store("cc")
-        self.e.store(f"r{r}")
 
     def push_table(self, name: str) -> None:
         """A fast local, loaded at entry: cheaper than a global in a loop."""
@@ -131,6 +152,7 @@ class RegionCompiler(BlockCompiler):
         e.global_("m")
         e.load_attr("ccv")
         e.store("cc")
+        self.cc_alias = None
 
     def count(self, pending: int) -> None:
         """N[0] = instructions run so far, less `pending` of the current block."""
@@ -151,6 +173,7 @@ class RegionCompiler(BlockCompiler):
 
     def leave(self, pending: int) -> None:
         """Go to the shared way out with (next PC on the stack, instructions not run)."""
+        self.settle_cc()
         self.e.const(pending)
         self.e.jump(self.way_out)
 
@@ -163,6 +186,11 @@ class RegionCompiler(BlockCompiler):
         self.e.const(at | INTERPRET_AT)
         self.leave(self.current.length - self.index)
 
+    def slow_path(self, slow: Label, emit: Callable[[], None]) -> None:
+        """Out of line, after every block: a slow path here leaves, so the fast path needs
+        no jump over it."""
+        self.cold.append((slow, (self.current, self.index, self.e.line, self.cc_alias), emit))
+
     def slow_load(self, push_address: Callable[[], None], at: int) -> None:
         self.bail(at)
 
@@ -172,6 +200,7 @@ class RegionCompiler(BlockCompiler):
     # Exits: inside the region they become jumps.
     def exit_to(self, pc: int) -> None:
         if pc in self.labels:
+            self.settle_cc()
             self.e.jump(self.labels[pc])
         else:
             self.e.const(pc)
@@ -180,6 +209,7 @@ class RegionCompiler(BlockCompiler):
 
     def exit_if(self, pc: int, when: bool = True, is_bool: bool = True) -> None:
         if pc in self.labels:
+            self.settle_cc()
             self.e.jump_if(self.labels[pc], when, is_bool)
         else:
             super().exit_if(pc, when, is_bool)
@@ -197,6 +227,7 @@ class RegionCompiler(BlockCompiler):
 
     def exit_with_top(self, ins: Instruction) -> None:
         """RET is compared with the return points of the region's calls; the rest leave."""
+        self.settle_cc()
         if ins.form.name == "JMP" and ins.baser == 7:
             for point in self.return_points:
                 self.jump_if_top_is(point)
@@ -261,10 +292,11 @@ class RegionCompiler(BlockCompiler):
             for start in checks
         }
 
-    def emit_region_block(self, block: Block) -> None:
-        """The block's label, its budget check if it has one, its count, its instructions."""
+    def emit_region_block(self, block: Block, next_block: Block | None) -> None:
+        """The block's label, its count, its budget check if it has one, its instructions;
+        then the cold paths so far, if the block does not run on into the next one."""
         e = self.e
-        self.current = block
+        self.current, self.index, self.cc_alias = block, 0, None  # the codes are in `cc` here
         e.line = block.start
         e.place(self.labels[block.start])
         e.load("n")
@@ -277,8 +309,26 @@ class RegionCompiler(BlockCompiler):
             e.const(self.checks[block.start] - block.length)
             e.compare(Compare.LT)
             e.jump_if_true(out_of_budget)
-            self.budget_exits.append((out_of_budget, block))
+            self.slow_path(out_of_budget, lambda: self.leave_before(block))
         self.emit_block(block)
+        last = e.code[-1]
+        ends = isinstance(last, Instr) and last.name in ENDS
+        if ends and (next_block is None or last.arg is not self.labels[next_block.start]):
+            self.emit_cold()
+
+    def leave_before(self, block: Block) -> None:
+        """Out of budget: leave at the block's start, its count given back."""
+        self.e.const(block.start)
+        self.leave(block.length)
+
+    def emit_cold(self) -> None:
+        """The slow paths of the blocks emitted so far, near them (short jumps)."""
+        e = self.e
+        for slow, (block, index, line, alias), emit in self.cold:
+            self.current, self.index, e.line, self.cc_alias = block, index, line, alias
+            e.place(slow)
+            emit()
+        self.cold = []
 
     def compile(self) -> CodeType:
         e = self.e
@@ -293,15 +343,12 @@ class RegionCompiler(BlockCompiler):
             e.const(entry)
             e.compare(Compare.EQ)
             e.jump_if_true(self.labels[entry])
-        for block in self.blocks:
-            self.emit_region_block(block)
-        for label, block in self.budget_exits:  # before the block, which did not run
-            e.line = block.start
-            e.place(label)
-            e.const(block.start)
-            self.leave(block.length)
+        for block, next_block in zip(self.blocks, [*self.blocks[1:], None], strict=True):
+            self.emit_region_block(block, next_block)
+        self.emit_cold()
         e.line = self.block.start
         e.place(self.way_out)  # stack: next PC, instructions of the current block not run
+        self.cc_alias = None  # every way here settled the codes in `cc`
         e.load("budget")
         e.load("n")
         e.binary(BinaryOp.SUBTRACT)

@@ -152,6 +152,30 @@ LOOP    ADD R1, R1, #1
         HALT
 PATCH   ADD R1, R1, #3
         .END""",
+    # Codes set by an ADD and seen only after a store (or a stop) that could leave, or
+    # after their register changed; sums left unwrapped between register-to-register
+    # instructions; values that wrap.
+    "codes and sums": """
+        .ORIG x3000
+        LD R6, STACK
+        LD R0, START
+LOOP    ADD R6, R6, #-1
+        STR R0, R6, #0
+        ADD R1, R0, R0
+        ADD R1, R1, R1
+        ADD R1, R1, R0
+        NOT R2, R1
+        AND R2, R2, R1
+        ADD R3, R3, R1
+        ADD R0, R0, #-15
+        ADD R4, R0, #0
+        LEA R4, LOOP        ; sets no codes: BRp sees those of R4's old value
+        BRp LOOP
+        ADD R5, R3, R2
+        HALT
+STACK   .FILL x4000
+START   .FILL x7FF0
+        .END""",
     # Recursion 300 deep with a stack in R6 and R7 saved on it.
     "deep recursion": """
         .ORIG x3000
