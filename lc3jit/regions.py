@@ -28,7 +28,7 @@ from runtime.isa import Instruction
 from runtime.machine import Machine
 
 from .blocks import Block, Exit, Successor, find_blocks
-from .codegen import TABLES, BlockCompiler, load_registers, make_function
+from .codegen import REGISTER_ONLY, TABLES, BlockCompiler, load_registers, make_function
 from .emitter import ENDS, BinaryOp, Compare, Emitter, Instr, Label
 from .translate import BlockTranslator, entry_points
 
@@ -39,6 +39,8 @@ INLINE_BLOCKS = 12
 
 #: Successor kinds that stay in the function: targets known now, calls excepted.
 LOCAL = frozenset({"taken", "fallthrough", "return"})
+#: Blocks that end where a later block's count can be paid in advance.
+STRAIGHT_EXITS = frozenset({Exit.FALLTHROUGH, Exit.LIMIT, Exit.BRANCH})
 
 REGISTER_FIELDS = ("dr", "sr", "sr1", "sr2", "baser")
 
@@ -87,16 +89,37 @@ def layout(region: list[Block]) -> list[Block]:
         while next_block is not None and next_block.start not in placed:
             placed.add(next_block.start)
             order.append(next_block)
-            next_block = by_start.get(_straight_on(next_block, by_start))
+            next_block = by_start.get(straight_on(next_block, by_start))
     return order
 
 
-def _straight_on(block: Block, inside: Container[int]) -> int | None:
+def straight_on(block: Block, inside: Container[int]) -> int | None:
     targets = [s for s in block.successors if s.address in inside and s.kind in LOCAL | {"call"}]
     for successor in targets:
         if successor.kind == "fallthrough":
             return successor.address
     return targets[0].address if len(targets) == 1 else None
+
+
+def return_points(region: list[Block]) -> dict[int, list[int]]:
+    """For each block of the region that ends in RET: the words after the region's calls
+    (JSR) to a subroutine whose body holds that block. A subroutine's calls to itself
+    come first: in a recursion they are the ones that return most."""
+    by_start = {b.start: b for b in region}
+    calls: dict[int, list[Block]] = {}  # callee -> the blocks that call it
+    for b in region:
+        if b.exit is Exit.CALL and b.last.form.name == "JSR" and b.last.next_pc in by_start:
+            calls.setdefault(b.last.target, []).append(b)
+    returns: dict[int, list[int]] = {}
+    for callee, callers in calls.items():
+        if callee not in by_start:
+            continue
+        body = set(_reach(by_start, callee, lambda _: False))
+        points = [c.last.next_pc for c in sorted(callers, key=lambda c: c.start not in body)]
+        for start in body:
+            if by_start[start].exit is Exit.RETURN:
+                returns[start] = list(dict.fromkeys(returns.get(start, []) + points))
+    return returns
 
 
 def region_entries(region: list[Block]) -> list[int]:
@@ -119,21 +142,25 @@ class RegionCompiler(BlockCompiler):
         self.blocks = blocks
         self.entries = entries
         self.labels = {b.start: Label() for b in blocks}
+        self.by_start = {b.start: b for b in blocks}
         instructions = [ins for b in blocks for ins in b.instructions]
         self.used = {r for ins in instructions for f in REGISTER_FIELDS if (r := getattr(ins, f)) is not None}
         calls = [b for b in blocks if b.exit is Exit.CALL]
         if calls:
             self.used.add(7)
         self.written = {ins.dr for ins in instructions if ins.dr is not None} | ({7} if calls else set())
-        self.return_points = [
-            b.last.next_pc
-            for b in calls
-            if b.last.form.name == "JSR" and b.last.target in self.labels and b.last.next_pc in self.labels
-        ]
+        self.returns = return_points(blocks)  # RET block start -> where it may return
         self.cc_local = True  # `cc` is loaded at entry: one local for the whole region
         #: Slow paths not yet emitted, with where they were (block, index, line, cc_alias).
         self.cold: list[tuple[Label, tuple[Block, int, int, int | None], Callable[[], None]]] = []
+        inside = self.labels.keys()
+        self.edges = {  # start -> the blocks of the region control may go to next
+            b.start: [s.address for s in b.successors if s.address in inside] + self.returns.get(b.start, [])
+            for b in blocks
+        }
         self.checks = self.budget_checks()  # start -> room the block checks for
+        self.paid_by = self.prepaid()  # block start -> the block that counts it
+        self.ahead = self.chains()  # block start -> instructions after it that its count paid
         self.way_out = Label()
         self.current = blocks[0]
 
@@ -169,7 +196,7 @@ class RegionCompiler(BlockCompiler):
 
     def sync(self) -> None:
         self.write_back()
-        self.count(self.current.length - self.index)
+        self.count(self.unpaid())
 
     def leave(self, pending: int) -> None:
         """Go to the shared way out with (next PC on the stack, instructions not run)."""
@@ -184,7 +211,7 @@ class RegionCompiler(BlockCompiler):
         them to the interpreter keeps each region's code small.
         """
         self.e.const(at | INTERPRET_AT)
-        self.leave(self.current.length - self.index)
+        self.leave(self.unpaid())
 
     def slow_path(self, slow: Label, emit: Callable[[], None]) -> None:
         """Out of line, after every block: a slow path here leaves, so the fast path needs
@@ -200,19 +227,27 @@ class RegionCompiler(BlockCompiler):
     # Exits: inside the region they become jumps.
     def exit_to(self, pc: int) -> None:
         if pc in self.labels:
-            self.settle_cc()
+            if self.codes_seen_at(pc):
+                self.settle_cc()
+            self.refund(pc)
             self.e.jump(self.labels[pc])
         else:
             self.e.const(pc)
-            self.leave(0)
+            self.leave(self.ahead[self.current.start])
         self.exited = True
 
     def exit_if(self, pc: int, when: bool = True, is_bool: bool = True) -> None:
-        if pc in self.labels:
-            self.settle_cc()
-            self.e.jump_if(self.labels[pc], when, is_bool)
-        else:
+        if pc not in self.labels:
             super().exit_if(pc, when, is_bool)
+            return
+        if self.off_chain(pc):  # the refund (and the codes) out of line
+            refund = Label()
+            self.e.jump_if(refund, when, is_bool)
+            self.slow_path(refund, lambda: self.exit_to(pc))
+        else:
+            if self.codes_seen_at(pc):
+                self.settle_cc()
+            self.e.jump_if(self.labels[pc], when, is_bool)
 
     def jump_if_top_is(self, pc: int) -> None:
         """If the PC on the stack is pc (a block of the region), pop it and go there."""
@@ -226,11 +261,10 @@ class RegionCompiler(BlockCompiler):
         e.place(other)
 
     def exit_with_top(self, ins: Instruction) -> None:
-        """RET is compared with the return points of the region's calls; the rest leave."""
+        """RET is compared with the return points of the calls to its subroutine; the rest leave."""
         self.settle_cc()
-        if ins.form.name == "JMP" and ins.baser == 7:
-            for point in self.return_points:
-                self.jump_if_top_is(point)
+        for point in self.returns.get(self.current.start, []):
+            self.jump_if_top_is(point)
         self.leave(0)
         self.exited = True
 
@@ -243,7 +277,7 @@ class RegionCompiler(BlockCompiler):
         if helper == "TRAP" and following in self.labels:
             self.reload()
             self.jump_if_top_is(following)
-        self.count(0)
+        self.count(self.ahead[self.current.start])
         e.return_top()
         self.exited = True
 
@@ -255,12 +289,7 @@ class RegionCompiler(BlockCompiler):
         the entries cut every cycle), so the other blocks only count: a block that checks
         for room for the longest path ahead never lets the count pass the budget.
         """
-        inside = self.labels.keys()
-        edges = {
-            b.start: [s.address for s in b.successors if s.address in inside]
-            + (self.return_points if b.exit is Exit.RETURN else [])
-            for b in self.blocks
-        }
+        edges = self.edges
         checks = set(self.entries)
         state: dict[int, bool] = {}  # start -> still on the walk's path
         for entry in self.entries:
@@ -292,6 +321,61 @@ class RegionCompiler(BlockCompiler):
             for start in checks
         }
 
+    def prepaid(self) -> dict[int, int]:
+        """The blocks whose count their predecessor adds to its own: each has that one
+        predecessor, which runs straight on into it after a branch or a plain end, and
+        neither checks the budget nor is an entry. One count then serves a chain of
+        blocks; a branch off the chain gives back what it did not run."""
+        into: dict[int, list[int]] = {b.start: [] for b in self.blocks}
+        for start, targets in self.edges.items():
+            for target in targets:
+                into[target].append(start)
+        paid = {}
+        for block in self.blocks:
+            if block.start in self.checks or block.start in self.entries or len(into[block.start]) != 1:
+                continue
+            before = self.by_start[into[block.start][0]]
+            if before.exit in STRAIGHT_EXITS and straight_on(before, self.by_start) == block.start:
+                paid[block.start] = before.start
+        return paid
+
+    def chains(self) -> dict[int, int]:
+        """For each block, the instructions of the blocks after it that its count paid for."""
+        paid = {payer: start for start, payer in self.paid_by.items()}  # one each: straight on
+        lengths = {b.start: b.length for b in self.blocks}
+        ahead: dict[int, int] = {}
+
+        def of(start: int) -> int:
+            if start not in ahead:
+                after = paid.get(start)
+                ahead[start] = 0 if after is None else lengths[after] + of(after)
+            return ahead[start]
+
+        return {b.start: of(b.start) for b in self.blocks}
+
+    def unpaid(self) -> int:
+        """Instructions counted but not run, at the current instruction (not yet run)."""
+        return self.current.length - self.index + self.ahead[self.current.start]
+
+    def codes_seen_at(self, pc: int) -> bool:
+        """Can the region's block at pc see the codes it is entered with? Not if it checks
+        no budget (whose way out keeps them) and its first instruction sets them."""
+        first = self.by_start[pc].instructions[0]
+        sets_first = first.form.name in REGISTER_ONLY and first.sets_cc(self.edition)
+        return pc in self.checks or self.access_control or not sets_first
+
+    def off_chain(self, pc: int) -> bool:
+        """Does going to pc leave blocks the current block's count paid for unrun?"""
+        return self.paid_by.get(pc) != self.current.start and self.ahead[self.current.start] > 0
+
+    def refund(self, pc: int) -> None:
+        """Before going to pc off the chain: give back the count of the chain not run."""
+        if self.off_chain(pc):
+            self.e.load("n")
+            self.e.const(self.ahead[self.current.start])
+            self.e.binary(BinaryOp.ADD)
+            self.e.store("n")
+
     def emit_region_block(self, block: Block, next_block: Block | None) -> None:
         """The block's label, its count, its budget check if it has one, its instructions;
         then the cold paths so far, if the block does not run on into the next one."""
@@ -299,14 +383,16 @@ class RegionCompiler(BlockCompiler):
         self.current, self.index, self.cc_alias = block, 0, None  # the codes are in `cc` here
         e.line = block.start
         e.place(self.labels[block.start])
-        e.load("n")
-        e.const(block.length)
-        e.binary(BinaryOp.SUBTRACT)
-        e.store("n")
+        counted = block.length + self.ahead[block.start]
+        if block.start not in self.paid_by:
+            e.load("n")
+            e.const(counted)
+            e.binary(BinaryOp.SUBTRACT)
+            e.store("n")
         if block.start in self.checks:  # counting first, then checking, is the cheaper order
             out_of_budget = Label()
             e.load("n")
-            e.const(self.checks[block.start] - block.length)
+            e.const(self.checks[block.start] - counted)
             e.compare(Compare.LT)
             e.jump_if_true(out_of_budget)
             self.slow_path(out_of_budget, lambda: self.leave_before(block))
@@ -319,7 +405,7 @@ class RegionCompiler(BlockCompiler):
     def leave_before(self, block: Block) -> None:
         """Out of budget: leave at the block's start, its count given back."""
         self.e.const(block.start)
-        self.leave(block.length)
+        self.leave(block.length + self.ahead[block.start])
 
     def emit_cold(self) -> None:
         """The slow paths of the blocks emitted so far, near them (short jumps)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -184,3 +185,19 @@ def test_benchmark_suite_prints_its_checksum(name: str, checksum: str) -> None:
     assert result.reference.state["stop_reason"] == "halt"
     assert 2_000_000 <= result.instructions <= 10_000_000
     assert [t.engine for t in result.times] == ["blocks", "python"]
+
+
+def test_overhead_variants_do_the_work_of_the_floor() -> None:
+    """examples/bench/overheads.py times variants of one loop: each must mark what the
+    floor marks, the multiples of the prime from twice it, so that only the duties added
+    differ."""
+    spec = importlib.util.spec_from_file_location("overheads", BENCH / "overheads.py")
+    assert spec is not None and spec.loader is not None
+    overheads = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(overheads)
+    multiples = range(2 * overheads.PRIME, overheads.N, overheads.PRIME)
+    assert overheads.instructions() == 6 * len(multiples) + 2
+    for name, duties in overheads.VARIANTS.items():
+        mem = [0] * 0x10000
+        assert overheads.run(overheads.variant(duties), mem, [0] * 0x10000, [0]) > 0
+        assert [a - overheads.FLAGS for a, word in enumerate(mem) if word] == list(multiples), name
