@@ -45,13 +45,13 @@ def fail(message: str, code: int = 1) -> typer.Exit:
     return typer.Exit(code)
 
 
-def _address(text: str | None) -> int | None:
+def _address(text: str | None, option: str) -> int | None:
     if text is None:
         return None
     try:
         return parse_address(text)
     except ValueError as e:
-        raise typer.BadParameter(str(e)) from None
+        raise typer.BadParameter(str(e), param_hint=f"'{option}'") from None
 
 
 def _edition(value: int) -> int:
@@ -122,7 +122,7 @@ def run(
     ] = None,
 ) -> None:
     """Run a program: keys from the terminal (raw mode) or from a pipe or --input file."""
-    start_pc = _address(pc)
+    start_pc = _address(pc, "--pc")
     try:
         system = os_images(edition, os_image) if full_system or os_image else []
         images = load_images(programs, warn=_warn)
@@ -133,6 +133,8 @@ def run(
         raise fail(f"{e.filename}: {e.strerror or e}") from None
     result = run_machine(boot(images, console, edition, start_pc, system), engine, max_steps)
     outcome = result.outcome
+    if (stats or outcome.exit_code) and console.mid_line and console.on_terminal and sys.stderr.isatty():
+        typer.echo("", err=True)  # a message after the output starts a line of its own
     if stats:
         typer.echo(
             f"{result.machine.icount} instructions in {result.seconds:.3f} s "
@@ -277,7 +279,7 @@ def dump(
     if input_file is not None and not run_first:
         raise typer.BadParameter("--input needs --run")
     start, stop = _range(address_range)
-    if (at := _address(addr)) is not None:
+    if (at := _address(addr, "--addr")) is not None:
         start, stop = at, at + 1
     try:
         images = load_images(programs)

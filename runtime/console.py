@@ -33,7 +33,8 @@ class Console:
         self._out = bytearray()
         self.exhausted = keyboard is None
         # On a terminal, a program that prints while it computes shows each line at once.
-        self._line_buffered = display.isatty()
+        self.on_terminal = display.isatty()
+        self.mid_line = False  # did the output so far stop in the middle of a line?
 
     @classmethod
     def for_process(cls, input_path: str | None = None) -> Console:
@@ -46,7 +47,9 @@ class Console:
 
     def write(self, data: bytes) -> None:
         self._out += data
-        if self._line_buffered and b"\n" in data:
+        if data:
+            self.mid_line = not data.endswith(b"\n")
+        if self.on_terminal and b"\n" in data:
             self.flush()
 
     def flush(self) -> None:

@@ -77,6 +77,13 @@ def test_usage_errors_exit_2(tmp_path: Path, args: list[str]) -> None:
     assert "Traceback" not in result.output
 
 
+def test_a_bad_address_names_its_option(tmp_path: Path) -> None:
+    program = write_hex(tmp_path / "p.hex", [HALT])
+    result = lc3jit("run", program, "--pc", "x10000")
+    assert result.exit_code == 2
+    assert "Invalid value for '--pc': not an address in x0000-xFFFF: 'x10000'" in result.stderr
+
+
 def test_state_json_holds_registers_pc_psr_codes_count_and_stop(tmp_path: Path) -> None:
     words = [op("ADDI", dr=1, sr1=1, imm5=5), op("NOT", dr=2, sr=1), op("LEA", dr=3, pcoffset9=-3), HALT]
     program = write_hex(tmp_path / "p.hex", words)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import os
 import select
+import signal
 import subprocess
 import sys
 import termios
@@ -58,7 +59,10 @@ class Terminal:
 
 def _controlling_terminal() -> None:
     """In the child, after setsid: make stdin (the pty) its controlling terminal, so that
-    Ctrl-C typed there is a SIGINT to it, as in a shell."""
+    Ctrl-C typed there is a SIGINT to it, as in a shell. SIGINT back to its default first:
+    a test run started in the background inherits it ignored (as shells start background
+    jobs), and Python keeps an ignored SIGINT ignored."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
 
@@ -121,3 +125,15 @@ def test_a_program_that_halts_restores_the_terminal(start: Callable[..., Termina
     assert terminal.read_until("HALT\n").endswith("3+4=7\nHALT\n")
     assert terminal.wait() == 0
     assert termios.tcgetattr(terminal.slave) == cooked
+
+
+def test_a_message_after_output_starts_its_own_line(start: Callable[..., Terminal], tmp_path: Path) -> None:
+    """Output that stops mid-line, then the end of scripted input: on one terminal, the
+    message goes below the output, not after it."""
+    program = tmp_path / "ask.asm"
+    program.write_text('.ORIG x3000\nLEA R0, ASK\nPUTS\nGETC\nHALT\nASK .STRINGZ "name? "\n.END\n')
+    (tmp_path / "none").write_bytes(b"")
+    terminal = start(program, "--input", tmp_path / "none")
+    assert terminal.wait() == 5
+    screen = terminal.read_until("\n", count=2)
+    assert screen.startswith(f"name? \nlc3jit: {program}: ")
