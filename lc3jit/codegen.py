@@ -3,9 +3,13 @@
 What the generated code looks like, and why (measured in the architecture doc):
 - registers live in fast locals `r0`..`r7` inside the block: loaded at entry only if
   read before written, written back to `R` only if written, at every exit;
-- condition codes are lazy: a setting instruction also stores its value in the local
-  `cc`, and a branch tests that value's sign; `m.ccv` is written only at exits;
-- 16-bit wrap by compare and subtract, not `&`, which CPython does not specialise;
+- condition codes are lazy: the register a setting instruction wrote stands for them
+  (a branch tests its value), copied to the local `cc` only when that register changes
+  or something may leave; `m.ccv` is written only at exits;
+- 16-bit wrap by compare and subtract, not `&`, which CPython does not specialise, and
+  only where a value is read as a word: register-to-register arithmetic is right
+  modulo 2^16 on unwrapped values, and bounds tracked through the block choose the
+  cheapest wrap (often none);
 - addresses and offsets folded at translation time; a constant address is known to
   be a device register or not; a computed one is checked against xFE00;
 - stores check the write map `W` and take the slow path `STORE` for watched words,

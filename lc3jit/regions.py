@@ -6,15 +6,17 @@ fall-through branches, JSR into a subroutine and the return point after it. Insi
 it, registers stay in fast locals for the whole region, blocks jump to each other
 directly (back edges included, which Python source cannot express), the condition
 codes stay lazy across blocks, a RET is compared against the return points of the
-region's own calls, and a host TRAP that comes back to the next word goes on inside.
-Only the exits — indirect jumps not predicted, targets outside, RTI, faults — go back
-to the dispatcher.
+calls to its subroutine, and a host TRAP that comes back to the next word goes on
+inside. Only the exits — indirect jumps not predicted, targets outside, RTI, faults —
+go back to the dispatcher. Blocks are laid out so that the branch not taken runs
+straight on, and slow paths sit out of line after them.
 
-The dispatcher calls a region with the instruction budget it may use; each block
-subtracts its length on entry, and a block that checks leaves (at its own start, its
-length given back) if the budget ran out.
-Every way out stores the number of instructions run in `N[0]`, before any helper that
-may stop the machine too, so counts stay exact.
+The dispatcher calls a region with the instruction budget it may use. A block subtracts
+its length on entry — with the lengths of the blocks that only it leads straight into,
+given back by a branch off that chain — and a block that heads a loop (or is an entry)
+leaves at its own start, its count given back, when the budget cannot cover the longest
+way to the next check. Every way out stores the number of instructions run in `N[0]`,
+before any helper that may stop the machine too, so counts stay exact.
 """
 
 from __future__ import annotations
