@@ -8,6 +8,7 @@ running block, into other blocks, into device registers), traps with scripted ke
 from __future__ import annotations
 
 import io
+import random
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from lc3jit.session import ENGINES, boot, load_images, os_images
 from runtime.console import Console
 from runtime.isa import FORMS_BY_NAME, WORD_MASK
 from runtime.loader import Image
-from runtime.machine import DSR, KBDR, KBSR, MCR
+from runtime.machine import DSR, KBDR, KBSR, MCR, Machine
 
 from .conftest import Run, make_machine, run_on
 
@@ -173,3 +174,42 @@ def test_real_programs_agree(engine: str, files: list[str], keys: bytes, edition
         runs.append(run_on(name, machine, display, max_steps=3_000_000))
     assert_same(*runs)
     assert runs[0].outcome.reason in {"halt", "input-exhausted"}
+
+
+class HumanConsole(Console):
+    """Scripted keys that arrive as a person types them: each one only after a random
+    number of KBSR polls (seeded), so a game that seeds its random numbers by counting
+    polls takes other paths than with keys that are always waiting."""
+
+    def __init__(self, keys: bytes, display: io.BytesIO, seed: int) -> None:
+        super().__init__(io.BytesIO(keys), display)
+        self.pace = random.Random(seed)
+        self.polls_left = self.pace.randrange(400)
+
+    def key_ready(self) -> bool:
+        if self.polls_left > 0 and not self.exhausted:
+            self.polls_left -= 1
+            return False
+        return super().key_ready()
+
+    def read_key(self) -> int | None:
+        self.polls_left = self.pace.randrange(400)
+        return super().read_key()
+
+
+@pytest.mark.parametrize("engine", OTHER_ENGINES)
+@pytest.mark.parametrize("seed", range(5))
+def test_2048_agrees_with_keys_typed_at_a_human_pace(engine: str, seed: int) -> None:
+    """2048 counts polls for its random tiles (rogue reads keys with GETC: no polls)."""
+    moves = random.Random(seed)
+    keys = b"n" + bytes(moves.choice(b"wasd") for _ in range(60))
+    image = load_images([EXAMPLES / "2048.obj"])[0]
+    runs = []
+    for name in ("interp", engine):
+        display = io.BytesIO()
+        machine = Machine(HumanConsole(keys, display, seed))
+        machine.load_words(image.origin, list(image.words))
+        machine.pc = image.origin
+        runs.append(run_on(name, machine, display, max_steps=5_000_000))
+    assert_same(*runs)
+    assert runs[0].outcome.reason == "input-exhausted"
