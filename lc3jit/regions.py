@@ -312,14 +312,14 @@ class RegionCompiler(BlockCompiler):
         lengths = {b.start: b.length for b in self.blocks}
         longest: dict[int, int] = {}
 
-        def ahead(start: int) -> int:  # the graph without the checks is acyclic
+        def longest_from(start: int) -> int:  # the graph without the checks is acyclic
             if start not in longest:
-                rest = [ahead(t) for t in edges[start] if t not in checks]
+                rest = [longest_from(t) for t in edges[start] if t not in checks]
                 longest[start] = lengths[start] + max(rest, default=0)
             return longest[start]
 
         return {
-            start: lengths[start] + max((ahead(t) for t in edges[start] if t not in checks), default=0)
+            start: lengths[start] + max((longest_from(t) for t in edges[start] if t not in checks), default=0)
             for start in checks
         }
 
@@ -382,7 +382,8 @@ class RegionCompiler(BlockCompiler):
         """The block's label, its count, its budget check if it has one, its instructions;
         then the cold paths so far, if the block does not run on into the next one."""
         e = self.e
-        self.current, self.index, self.cc_alias = block, 0, None  # the codes are in `cc` here
+        # The codes are in `cc` here, unless the block sets them before anything sees them.
+        self.current, self.index, self.cc_alias = block, 0, None
         e.line = block.start
         e.place(self.labels[block.start])
         counted = block.length + self.ahead[block.start]
