@@ -18,10 +18,12 @@ The JSON form (`FORMAT_VERSION` = 1, keys sorted):
                    "engines": [{"engine": str, "seconds": [float, ...],
                                 "median_seconds": float, "mips": float,
                                 "ratio_to_interp": float | null,
+                                "time_over_floor": float | null,
                                 "translation_seconds": float | null}]}]}
 
 `ratio_to_interp` is the interpreter's median time over the engine's (null when the
-interpreter was not run); `translation_seconds` is the median time to build the engine,
+interpreter was not run); `time_over_floor` is the engine's median time over the floor's
+(null without a floor); `translation_seconds` is the median time to build the engine,
 the ahead-of-time translation (null for the floor).
 """
 
@@ -112,10 +114,18 @@ class ProgramBench:
     def mips(self, times: EngineTimes) -> float:
         return self.instructions / times.median / 1e6 if times.median else 0.0
 
+    def median_of(self, engine: str) -> float | None:
+        return next((t.median for t in self.times if t.engine == engine), None)
+
     def ratio(self, times: EngineTimes) -> float | None:
         """Interpreter time over this engine's: how many times faster than the interpreter."""
-        interp = next((t for t in self.times if t.engine == "interp"), None)
-        return interp.median / times.median if interp and times.median else None
+        interp = self.median_of("interp")
+        return interp / times.median if interp and times.median else None
+
+    def over_floor(self, times: EngineTimes) -> float | None:
+        """This engine's time over the floor's: how many times slower than plain Python."""
+        floor = self.median_of(FLOOR)
+        return times.median / floor if floor else None
 
 
 def observe(
@@ -220,6 +230,7 @@ def to_json(benches: Sequence[ProgramBench], repeat: int) -> str:
                         "median_seconds": t.median,
                         "mips": b.mips(t),
                         "ratio_to_interp": b.ratio(t),
+                        "time_over_floor": b.over_floor(t),
                         "translation_seconds": t.translation,
                     }
                     for t in b.times
@@ -236,11 +247,11 @@ def write_table(benches: Sequence[ProgramBench], file: TextIO, color: bool | Non
     table = Table()
     table.add_column("program")
     table.add_column("engine")
-    for name in ("instructions", "median s", "MIPS", "x interp", "translation ms"):
+    for name in ("instructions", "median s", "MIPS", "x interp", "time / floor", "translation ms"):
         table.add_column(name, justify="right")
     for b in benches:
         for i, t in enumerate(b.times):
-            ratio = b.ratio(t)
+            ratio, over_floor = b.ratio(t), b.over_floor(t)
             table.add_row(
                 b.program if i == 0 else "",
                 t.engine,
@@ -248,6 +259,7 @@ def write_table(benches: Sequence[ProgramBench], file: TextIO, color: bool | Non
                 f"{t.median:.4f}",
                 f"{b.mips(t):.2f}",
                 "" if ratio is None else f"{ratio:.1f}",
+                "" if over_floor is None else f"{over_floor:.2f}",
                 "" if t.translation is None else f"{t.translation * 1000:.1f}",
                 end_section=i == len(b.times) - 1,
             )

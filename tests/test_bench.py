@@ -64,6 +64,7 @@ def test_engines_option_chooses_and_orders(tmp_path: Path) -> None:
     (entry,) = document["programs"][0]["engines"]
     assert entry["engine"] == "blocks"
     assert entry["ratio_to_interp"] is None  # no interpreter run to compare with
+    assert entry["time_over_floor"] is None  # no floor either
 
 
 def test_table_in_a_pipe() -> None:
@@ -72,7 +73,8 @@ def test_table_in_a_pipe() -> None:
     lines = result.stdout.splitlines()
     assert "Python 3." in lines[0]
     header = next(line for line in lines if "engine" in line)
-    for column in ("program", "instructions", "median s", "MIPS", "x interp", "translation ms"):
+    columns = ("program", "instructions", "median s", "MIPS", "x interp", "time / floor", "translation ms")
+    for column in columns:
         assert column in header
     rows = [line for line in lines if line.startswith("│")]
     assert len(rows) == 2
@@ -150,6 +152,10 @@ def test_floor_joins_when_its_output_agrees(tmp_path: Path) -> None:
     assert floor["ratio_to_interp"] == pytest.approx(
         interp["median_seconds"] / floor["median_seconds"], rel=1e-2
     )
+    assert interp["time_over_floor"] == pytest.approx(
+        interp["median_seconds"] / floor["median_seconds"], rel=1e-2
+    )
+    assert floor["time_over_floor"] == 1.0
 
 
 def test_floor_with_another_checksum_is_an_error(tmp_path: Path) -> None:
