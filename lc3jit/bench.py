@@ -247,7 +247,9 @@ def write_table(benches: Sequence[ProgramBench], file: TextIO, color: bool | Non
     table = Table()
     table.add_column("program")
     table.add_column("engine")
-    for name in ("instructions", "median s", "MIPS", "x interp", "time / floor", "translation ms"):
+    floors = any(b.median_of(FLOOR) for b in benches)  # the column only with a floor to compare
+    columns = ("instructions", "median s", "MIPS", "x interp", *(["time / floor"] * floors), "translation ms")
+    for name in columns:
         table.add_column(name, justify="right")
     for b in benches:
         for i, t in enumerate(b.times):
@@ -259,7 +261,7 @@ def write_table(benches: Sequence[ProgramBench], file: TextIO, color: bool | Non
                 f"{t.median:.4f}",
                 f"{b.mips(t):.2f}",
                 "" if ratio is None else f"{ratio:.1f}",
-                "" if over_floor is None else f"{over_floor:.2f}",
+                *(["" if over_floor is None else f"{over_floor:.2f}"] * floors),
                 "" if t.translation is None else f"{t.translation * 1000:.1f}",
                 end_section=i == len(b.times) - 1,
             )
