@@ -9,7 +9,18 @@ wrong translation is worthless, so a difference is an `MismatchError`, not a foo
 A hand-written Python equivalent of a program (`PROG.py` beside `PROG.asm`, with a
 `run() -> str` giving the text the program prints before HALT) can join as the "floor":
 what the same work costs in plain Python with no emulation at all. Its output is checked
-too; its MIPS count the LC-3 program's instructions.
+too; its MIPS count the LC-3 program's instructions. It is the floor of a translation, what
+a translator's output would be if it could drop the 16-bit wrap and the condition codes
+(so not a valid translation), and is written by these rules:
+- one statement per LC-3 instruction that computes something, in the program's order, on
+  locals r0..r7; nothing merged, reordered, strength-reduced or skipped;
+- memory is a list indexed by LC-3 address, with the program's data and the same reads and
+  writes (an LD is a read of memory, not a constant); words hold the value the program
+  means, negative numbers as plain Python negatives;
+- branches test the register just computed (no condition codes), as the same loops with
+  the same number of iterations;
+- no 16-bit wrap except where a value would grow without bound, marked where it is done;
+- FINISH, which prints the checksum as four hex digits, is an f-string.
 
 The JSON form (`FORMAT_VERSION` = 1, keys sorted):
 

@@ -1,17 +1,8 @@
-"""arith.asm transliterated into Python: the floor for `lc3jit bench --floor`.
+"""arith.asm transliterated into Python: the floor for `lc3jit bench --floor`, written by
+the rules in lc3jit/bench.py.
 
-`run()` returns what arith.asm prints before HALT. It is the floor of a translation: what a
-translator's output would be if it could drop the 16-bit wrap-around and the condition codes
-(so it is not a valid translation). Hence the rules:
-- one statement per LC-3 instruction that computes something, in the program's order, on
-  locals r0..r7; nothing merged, reordered, strength-reduced or skipped;
-- memory is a list indexed by LC-3 address, with the program's data and the same reads and
-  writes (an LD is a read of memory, not a constant); words hold the value the program means;
-- branches test the register just computed (no condition codes), as the same loops with the
-  same number of iterations; negative numbers are plain Python negatives;
-- no 16-bit wrap except where a value would grow without bound (marked below): x every
-  iteration, s once a round (unwrapped it would pass 2**30 in round 4 and reach 4 * 10**9);
-- FINISH, which prints the checksum as four hex digits, is an f-string.
+Wrapped only where a value would grow without bound (marked below): x every iteration, s once
+a round (unwrapped it would pass 2**30 in round 4 and reach 4 * 10**9).
 """
 
 from __future__ import annotations

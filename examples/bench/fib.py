@@ -1,18 +1,10 @@
-"""fib.asm transliterated into Python: the floor for `lc3jit bench --floor`.
+"""fib.asm transliterated into Python: the floor for `lc3jit bench --floor`, written by the
+rules in lc3jit/bench.py.
 
-`run()` returns what fib.asm prints before HALT. It is the floor of a translation: what a
-translator's output would be if it could drop the 16-bit wrap-around and the condition codes
-(so it is not a valid translation). Hence the rules:
-- one statement per LC-3 instruction that computes something, in the program's order, on
-  locals r0..r7; nothing merged, reordered, strength-reduced or skipped;
-- memory is a list indexed by LC-3 address, with the program's data and the same reads and
-  writes (an LD is a read of memory, not a constant); words hold the value the program means;
-- branches test the register just computed (no condition codes); negative numbers are plain
-  Python negatives;
-- FIB is a recursive Python function with the program's stack traffic: R7 (the return address
-  JSR sets) and n are pushed to memory at R6 and read back; R6, which FIB keeps, is an
-  argument, and so is the R7 that each JSR passes;
-- no 16-bit wrap: fib(25) = 75,025 is masked once, by the f-string that stands for FINISH.
+FIB is a recursive Python function with the program's stack traffic: R7 (the return address
+JSR sets) and n are pushed to memory at R6 and read back; R6, which FIB keeps, is an argument,
+and so is the R7 that each JSR passes. fib(25) = 75,025 is masked once, by the f-string that
+stands for FINISH.
 """
 
 from __future__ import annotations

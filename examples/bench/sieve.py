@@ -1,17 +1,8 @@
-"""sieve.asm transliterated into Python: the floor for `lc3jit bench --floor`.
+"""sieve.asm transliterated into Python: the floor for `lc3jit bench --floor`, written by
+the rules in lc3jit/bench.py.
 
-`run()` returns what sieve.asm prints before HALT. It is the floor of a translation: what a
-translator's output would be if it could drop the 16-bit wrap-around and the condition codes
-(so it is not a valid translation). Hence the rules:
-- one statement per LC-3 instruction that computes something, in the program's order, on
-  locals r0..r7; nothing merged, reordered, strength-reduced or skipped;
-- memory is a list indexed by LC-3 address, with the program's data and the same reads and
-  writes (an LD is a read of memory, not a constant); words hold the value the program means
-  (MINUS_N is -8192, not xE000);
-- branches test the register just computed (no condition codes), as the same loops with the
-  same number of iterations; negative numbers are plain Python negatives;
-- no 16-bit wrap: the sum of the primes (54 million over 15 passes) is masked once, by the
-  f-string that stands for FINISH.
+MINUS_N is -8192, not xE000. The sum of the primes (54 million over 15 passes) is masked once,
+by the f-string that stands for FINISH.
 """
 
 from __future__ import annotations

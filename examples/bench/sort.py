@@ -1,17 +1,9 @@
-"""sort.asm transliterated into Python: the floor for `lc3jit bench --floor`.
+"""sort.asm transliterated into Python: the floor for `lc3jit bench --floor`, written by the
+rules in lc3jit/bench.py.
 
-`run()` returns what sort.asm prints before HALT. It is the floor of a translation: what a
-translator's output would be if it could drop the 16-bit wrap-around and the condition codes
-(so it is not a valid translation). Hence the rules:
-- one statement per LC-3 instruction that computes something, in the program's order, on
-  locals r0..r7; nothing merged, reordered, strength-reduced or skipped;
-- memory is a list indexed by LC-3 address, with the program's data and the same reads and
-  writes (an LD is a read of memory, not a constant); words hold the value the program means;
-- branches test the register just computed (no condition codes), as the same loops with the
-  same number of iterations; negative numbers are plain Python negatives (NOT x + 1 is -x);
-- no 16-bit wrap except where a value would grow without bound (the generator, marked below);
-  the checksum t (past 2**30 in the last 428 of its 1,000 additions, 5.5 * 10**9 at the end)
-  is masked once, by the f-string that stands for FINISH.
+NOT x + 1 is -x. Wrapped only where a value would grow without bound (the generator, marked
+below); the checksum t (past 2**30 in the last 428 of its 1,000 additions, 5.5 * 10**9 at the
+end) is masked once, by the f-string that stands for FINISH.
 """
 
 from __future__ import annotations

@@ -1,20 +1,10 @@
-"""strings.asm transliterated into Python: the floor for `lc3jit bench --floor`.
+"""strings.asm transliterated into Python: the floor for `lc3jit bench --floor`, written by
+the rules in lc3jit/bench.py.
 
-`run()` returns what strings.asm prints before HALT. It is the floor of a translation: what a
-translator's output would be if it could drop the 16-bit wrap-around and the condition codes
-(so it is not a valid translation). Hence the rules:
-- one statement per LC-3 instruction that computes something, in the program's order, on
-  locals r0..r7; nothing merged, reordered, strength-reduced or skipped;
-- memory is a list indexed by LC-3 address, with the program's data and the same reads and
-  writes (an LD is a read of memory, not a constant); words hold the value the program means
-  (MINUS_LOWER_A is -97, not xFF9F);
-- branches test the register just computed (no condition codes), as the same loops with the
-  same number of iterations; negative numbers are plain Python negatives;
-- subroutines are Python functions; JSRR R2 calls the one at the address in R2, which the
-  program loads from its table in memory (`code` maps the four addresses to the functions);
-- no 16-bit wrap except where a value would grow without bound: HASH wraps s and t where it
-  stores them (ST), once a call (unwrapped, t would reach 8 * 10**11, far past one-digit ints);
-- FINISH, which prints the checksum as four hex digits, is an f-string.
+MINUS_LOWER_A is -97, not xFF9F. Subroutines are Python functions; JSRR R2 calls the one at
+the address in R2, which the program loads from its table in memory (`code` maps the four
+addresses to the functions). HASH wraps s and t where it stores them (ST), once a call
+(unwrapped, t would reach 8 * 10**11, far past one-digit ints).
 """
 
 from __future__ import annotations
