@@ -43,6 +43,9 @@ HAS_LOAD_SMALL_INT = PY >= (3, 14)
 #: call with three arguments (five slots with NULL and the callable) is the deepest.
 STACK_BOUND = 10
 
+#: An instruction without argument (None is an argument: LOAD_CONST None).
+NO_ARG = object()
+
 __all__ = ["ENDS", "BinaryOp", "Compare", "Emitter", "Instr", "Label", "speaks_this_python"]
 
 
@@ -66,8 +69,8 @@ class Emitter:
         self._placed: set[int] = set()  # ids of the labels already in the code
         self.emit("RESUME", 0)
 
-    def emit(self, name: str, arg: object = None) -> None:
-        if arg is None:
+    def emit(self, name: str, arg: object = NO_ARG) -> None:
+        if arg is NO_ARG:
             self.code.append(Instr(name, lineno=self.line))
         else:
             self.code.append(Instr(name, arg, lineno=self.line))
