@@ -637,6 +637,14 @@ def write_outputs(assembly: Assembly, obj: Path) -> list[Path]:
     """Write each block's .obj and .sym; the .obj paths written, in block order."""
     paths = output_paths(obj, len(assembly.images))
     for image, path in zip(assembly.images, paths, strict=True):
-        path.write_bytes(obj_bytes(image))
-        path.with_suffix(".sym").write_text(sym_text(image.symbols))
+        _write(path, obj_bytes(image))
+        _write(path.with_suffix(".sym"), sym_text(image.symbols).encode())
     return paths
+
+
+def _write(path: Path, data: bytes) -> None:
+    """Write a file; an OSError names it even when the write, not the open, failed (a full disk)."""
+    try:
+        path.write_bytes(data)
+    except OSError as e:
+        raise OSError(e.errno, e.strerror, str(path)) from e

@@ -155,8 +155,12 @@ def run(
             state_json.write_text(json.dumps(result.state(), indent=2) + "\n")
         except OSError as e:
             raise fail(f"{state_json}: {e.strerror or e}") from None
-    if outcome.exit_code:
-        raise fail(f"{programs[0]}: {outcome.message}", outcome.exit_code)
+    if outcome.exit_code:  # a broken pipe ends quietly, as Unix tools do
+        raise (
+            fail(f"{programs[0]}: {outcome.message}", outcome.exit_code)
+            if outcome.message
+            else typer.Exit(outcome.exit_code)
+        )
 
 
 ASM_HELP = """

@@ -19,6 +19,7 @@ from runtime.interp import Interpreter
 from runtime.loader import Image, load_image_file
 from runtime.machine import Machine
 from runtime.outcome import Outcome
+from runtime.signals import stop_on_signals
 
 from .asm import assemble_file
 from .regions import region_engine
@@ -151,10 +152,15 @@ class RunResult:
 
 
 def run_machine(machine: Machine, engine_name: str, max_steps: int | None = None) -> RunResult:
-    """Build the engine (timed apart) and run it inside the console's raw mode."""
-    start = time.perf_counter()
-    engine = ENGINES[engine_name](machine)
-    ready = time.perf_counter()
-    with machine.console.raw_mode():
-        outcome = engine.run(max_steps)
-    return RunResult(outcome, machine, engine, time.perf_counter() - ready, ready - start)
+    """Build the engine (timed apart) and run it with the console running (raw keys,
+    output streamed) and the ending signals stopping it exactly. An ending requested
+    from outside (a signal, a display that cannot be written) is the run's outcome,
+    even when the program stopped on its own meanwhile: its output is incomplete."""
+    with stop_on_signals(machine):
+        start = time.perf_counter()
+        engine = ENGINES[engine_name](machine)
+        ready = time.perf_counter()
+        with machine.console.running():
+            outcome = machine.ending or engine.run(max_steps)
+        seconds = time.perf_counter() - ready
+    return RunResult(machine.ending or outcome, machine, engine, seconds, ready - start)

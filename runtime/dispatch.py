@@ -22,11 +22,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from .errors import Leave, Stop
-from .interp import Interpreter
+from .errors import Leave, Stop, StopRequested
+from .interp import Interpreter, stop_requested
 from .isa import POSITIVE, WORD_MASK
 from .machine import ILLEGAL_OPCODE, WATCH_TRANSLATED, Machine
-from .outcome import INTERRUPTED, UNLIMITED, Outcome
+from .outcome import UNLIMITED, Outcome
 from .traps import trap
 
 #: How often a block may be invalidated by stores before its words stay interpreted.
@@ -40,6 +40,9 @@ COVERED_HOT_VISITS = 32
 INTERPRET_AT = 0x10000
 #: While keyboard interrupts are enabled, the most instructions a region runs per call.
 INTERRUPT_SLICE = 1000
+#: Otherwise: a region comes back this often (a few milliseconds), so that a requested
+#: stop (a signal, a lost display) is taken soon, at an exact instruction.
+RUN_SLICE = 1 << 20
 
 
 class LeaveBlock(Leave):
@@ -90,9 +93,11 @@ class Dispatcher:
         self.blocks: dict[int, Translation] = {}  # by start: the translations installed
         self.covering: dict[int, set[int]] = {}  # word -> starts of blocks that cover it
         self.invalidations: dict[int, int] = {}  # start -> times its block was dropped
+        self.code_writes = 0  # stores into decoded or translated words so far
         self.region_count = [0]  # instructions the last region ran
         self.globals = self._block_globals()
         machine.code_write_hooks.append(self._code_written)
+        machine.stop_hooks.append(self._stop)
 
     def _block_globals(self) -> dict[str, object]:
         """What generated code may name: the machine's state and the slow paths."""
@@ -108,7 +113,7 @@ class Dispatcher:
             "LOAD": m.load_checked if m.access_control else m.load,
             "FETCH": m.fetch_violation,
             "STORE": self.store_from_block,
-            "TRAP": lambda vector, at: trap(m, vector, at),
+            "TRAP": self.trap_from_code,
             "RTI": m.return_from_interrupt,
             "ILLEGAL": lambda word, at: m.exception(ILLEGAL_OPCODE, at, f"illegal opcode x{word:04X}"),
         }
@@ -160,11 +165,30 @@ class Dispatcher:
 
     def _code_written(self, address: int, at: int) -> None:
         """Drop every block (and interpreter step) that covers a word just written."""
+        self.code_writes += 1
         for start in self.covering.pop(address, ()):
             if self.blocks.pop(start, None) is not None:
                 self.invalidations[start] = self.invalidations.get(start, 0) + 1
             self.table[start] = self._miss
             self.sizes[start] = 1
+
+    def _stop(self) -> None:
+        """A stop was requested: whatever the loop calls next raises StopRequested. The
+        table first: an entry whose size is already read gets the stopper, never a
+        function of another size."""
+        self.table[:] = [stop_requested] * len(self.table)
+        self.sizes[:] = [1] * len(self.sizes)
+
+    def trap_from_code(self, vector: int, at: int) -> int:
+        """TRAP from translated code, which (a region) goes on inside when the trap comes
+        back to the next word; not after the trap wrote code (a 3rd-edition TRAP pushes
+        PSR and PC through the store path, and R6 may point into the running code) or a
+        stop was requested meanwhile (an output lost): it leaves for the dispatcher."""
+        writes = self.code_writes
+        pc = trap(self.machine, vector, at)
+        if self.code_writes != writes or self.machine.ending is not None:
+            raise Leave(at, pc)
+        return pc
 
     def store_from_block(self, address: int, value: int, at: int) -> None:
         """The slow path of a translated store; leaves the block if it wrote code."""
@@ -188,13 +212,13 @@ class Dispatcher:
         limit = UNLIMITED if max_steps is None else max_steps
         pc = start = m.pc
         done = size = 0
-        slice_ = INTERRUPT_SLICE if m.kbsr_ie else UNLIMITED
+        slice_ = INTERRUPT_SLICE if m.kbsr_ie else RUN_SLICE
         try:
             while True:
                 try:
                     while True:
                         start = pc
-                        if slice_ != UNLIMITED and done < limit and m.interrupt_pending():
+                        if slice_ == INTERRUPT_SLICE and done < limit and m.interrupt_pending():
                             size = 1  # an interrupt refused (no handler) ran nothing
                             pc = start = m.take_interrupt(pc)
                         if size := sizes[pc]:  # a block or an interpreter step
@@ -219,13 +243,15 @@ class Dispatcher:
                 except Leave as leave:
                     done += self._executed(start, size, leave.at, True)
                     pc = leave.resume_pc
-                    slice_ = INTERRUPT_SLICE if m.kbsr_ie else UNLIMITED
+                    slice_ = INTERRUPT_SLICE if m.kbsr_ie else RUN_SLICE
         except Stop as stop:
             done += self._executed(start, size, stop.at, stop.completed)
             pc = stop.resume_pc
             return Outcome.from_stop(stop)
-        except KeyboardInterrupt:
-            return INTERRUPTED
+        except StopRequested:  # before the entry at start ran anything
+            pc = start
+            assert m.ending is not None
+            return m.ending
         finally:
             m.pc = pc
             m.icount += done

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .errors import Leave, Stop
+from .errors import Leave, Stop, StopRequested
 from .isa import COND, WORD_MASK, Instruction, decode
 from .machine import ILLEGAL_OPCODE, IO_BASE, WATCH_DECODED, Machine, user_address
-from .outcome import INTERRUPTED, STEP_LIMIT, UNLIMITED, Outcome
+from .outcome import STEP_LIMIT, UNLIMITED, Outcome
 from .traps import trap
 
 #: One instruction, bound to its operands: called with its own address, returns the next PC.
@@ -320,6 +320,7 @@ class Interpreter:
         self._miss: Step = self._decode_and_run
         self.steps: list[Step] = [self._miss] * len(machine.mem)
         machine.code_write_hooks.append(self._forget)
+        machine.stop_hooks.append(self._stop)
 
     def step_at(self, pc: int) -> Step:
         """The bound step for the word at pc, decoding it if it is not cached."""
@@ -339,6 +340,10 @@ class Interpreter:
 
     def _forget(self, address: int, at: int) -> None:
         self.steps[address] = self._miss
+
+    def _stop(self) -> None:
+        """A stop was requested: every next step raises StopRequested instead of running."""
+        self.steps[:] = [stop_requested] * len(self.steps)
 
     def run(self, max_steps: int | None = None) -> Outcome:
         """Run until a stop or max_steps instructions; count them in machine.icount.
@@ -376,12 +381,18 @@ class Interpreter:
             done += ran + stop.completed
             pc = stop.resume_pc
             return Outcome.from_stop(stop)
-        except KeyboardInterrupt:
+        except StopRequested:
             done += ran
-            return INTERRUPTED
+            assert m.ending is not None
+            return m.ending
         finally:
             m.pc = pc
             m.icount += done
+
+
+def stop_requested(_: int) -> int:
+    """What every step and block becomes once a stop is requested (Machine.request_stop)."""
+    raise StopRequested
 
 
 def _fetch_checked(m: Machine, step: Step) -> Step:

@@ -20,8 +20,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .console import Console
-from .errors import Halted, InputExhausted, Leave, MachineFault
+from .errors import Ended, Halted, InputExhausted, Leave, MachineFault, StopRequested
 from .isa import CC_VALUE, COND, WORD_MASK
+from .outcome import Outcome, output_lost
 
 MEMORY_WORDS = 0x10000
 KBSR, KBDR, DSR, DDR, PSR_ADDR, MCR = 0xFE00, 0xFE02, 0xFE04, 0xFE06, 0xFFFC, 0xFFFE
@@ -51,6 +52,14 @@ WATCH_CODE = WATCH_DECODED | WATCH_TRANSLATED
 #: land on these guard entries, which are never zero, so such a store takes the slow
 #: path, which wraps the address. Memory itself needs no guard: a negative index wraps.
 GUARD_WORDS = 32
+
+#: With scripted input used up, a KBSR read finds no key and reads 0. The program is
+#: evidently waiting for a key, and the run ends (exit 5), at the read that is the
+#: WAITING_POLLS-th in a row to find no key with nothing written to the display since.
+WAITING_POLLS = 10_000
+#: Under an OS, on a terminal, a KBSR read from system space (the OS's GETC and IN)
+#: that finds no key sleeps up to this many seconds for one, instead of spinning.
+OS_KEY_WAIT = 0.05
 
 #: Called with (address, executing_instruction_address) after a store into a word that
 #: some engine holds decoded or translated; it may raise to leave translated code.
@@ -91,6 +100,11 @@ class Machine:
             for address in (*range(USER_BASE), *range(IO_BASE, MEMORY_WORDS)):
                 self.watch[address] |= WATCH_PROTECTED
         self.code_write_hooks: list[CodeWriteHook] = []
+        # An ending asked for from outside the program (a signal, a lost display), and
+        # what each engine does to take it before its next instruction.
+        self.ending: Outcome | None = None
+        self.stop_hooks: list[Callable[[], None]] = []
+        console.when_lost = self._output_lost
         # Addresses the program's symbol table names (.sym or the assembler): translators
         # start blocks there. Knowledge about the loaded program, like memory contents.
         self.labels: frozenset[int] = frozenset()
@@ -136,18 +150,52 @@ class Machine:
             raise Leave(at, self.access_violation(address, at))
         return self.load(address, at)
 
-    def key_waiting(self) -> bool:
+    def request_stop(self, ending: Outcome) -> None:
+        """End the run before the next instruction, exactly, with `ending` (the first
+        asked for wins); safe from a signal handler or another thread, as the engines'
+        hooks only swap what they call next."""
+        if self.ending is None:
+            self.ending = ending
+        self.console.stop_requested = True
+        for hook in self.stop_hooks:
+            hook()
+
+    def _output_lost(self, error: OSError) -> None:
+        self.request_stop(output_lost(error))
+
+    def _ended(self, at: int) -> Ended:
+        """The requested ending, taken inside the instruction at `at` that waited for a key."""
+        ending = self.ending
+        assert ending is not None  # the console gives up a wait only once one is requested
+        return Ended(at, ending.reason, ending.exit_code, ending.message)
+
+    def key_waiting(self, wait: float = 0.0) -> bool:
         """KBSR[15]: a key seen by a poll and not yet read (scripted: input remains)."""
-        if self.kbd_latch is None and self.console.key_ready():
+        if self.kbd_latch is None and self.console.key_ready(wait):
             self.kbd_latch = self.console.read_key()
         return self.kbd_latch is not None
+
+    def poll_keyboard(self, at: int) -> int:
+        """A read of KBSR by the instruction at `at` (see WAITING_POLLS and OS_KEY_WAIT)."""
+        console = self.console
+        wait = OS_KEY_WAIT if not self.host_traps and at < USER_BASE else 0.0
+        try:
+            ready = self.key_waiting(wait)
+        except StopRequested:
+            raise self._ended(at) from None
+        if ready:
+            console.empty_polls = 0
+            return KBSR_READY | self.kbsr_ie
+        if console.exhausted:
+            console.empty_polls += 1
+            if console.empty_polls >= WAITING_POLLS:
+                raise InputExhausted(at, False, "input ended while the program polls KBSR")
+        return self.kbsr_ie
 
     def load_io(self, address: int, at: int) -> int:
         """A load from xFE00-xFFFF: device registers read live, the rest is memory."""
         if address == KBSR:
-            if not self.key_waiting() and self.console.exhausted:
-                raise InputExhausted(at, False, "input ended while the program polls KBSR")
-            return (KBSR_READY if self.kbd_latch is not None else 0) | self.kbsr_ie
+            return self.poll_keyboard(at)
         if address == KBDR:
             if self.kbd_latch is not None:
                 self.kbdr, self.kbd_latch = self.kbd_latch, None
@@ -201,7 +249,10 @@ class Machine:
         """The next key for GETC or IN: one a KBSR poll already saw, or wait for one."""
         key, self.kbd_latch = self.kbd_latch, None
         if key is None:
-            key = self.console.read_key()
+            try:
+                key = self.console.read_key()
+            except StopRequested:
+                raise self._ended(at) from None
             if key is None:
                 raise InputExhausted(at, False, "input ended while the program waits for a key")
         self.kbdr = key

@@ -186,11 +186,11 @@ class HumanConsole(Console):
         self.pace = random.Random(seed)
         self.polls_left = self.pace.randrange(400)
 
-    def key_ready(self) -> bool:
+    def key_ready(self, wait: float = 0.0) -> bool:
         if self.polls_left > 0 and not self.exhausted:
             self.polls_left -= 1
             return False
-        return super().key_ready()
+        return super().key_ready(wait)
 
     def read_key(self) -> int | None:
         self.polls_left = self.pace.randrange(400)
