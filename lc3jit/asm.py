@@ -608,6 +608,8 @@ def assemble_file(path: Path) -> Assembly:
         raise LoadError(path, e.strerror or str(e)) from None
     if len(data) > 64 * MAX_OBJ_BYTES:
         raise LoadError(path, "too large for an LC-3 source file")
+    if b"\0" in data:
+        raise LoadError(path, "a binary file, not assembly text (an .obj? name it so)")
     return assemble(data, str(path))
 
 
