@@ -86,11 +86,11 @@ class Console:
         self._flushing = threading.Lock()  # one writer at a time, in order
         self.exhausted = keyboard is None
         self.on_terminal = display.isatty()
-        self.mid_line = False  # did the output so far stop in the middle of a line?
+        self._flushed = 0  # bytes passed to the display (or lost with it)
+        self._line_ended = True  # did the last of them end a line (or is there none)?
         self.lost: OSError | None = None  # why the display could not be written
         self.when_lost: Callable[[OSError], None] | None = None
         self.stop_requested = False  # set by the machine: waits for a key give up
-        self.empty_polls = 0  # KBSR reads in a row that found no key, nothing written since
 
     @classmethod
     def for_process(cls, input_path: str | None = None) -> Console:
@@ -114,27 +114,36 @@ class Console:
         return cls(stdin, display, interactive=stdin.isatty())
 
     def write(self, data: bytes) -> None:
-        if not data:
-            return
-        self._out += data
-        self.mid_line = data[-1] != 0x0A
-        self.empty_polls = 0
-        if self.on_terminal or b"\n" in data or len(self._out) >= FLUSH_SIZE:
+        out = self._out
+        out += data  # in place: the flusher thread holds the same bytearray
+        if self.on_terminal or 0x0A in data or len(out) >= FLUSH_SIZE:
             self.flush()
+
+    @property
+    def mid_line(self) -> bool:
+        """Did the output so far stop in the middle of a line?"""
+        return bool(self._out) or not self._line_ended
+
+    @property
+    def bytes_written(self) -> int:
+        """Bytes the program has written so far (held ones included, lost ones too)."""
+        return self._flushed + len(self._out)
 
     def flush(self) -> None:
         with self._flushing:
             if self.lost is not None:
+                self._flushed += len(self._out)
                 self._out.clear()
                 return
             try:
                 if self._out:
                     data = bytes(self._out)
                     del self._out[: len(data)]
+                    self._flushed += len(data)
+                    self._line_ended = data[-1] == 0x0A
                     self._display.write(data)
                 self._display.flush()
             except OSError as error:
-                self._out.clear()
                 self.lost = error
             else:
                 return

@@ -93,7 +93,6 @@ class Dispatcher:
         self.blocks: dict[int, Translation] = {}  # by start: the translations installed
         self.covering: dict[int, set[int]] = {}  # word -> starts of blocks that cover it
         self.invalidations: dict[int, int] = {}  # start -> times its block was dropped
-        self.code_writes = 0  # stores into decoded or translated words so far
         self.region_count = [0]  # instructions the last region ran
         self.globals = self._block_globals()
         machine.code_write_hooks.append(self._code_written)
@@ -113,7 +112,7 @@ class Dispatcher:
             "LOAD": m.load_checked if m.access_control else m.load,
             "FETCH": m.fetch_violation,
             "STORE": self.store_from_block,
-            "TRAP": self.trap_from_code,
+            "TRAP": lambda vector, at: trap(m, vector, at),
             "RTI": m.return_from_interrupt,
             "ILLEGAL": lambda word, at: m.exception(ILLEGAL_OPCODE, at, f"illegal opcode x{word:04X}"),
         }
@@ -165,7 +164,6 @@ class Dispatcher:
 
     def _code_written(self, address: int, at: int) -> None:
         """Drop every block (and interpreter step) that covers a word just written."""
-        self.code_writes += 1
         for start in self.covering.pop(address, ()):
             if self.blocks.pop(start, None) is not None:
                 self.invalidations[start] = self.invalidations.get(start, 0) + 1
@@ -178,17 +176,6 @@ class Dispatcher:
         function of another size."""
         self.table[:] = [stop_requested] * len(self.table)
         self.sizes[:] = [1] * len(self.sizes)
-
-    def trap_from_code(self, vector: int, at: int) -> int:
-        """TRAP from translated code, which (a region) goes on inside when the trap comes
-        back to the next word; not after the trap wrote code (a 3rd-edition TRAP pushes
-        PSR and PC through the store path, and R6 may point into the running code) or a
-        stop was requested meanwhile (an output lost): it leaves for the dispatcher."""
-        writes = self.code_writes
-        pc = trap(self.machine, vector, at)
-        if self.code_writes != writes or self.machine.ending is not None:
-            raise Leave(at, pc)
-        return pc
 
     def store_from_block(self, address: int, value: int, at: int) -> None:
         """The slow path of a translated store; leaves the block if it wrote code."""

@@ -92,6 +92,8 @@ class Machine:
         self.kbsr_ie = 0
         self.kbd_latch: int | None = None  # a key seen by a KBSR poll, not yet read
         self.kbdr = 0
+        self.empty_polls = 0  # KBSR reads in a row that found no key, with nothing written since
+        self.written_at_poll = 0  # the console's bytes_written at the last of them
         self.mcr = MCR_CLOCK
         self.watch = [0] * MEMORY_WORDS + [WATCH_GUARD] * GUARD_WORDS
         for address in (KBSR, KBDR, DSR, DDR, MCR) + ((PSR_ADDR,) if edition == 3 else ()):
@@ -100,6 +102,7 @@ class Machine:
             for address in (*range(USER_BASE), *range(IO_BASE, MEMORY_WORDS)):
                 self.watch[address] |= WATCH_PROTECTED
         self.code_write_hooks: list[CodeWriteHook] = []
+        self.code_writes = 0  # stores into words some engine holds decoded or translated
         # An ending asked for from outside the program (a signal, a lost display), and
         # what each engine does to take it before its next instruction.
         self.ending: Outcome | None = None
@@ -184,11 +187,13 @@ class Machine:
         except StopRequested:
             raise self._ended(at) from None
         if ready:
-            console.empty_polls = 0
+            self.empty_polls = 0
             return KBSR_READY | self.kbsr_ie
         if console.exhausted:
-            console.empty_polls += 1
-            if console.empty_polls >= WAITING_POLLS:
+            written = console.bytes_written
+            self.empty_polls = self.empty_polls + 1 if written == self.written_at_poll else 1
+            self.written_at_poll = written
+            if self.empty_polls >= WAITING_POLLS:
                 raise InputExhausted(at, False, "input ended while the program polls KBSR")
         return self.kbsr_ie
 
@@ -223,6 +228,7 @@ class Machine:
             self._forget_code(address, at)
 
     def _forget_code(self, address: int, at: int) -> None:
+        self.code_writes += 1
         self.watch[address] &= ~WATCH_CODE
         for hook in self.code_write_hooks:
             hook(address, at)
@@ -271,15 +277,25 @@ class Machine:
     def enter_supervisor(
         self, vector_address: int, return_pc: int, at: int, priority: int | None = None
     ) -> int:
-        """Push PSR and PC on the supervisor stack and return the handler's address."""
+        """Push PSR and PC on the supervisor stack and return the handler's address.
+
+        The pushes are stores like any other: onto code (R6 aimed at the program) they
+        drop its translations, and the instruction (TRAP, or one taking an exception)
+        then leaves translated code, which may be running those very words, as a store
+        into code does. An interrupt (`priority`) is taken between instructions, where
+        no translated code runs."""
         psr = self.psr
         if self.user_mode:
             self.saved_usp = self.reg[6]
             self.reg[6] = self.saved_ssp
         self.psr_mode = self.psr_mode & PSR_PRIORITY if priority is None else priority << 8
+        code_writes = self.code_writes
         self.push(psr, at)  # in supervisor mode already: the stack is closed to user mode
         self.push(return_pc, at)
-        return self.mem[vector_address]
+        handler = self.mem[vector_address]
+        if self.code_writes != code_writes and priority is None:
+            raise Leave(at, handler)
+        return handler
 
     def exception(self, vector: int, at: int, message: str) -> int:
         """Take exception `vector` through the table, or fault if nothing handles it."""
