@@ -16,13 +16,14 @@ from runtime.errors import LC3Error
 from runtime.loader import Image, load_image_file
 
 from . import __version__, bench
+from .api import Simulator
 from .asm import assemble_file, write_outputs
 from .capture import CapturedConsole
 from .disasm import write_listing
 from .dump import DUMPABLE, inspect_program, write_text
 from .dump import to_json as dump_json
 from .numbers import parse_address
-from .session import ENGINES, boot, load_images, os_images, run_machine
+from .session import ENGINES, boot, load_images
 
 EXIT_CODES_HELP = """
 Exit codes: 0 after HALT; 1 load or assembly error; 2 usage error; 3 machine fault
@@ -74,6 +75,22 @@ Edition = Annotated[
     int,
     typer.Option("--edition", callback=_edition, help="Patt & Patel edition whose ISA to follow: 3 or 2."),
 ]
+FullSystem = Annotated[
+    bool,
+    typer.Option(
+        "--os",
+        help="Full-system mode: load lc3jit's own OS first and run the program under it, in user"
+        " mode (PSR x8002), with traps, exceptions and interrupts done by the OS.",
+    ),
+]
+OsImage = Annotated[
+    Path | None,
+    typer.Option(
+        "--os-image",
+        help="Full-system mode with this OS image instead (e.g. the classic lc3os.obj); implies --os."
+        " The machine starts at x0200 with R0 = the program's start address.",
+    ),
+]
 InputFile = Annotated[
     Path | None,
     typer.Option("--input", help="Read the keyboard from this file instead of stdin.", dir_okay=False),
@@ -104,41 +121,55 @@ def run(
     state_json: Annotated[
         Path | None, typer.Option("--state-json", help="Write the final registers and stop reason as JSON.")
     ] = None,
-    full_system: Annotated[
-        bool,
-        typer.Option(
-            "--os",
-            help="Full-system mode: load lc3jit's own OS first and run the program under it, in user"
-            " mode (PSR x8002), with traps, exceptions and interrupts done by the OS.",
-        ),
-    ] = False,
-    os_image: Annotated[
+    full_system: FullSystem = False,
+    os_image: OsImage = None,
+    trace: Annotated[
         Path | None,
         typer.Option(
-            "--os-image",
-            help="Full-system mode with this OS image instead (e.g. the classic lc3os.obj); implies --os."
-            " The machine starts at x0200 with R0 = the program's start address.",
+            "--trace",
+            help="Write a line per instruction executed to FILE ('-': stderr): PC, word, instruction,"
+            " registers, codes and memory it wrote. Runs through the interpreter, on every engine.",
         ),
+    ] = None,
+    trace_range: Annotated[
+        str | None,
+        typer.Option("--trace-range", help="With --trace: only instructions at START:STOP (STOP excluded)."),
     ] = None,
 ) -> None:
     """Run a program: keys from the terminal (raw mode) or from a pipe or --input file."""
     start_pc = _address(pc, "--pc")
+    traced = _range(trace_range) if trace_range is not None else (0, 0x10000)
+    if trace_range is not None and trace is None:
+        raise typer.BadParameter("--trace-range needs --trace")
     try:
-        system = os_images(edition, os_image) if full_system or os_image else []
-        images = load_images(programs, warn=_warn)
         console = Console.for_process(str(input_file) if input_file else None)
+        sim = Simulator(
+            *programs,
+            engine=engine,
+            edition=edition,
+            os=os_image or full_system,
+            pc=start_pc,
+            console=console,
+            warn=_warn,
+        )
+        trace_file = None if trace is None else sys.stderr if str(trace) == "-" else trace.open("w")
     except LC3Error as e:
         raise fail(str(e)) from None
-    except OSError as e:  # the --input file
+    except OSError as e:  # the --input or --trace file
         raise fail(f"{e.filename}: {e.strerror or e}") from None
-    result = run_machine(boot(images, console, edition, start_pc, system), engine, max_steps)
+    try:
+        result = sim.run(max_steps, check=False, trace=trace_file, trace_range=traced)
+    finally:
+        if trace_file is not None and trace_file is not sys.stderr:
+            trace_file.close()
     outcome = result.outcome
     if (stats or outcome.exit_code) and console.mid_line and console.on_terminal and sys.stderr.isatty():
         typer.echo("", err=True)  # a message after the output starts a line of its own
     if stats:
+        how = f"engine {engine}" + (" (traced: interpreter)" if trace else "")
         typer.echo(
-            f"{result.machine.icount} instructions in {result.seconds:.3f} s "
-            f"({result.mips:.2f} MIPS), engine {engine}, translation {result.setup_seconds * 1000:.1f} ms",
+            f"{result.machine.icount} instructions in {result.seconds:.3f} s ({result.mips:.2f} MIPS), "
+            f"{how}, translation {result.setup_seconds * 1000:.1f} ms",
             err=True,
         )
     if state_json is not None:

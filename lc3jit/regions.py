@@ -481,7 +481,9 @@ class RegionTranslator(BlockTranslator):
         self.regions: dict[int, Region] = {}  # by root: the last region translated there, for dumps
 
     def __call__(self, dispatcher: Dispatcher, pc: int) -> list[Translation]:
-        blocks = find_blocks(dispatcher.machine.mem, [pc])
+        stops = dispatcher.stops  # breakpoints: blocks end before them, and the region leaves there
+        found = find_blocks(dispatcher.machine.mem, [pc], stops)
+        blocks = {start: block for start, block in found.items() if start not in stops}
         if pc not in blocks:  # x0000 at pc: not followed statically; a plain block will do
             return super().__call__(dispatcher, pc)
         return self.translate_region(dispatcher, region_blocks(blocks, pc))

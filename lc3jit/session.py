@@ -24,12 +24,21 @@ from .regions import region_engine
 from .translate import block_engine
 
 
-class Engine(Protocol):
-    """What `lc3jit run --engine NAME` runs: it executes a machine until an Outcome."""
+class Runnable(Protocol):
+    """Something that runs a machine until an Outcome: an engine, or a tracer."""
 
     name: str
+    machine: Machine
 
     def run(self, max_steps: int | None = None) -> Outcome: ...
+
+
+class Engine(Runnable, Protocol):
+    """What `lc3jit run --engine NAME` runs: it executes a machine until an Outcome."""
+
+    stops: set[int]  # PCs it stops before (breakpoints), kept by set_stop
+
+    def set_stop(self, pc: int, on: bool) -> None: ...
 
 
 #: Engines by their --engine name; each is built around a booted machine.
@@ -101,7 +110,7 @@ def boot(
 class RunResult:
     outcome: Outcome
     machine: Machine
-    engine: Engine
+    engine: Runnable
     seconds: float  # running time, translation ahead of the run excluded
     setup_seconds: float  # building the engine: translating the image ahead of time
 
@@ -124,7 +133,13 @@ def run_machine(machine: Machine, engine_name: str, max_steps: int | None = None
     """Build the engine (timed apart) and run it inside the console's raw mode."""
     start = time.perf_counter()
     engine = ENGINES[engine_name](machine)
-    ready = time.perf_counter()
+    return run_engine(engine, max_steps, time.perf_counter() - start)
+
+
+def run_engine(engine: Runnable, max_steps: int | None = None, setup_seconds: float = 0.0) -> RunResult:
+    """Run an engine already built (and perhaps run before) inside the console's raw mode."""
+    machine = engine.machine
+    start = time.perf_counter()
     with machine.console.raw_mode():
         outcome = engine.run(max_steps)
-    return RunResult(outcome, machine, engine, time.perf_counter() - ready, ready - start)
+    return RunResult(outcome, machine, engine, time.perf_counter() - start, setup_seconds)

@@ -28,7 +28,8 @@ class BlockTranslator:
         return Translation(block.start, block.length, make_function(code, dispatcher.globals))
 
     def __call__(self, dispatcher: Dispatcher, pc: int) -> list[Translation]:
-        return [self.translate(dispatcher, block_at(dispatcher.machine.mem, pc, self.leaders))]
+        leaders = {*self.leaders, *dispatcher.stops} if dispatcher.stops else self.leaders
+        return [self.translate(dispatcher, block_at(dispatcher.machine.mem, pc, leaders))]
 
 
 #: Blocks translated before the run at most (about a second's work); an image with more

@@ -19,7 +19,7 @@ region (see `run`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from .errors import Leave, Stop
@@ -90,6 +90,8 @@ class Dispatcher:
         self.blocks: dict[int, Translation] = {}  # by start: the translations installed
         self.covering: dict[int, set[int]] = {}  # word -> starts of blocks that cover it
         self.invalidations: dict[int, int] = {}  # start -> times its block was dropped
+        self.stops: set[int] = set()  # PCs to stop before (breakpoints): see set_stop
+        self.cut: set[int] = set()  # starts of translations made while a stop stood
         self.region_count = [0]  # instructions the last region ran
         self.globals = self._block_globals()
         machine.code_write_hooks.append(self._code_written)
@@ -115,6 +117,8 @@ class Dispatcher:
 
     def install(self, translation: Translation) -> None:
         start = translation.start
+        if self.stops:
+            self.cut.add(start)
         self.blocks[start] = translation
         self.table[start] = translation.function if self.runs is None else self._counted(translation)
         self.sizes[start] = translation.length
@@ -160,11 +164,35 @@ class Dispatcher:
 
     def _code_written(self, address: int, at: int) -> None:
         """Drop every block (and interpreter step) that covers a word just written."""
-        for start in self.covering.pop(address, ()):
-            if self.blocks.pop(start, None) is not None:
-                self.invalidations[start] = self.invalidations.get(start, 0) + 1
-            self.table[start] = self._miss
+        for start in self._drop(self.covering.pop(address, ())):
+            self.invalidations[start] = self.invalidations.get(start, 0) + 1
+
+    def _drop(self, starts: Collection[int]) -> list[int]:
+        """Send the PCs back to the cold path (a stop stays); the starts of the translations dropped."""
+        dropped = [start for start in starts if self.blocks.pop(start, None) is not None]
+        for start in starts:
+            self.table[start] = self.interpreter.steps[start] if start in self.stops else self._miss
             self.sizes[start] = 1
+        return dropped
+
+    def set_stop(self, pc: int, on: bool) -> None:
+        """Stop before the instruction at pc (a breakpoint), or no longer.
+
+        Like a store into code, a new stop drops the translations that cover pc, and the
+        translator (which reads `stops`) ends blocks and regions before it from then on, so
+        only a jump to pc comes back here, where the table's entry stops. The dispatch
+        loop itself is unchanged: code that never reaches pc runs as fast as without it.
+        Removing a stop drops what was translated while stops stood, which is then
+        translated again, whole, once hot.
+        """
+        self.interpreter.set_stop(pc, on)
+        if on:
+            self.stops.add(pc)
+            self._drop([pc, *self.covering.pop(pc, ())])
+        else:
+            self.stops.discard(pc)
+            self._drop([pc, *self.cut])
+            self.cut = set()
 
     def store_from_block(self, address: int, value: int, at: int) -> None:
         """The slow path of a translated store; leaves the block if it wrote code."""
