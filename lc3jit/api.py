@@ -131,16 +131,18 @@ class Memory:
 class Simulator:
     """An LC-3 with programs loaded, ready to run on one engine.
 
-    programs: files as `lc3jit run` takes them (.obj with its .sym, .hex, .bin, .asm);
-    source: assembly text, assembled after them. edition: 3 or 2. os: True for lc3jit's
+    programs: files as `lc3jit run` takes them (.obj with its .sym, .hex, .bin, .asm), or
+    images already loaded (`lc3jit.session.load_images`; the images come first); source: assembly text, assembled after them. edition: 3 or 2. os: True for lc3jit's
     OS, or the path of an OS image (full-system mode). pc: the start address (default the
     first origin). keys: the keyboard's input (more with `give_keys`). console: a console
     of the caller's (the CLI's terminal); by default output is captured in `output`.
+    max_steps: the step limit of every run and call that gives none (a grader's guard
+    against a loop that never ends); None for no limit.
     """
 
     def __init__(
         self,
-        *programs: str | Path,
+        *programs: str | Path | Image,
         source: str | None = None,
         engine: str = "regions",
         edition: int = 3,
@@ -149,6 +151,7 @@ class Simulator:
         keys: bytes | str = b"",
         console: Console | None = None,
         warn: Callable[[str], None] | None = None,
+        max_steps: int | None = None,
     ) -> None:
         if engine not in ENGINES:
             raise ValueError(f"no engine {engine!r}; choose from {', '.join(ENGINES)}")
@@ -157,7 +160,8 @@ class Simulator:
         self.warnings: list[str] = []
         self._warn = warn
         system = os_images(edition, None if os is True else Path(os)) if os else []
-        images = load_images([Path(p) for p in programs], warn=self._warning)
+        images = [p for p in programs if isinstance(p, Image)]
+        images += load_images([Path(p) for p in programs if not isinstance(p, Image)], warn=self._warning)
         if source is not None:
             assembly = assemble(source, "<source>")
             for warning in assembly.warnings:
@@ -175,6 +179,7 @@ class Simulator:
         start = None if pc is None else self.address(pc)
         self.machine = boot(images, self.console, edition, start, system)
         self.engine_name = engine
+        self.max_steps = max_steps
         self.registers = Registers(self.machine)
         self.memory = Memory(self)
         self._engine: Engine | None = None
@@ -287,6 +292,8 @@ class Simulator:
         With trace, a line per instruction whose PC is in trace_range [start, stop) goes
         to that file, and the run goes through the interpreter (see lc3jit/trace.py).
         """
+        if max_steps is None:
+            max_steps = self.max_steps
         if trace is not None:
             tracer = Tracer(self.machine, trace, labels_by_address(self.symbols), *trace_range)
             result = run_engine(tracer, max_steps)

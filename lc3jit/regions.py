@@ -34,6 +34,12 @@ from .codegen import REGISTER_ONLY, TABLES, BlockCompiler, load_registers, make_
 from .emitter import ENDS, BinaryOp, Compare, Emitter, Instr, Label
 from .translate import BlockTranslator, entry_points
 
+#: Code objects by the words, entries and options they were compiled from, shared by every
+#: engine in the process once a caller that translates the same program again and again
+#: turns it on (the pytest plugin: a fresh Simulator per test). Off by default, so that
+#: translation times (bench, --stats) stay true.
+shared_code: dict[tuple[object, ...], CodeType] | None = None
+
 #: Blocks in one region at most, nearest to the root first.
 MAX_REGION_BLOCKS = 160
 #: A callee is copied into its callers' regions when it has at most this many blocks.
@@ -491,7 +497,13 @@ class RegionTranslator(BlockTranslator):
     def translate_region(self, dispatcher: Dispatcher, blocks: list[Block]) -> list[Translation]:
         """One code object; a function for each entry, told apart by its default `entry`."""
         entries = region_entries(blocks)
-        code = RegionCompiler(blocks, entries, self.edition, self.access_control).compile()
+        key = (tuple((b.start, *(i.word for i in b.instructions)) for b in blocks), *entries)
+        key += (self.edition, self.access_control)
+        code = shared_code.get(key) if shared_code is not None else None
+        if code is None:
+            code = RegionCompiler(blocks, entries, self.edition, self.access_control).compile()
+            if shared_code is not None:
+                shared_code[key] = code
         self.regions[blocks[0].start] = Region(tuple(blocks), tuple(entries), code)
         words = tuple(sorted({ins.address for b in blocks for ins in b.instructions}))
         return [
