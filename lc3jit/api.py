@@ -132,7 +132,8 @@ class Simulator:
     """An LC-3 with programs loaded, ready to run on one engine.
 
     programs: files as `lc3jit run` takes them (.obj with its .sym, .hex, .bin, .asm), or
-    images already loaded (`lc3jit.session.load_images`; the images come first); source: assembly text, assembled after them. edition: 3 or 2. os: True for lc3jit's
+    images already loaded (`lc3jit.session.load_images`; the images come first).
+    source: assembly text, assembled after them. edition: 3 or 2. os: True for lc3jit's
     OS, or the path of an OS image (full-system mode). pc: the start address (default the
     first origin). keys: the keyboard's input (more with `give_keys`). console: a console
     of the caller's (the CLI's terminal); by default output is captured in `output`.
