@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -97,23 +98,28 @@ InputFile = Annotated[
 ]
 
 
+EngineName = Annotated[
+    str,
+    typer.Option(
+        "--engine",
+        callback=_engine,
+        help="regions: loops and subroutines as single code objects (the default); "
+        "blocks: one code object per basic block; interp: the reference interpreter.",
+    ),
+]
+StartPc = Annotated[str | None, typer.Option("--pc", help="Start address (default: first origin).")]
+MaxSteps = Annotated[
+    int | None, typer.Option("--max-steps", min=0, help="Stop after this many instructions.")
+]
+
+
 @app.command(epilog=EXIT_CODES_HELP)
 def run(
     programs: Programs,
-    engine: Annotated[
-        str,
-        typer.Option(
-            "--engine",
-            callback=_engine,
-            help="regions: loops and subroutines as single code objects (the default); "
-            "blocks: one code object per basic block; interp: the reference interpreter.",
-        ),
-    ] = "regions",
+    engine: EngineName = "regions",
     edition: Edition = 3,
-    pc: Annotated[str | None, typer.Option("--pc", help="Start address (default: first origin).")] = None,
-    max_steps: Annotated[
-        int | None, typer.Option("--max-steps", min=0, help="Stop after this many instructions.")
-    ] = None,
+    pc: StartPc = None,
+    max_steps: MaxSteps = None,
     input_file: InputFile = None,
     stats: Annotated[
         bool, typer.Option("--stats", help="Print instructions, time and MIPS to stderr.")
@@ -179,6 +185,65 @@ def run(
             raise fail(f"{state_json}: {e.strerror or e}") from None
     if outcome.exit_code:
         raise fail(f"{programs[0]}: {outcome.message}", outcome.exit_code)
+
+
+DEBUG_HELP = """
+Commands: break/delete LOC, watch LOC, step [N], next, finish, continue, regs, mem ADDR [N],
+list [LOC], set R3 x10 | set PC LOC | set ADDR VALUE, run, restart, help, quit (abbreviations
+b d s n c r). LOC is a label (from the .asm or .sym) or an address. Between stops the program
+runs on its engine at full speed. The program's keys come from --input, else from stdin
+when the commands come from --commands, else from the terminal.
+"""
+
+
+@app.command(epilog=DEBUG_HELP)
+def debug(
+    programs: Programs,
+    engine: EngineName = "regions",
+    edition: Edition = 3,
+    pc: StartPc = None,
+    max_steps: MaxSteps = None,
+    input_file: InputFile = None,
+    full_system: FullSystem = False,
+    os_image: OsImage = None,
+    commands: Annotated[
+        Path | None,
+        typer.Option(
+            "--commands", help="Run the debugger commands in FILE (echoed), then quit.", dir_okay=False
+        ),
+    ] = None,
+) -> None:
+    """Debug a program: breakpoints, watches, stepping, registers and memory, at a prompt."""
+    from .debugger import Debugger, interact
+
+    start_pc = _address(pc, "--pc")
+    keys_from_stdin = input_file is not None or commands is not None or sys.stdin.isatty()
+
+    def make() -> Simulator:
+        console = (
+            Console.for_process(str(input_file) if input_file else None)
+            if keys_from_stdin
+            else Console(None, sys.stdout.buffer)
+        )
+        return Simulator(
+            *programs,
+            engine=engine,
+            edition=edition,
+            os=os_image or full_system,
+            pc=start_pc,
+            console=console,
+            warn=_warn,
+        )
+
+    try:
+        debugger = Debugger(make, sys.stdout, max_steps)
+        script = commands.open() if commands is not None else None
+    except LC3Error as e:
+        raise fail(str(e)) from None
+    except OSError as e:  # the --input or --commands file
+        raise fail(f"{e.filename}: {e.strerror or e}") from None
+    with script if script is not None else contextlib.nullcontext():
+        interact(debugger, script, str(Path.home() / ".lc3jit_history"))
 
 
 ASM_HELP = """
