@@ -178,21 +178,25 @@ class Dispatcher:
     def set_stop(self, pc: int, on: bool) -> None:
         """Stop before the instruction at pc (a breakpoint), or no longer.
 
-        Like a store into code, a new stop drops the translations that cover pc, and the
-        translator (which reads `stops`) ends blocks and regions before it from then on, so
-        only a jump to pc comes back here, where the table's entry stops. The dispatch
-        loop itself is unchanged: code that never reaches pc runs as fast as without it.
-        Removing a stop drops what was translated while stops stood, which is then
-        translated again, whole, once hot.
+        Like a store into code, a new stop drops the translations that cover pc; they are
+        translated again at once, from the same starts, and the translator (which reads
+        `stops`) ends blocks and regions before pc, so only a jump to pc comes back here,
+        where the table's entry stops. The dispatch loop is unchanged: code that does not
+        reach pc runs as fast as before. Removing a stop translates again, whole, what was
+        translated while stops stood.
         """
         self.interpreter.set_stop(pc, on)
         if on:
             self.stops.add(pc)
-            self._drop([pc, *self.covering.pop(pc, ())])
+            starts = {pc, *self.covering.pop(pc, ())}
         else:
             self.stops.discard(pc)
-            self._drop([pc, *self.cut])
-            self.cut = set()
+            starts, self.cut = {pc, *self.cut}, set()
+        order = [start for start in self.blocks if start in starts]  # a region's root first
+        self._drop(starts)
+        for start in order:
+            if start not in self.blocks and start not in self.stops:
+                self._settle(start)
 
     def store_from_block(self, address: int, value: int, at: int) -> None:
         """The slow path of a translated store; leaves the block if it wrote code."""
