@@ -21,6 +21,7 @@ as a store by the program would.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -46,6 +47,7 @@ from .trace import Tracer
 RETURN_ADDRESS = 0xFDFF
 
 Address = int | str
+_OFFSET = re.compile(r"(.+?)([+-])(\w+|#\d+)")
 
 
 class RunError(LC3Error):
@@ -192,7 +194,8 @@ class Simulator:
             self._warn(message)
 
     def address(self, where: Address) -> int:
-        """An address from an int, a label (any case) or a literal such as "x3000" or "#12"."""
+        """An address from an int, a label (any case), a literal such as "x3000" or "#12",
+        or a label with an offset: "LOOP+2", "TABLE-1", "DATA+x10"."""
         if isinstance(where, int):
             if not 0 <= where <= WORD_MASK:
                 raise ValueError(f"not an address in x0000-xFFFF: {where}")
@@ -200,6 +203,10 @@ class Simulator:
         if where.upper() in self._by_upper:
             return self._by_upper[where.upper()]
         value = parse_number(where)
+        if value is None and (match := _OFFSET.fullmatch(where)) and match[1].upper() in self._by_upper:
+            offset = parse_number(match[3] if match[3][0] in "xX#" else "#" + match[3])
+            if offset is not None:
+                value = self._by_upper[match[1].upper()] + (offset if match[2] == "+" else -offset)
         if value is None or not 0 <= value <= WORD_MASK:
             raise KeyError(f"no label {where!r} in the program")
         return value
