@@ -26,12 +26,12 @@ FIB = EXAMPLES / "fib.asm"  # prints 20 Fibonacci numbers through PRINT_DEC
 RECURSIVE = EXAMPLES / "bench" / "fib.asm"  # fib(25), recursive, a stack in R6
 
 
-def debug(tmp_path: Path, program: Path, commands: str, *options: object, keys: bytes = b"") -> str:
-    """The transcript of `lc3jit debug PROGRAM --commands FILE OPTIONS`."""
+def debug(tmp_path: Path, program: Path, commands: str, *options: object, engine: str = "regions") -> str:
+    """The transcript of `lc3jit debug PROGRAM --commands FILE --engine ENGINE OPTIONS`."""
     script = tmp_path / "commands.txt"
     script.write_text(commands)
-    args = ["debug", str(program), "--commands", str(script), *map(str, options)]
-    result = CliRunner().invoke(app, args, input=keys, catch_exceptions=False)
+    args = ["debug", str(program), "--commands", str(script), "--engine", engine, *map(str, options)]
+    result = CliRunner().invoke(app, args, input=b"", catch_exceptions=False)
     assert result.exit_code == 0, result.output
     return result.stdout
 
@@ -48,8 +48,7 @@ def test_scripted_session_stops_steps_shows_and_ends_as_run_does(tmp_path: Path,
         tmp_path,
         FIB,
         "break PRINT_DEC\nrun\nstep\nregs\nmem COUNT 2\ndelete PRINT_DEC\ncontinue\nregs\n",
-        "--engine",
-        engine,
+        engine=engine,
     )
     assert after(transcript, "break PRINT_DEC") == ["Breakpoint at x3010 <PRINT_DEC>"]
     assert after(transcript, "run") == [
@@ -87,7 +86,7 @@ def test_break_lists_and_delete_removes(tmp_path: Path) -> None:
 
 
 def test_watch_stops_after_the_store(tmp_path: Path, engine: str) -> None:
-    transcript = debug(tmp_path, FIB, "watch SAVE_R3\ncontinue\nregs\ncontinue\n", "--engine", engine)
+    transcript = debug(tmp_path, FIB, "watch SAVE_R3\ncontinue\nregs\ncontinue\n", engine=engine)
     assert after(transcript, "continue")[-2:] == [
         "Watch x3041 <SAVE_R3>: x0000 -> x0014, by x3012",
         "=> x3013 <PRINT_DEC+3>  382E  ST R4, SAVE_R4",
@@ -96,7 +95,7 @@ def test_watch_stops_after_the_store(tmp_path: Path, engine: str) -> None:
 
 
 def test_next_steps_over_calls_and_traps(tmp_path: Path, engine: str) -> None:
-    transcript = debug(tmp_path, FIB, "break NEXT+1\nrun\nnext\nnext\nnext\n", "--engine", engine)
+    transcript = debug(tmp_path, FIB, "break NEXT+1\nrun\nnext\nnext\nnext\n", engine=engine)
     lines = transcript.split("(lc3) next\n")[1:]
     assert lines[0].splitlines() == ["0", "=> x3006 <NEXT+2>  2008  LD R0, NEWLINE"]
     assert lines[1].splitlines() == ["=> x3007 <NEXT+3>  F021  OUT"]
@@ -105,20 +104,18 @@ def test_next_steps_over_calls_and_traps(tmp_path: Path, engine: str) -> None:
 
 def test_next_over_a_recursive_call_stops_in_the_same_frame(tmp_path: Path, engine: str) -> None:
     """fib(25) calls fib(24) at x300C; deeper calls return to x300D first, with another R6."""
-    transcript = debug(
-        tmp_path, RECURSIVE, "break FIB\nrun\ndelete FIB\nstep 7\nnext\nregs\n", "--engine", engine
-    )
+    transcript = debug(tmp_path, RECURSIVE, "break FIB\nrun\ndelete FIB\nstep 7\nnext\nregs\n", engine=engine)
     assert after(transcript, "step 7") == ["=> x300C <FIB+7>  4FF8  JSR FIB"]
     assert after(transcript, "next") == ["=> x300D <FIB+8>  6380  LDR R1, R6, #0"]
     assert after(transcript, "regs")[0].startswith("R0=xB520 -19168")  # fib(24) = 46368
 
 
 def test_finish_returns_from_the_current_subroutine(tmp_path: Path, engine: str) -> None:
-    seen = debug(tmp_path, RECURSIVE, "break x3002\nrun\nstep\nfinish\nregs\n", "--engine", engine)
+    seen = debug(tmp_path, RECURSIVE, "break x3002\nrun\nstep\nfinish\nregs\n", engine=engine)
     assert after(seen, "step") == ["=> x3005 <FIB>  123E  ADD R1, R0, #-2"]
     assert after(seen, "finish") == ["=> x3003  1220  ADD R1, R0, #0"]
     assert after(seen, "regs")[0].startswith("R0=x2511")  # fib(25) mod 2^16
-    unseen = debug(tmp_path, FIB, "break x3013\nrun\nfinish\n", "--engine", engine)  # stopped mid-routine
+    unseen = debug(tmp_path, FIB, "break x3013\nrun\nfinish\n", engine=engine)  # stopped mid-routine
     assert after(unseen, "finish") == ["0", "=> x3006 <NEXT+2>  2008  LD R0, NEWLINE"]
 
 
@@ -136,11 +133,7 @@ def test_list_shows_labels_the_pc_and_breakpoints(tmp_path: Path) -> None:
 
 def test_set_registers_pc_and_memory(tmp_path: Path, engine: str) -> None:
     transcript = debug(
-        tmp_path,
-        FIB,
-        "set COUNT #2\nset R5 x-1\nset PC x3001\nregs\ncontinue\nmem COUNT\n",
-        "--engine",
-        engine,
+        tmp_path, FIB, "set COUNT #2\nset R5 x-1\nset PC x3001\nregs\ncontinue\nmem COUNT\n", engine=engine
     )
     assert after(transcript, "set R5 x-1") == ["R5 = xFFFF"]
     assert "R5=xFFFF" in after(transcript, "regs")[1]
