@@ -27,6 +27,7 @@ translated code at all: `speaks_this_python` is what the engines ask first.
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from types import CodeType
 
 from bytecode import BinaryOp, Bytecode, Compare, Instr, Label
@@ -228,7 +229,8 @@ class Emitter:
         """
         self.tidy()
         if HAS_BORROWED_LOADS:
-            _borrow_loads(self.code)
+            for i in borrowable_loads(self.code):
+                self.code[i].name = "LOAD_FAST_BORROW"
         if HAS_SUPERINSTRUCTIONS:
             expected = _fuse_pairs(self.code, argnames)
         self.code.argcount = len(argnames)
@@ -260,7 +262,6 @@ def _labels_at(items: list[Instr | Label], start: int) -> set[int]:
 USES_THEN_DROPS = frozenset(
     {
         "BINARY_OP",
-        "BINARY_SUBSCR",
         "COMPARE_OP",
         "STORE_SUBSCR",
         "STORE_ATTR",
@@ -275,8 +276,41 @@ USES_THEN_DROPS = frozenset(
 )
 
 
-def _borrow_loads(code: Bytecode) -> None:
-    """Turn LOAD_FAST into LOAD_FAST_BORROW where that is safe (3.14+).
+#: Values popped and pushed by the instructions this module writes, on 3.14+ (COPY
+#: counted as a push; its copy and the original are both marked as not borrowable).
+STACK_EFFECTS = {
+    "BINARY_OP": (2, 1),
+    "COMPARE_OP": (2, 1),
+    "STORE_SUBSCR": (3, 0),
+    "STORE_ATTR": (2, 0),
+    "TO_BOOL": (1, 1),
+    "POP_JUMP_IF_TRUE": (1, 0),
+    "POP_JUMP_IF_FALSE": (1, 0),
+    "POP_TOP": (1, 0),
+    "RETURN_VALUE": (1, 0),
+    "LOAD_CONST": (0, 1),
+    "LOAD_SMALL_INT": (0, 1),
+    "COPY": (0, 1),
+    "SWAP": (0, 0),
+    "NOT_TAKEN": (0, 0),
+    "RESUME": (0, 0),
+    "JUMP_FORWARD": (0, 0),
+    "JUMP_BACKWARD": (0, 0),
+}
+
+
+def _stack_effect(item: Instr) -> tuple[int, int] | None:
+    """(values popped, values pushed) by item, or None for an instruction not written here."""
+    if item.name == "CALL":
+        return item.arg + 2, 1
+    if item.name in ("LOAD_GLOBAL", "LOAD_ATTR") and isinstance(item.arg, tuple):
+        with_null = item.arg[0]
+        return (0, 1 + with_null) if item.name == "LOAD_GLOBAL" else (1, 1 + with_null)
+    return STACK_EFFECTS.get(item.name)
+
+
+def borrowable_loads(items: Sequence[Instr | Label]) -> list[int]:
+    """The indexes of the LOAD_FASTs that may push a borrowed reference (3.14+).
 
     A borrowed reference is valid while its local still holds the object. So a load is
     borrowed only when, in straight-line code (no label or jump in between), its value is
@@ -284,7 +318,6 @@ def _borrow_loads(code: Bytecode) -> None:
     no COPY or SWAP touched it. Anything else, a value still on the stack at a label or a
     jump included, stays an owned reference.
     """
-    items = list(code)
     on_stack: list[int | None] = []  # per value: the index of the LOAD_FAST that pushed it
     borrowed: list[int] = []
     for i, item in enumerate(items):
@@ -300,20 +333,21 @@ def _borrow_loads(code: Bytecode) -> None:
                 on_stack.pop()
             on_stack = [None if p is not None and items[p].arg == item.arg else p for p in on_stack]
             continue
-        pre, post = item.pre_and_post_stack_effect()
-        pops, pushes = max(0, -pre), post + max(0, pre)
+        effect = _stack_effect(item)
+        if effect is None:  # not an instruction this module writes: trust nothing below it
+            on_stack.clear()
+            continue
+        pops, pushes = effect
         used = on_stack[len(on_stack) - pops :] if pops else []
         del on_stack[len(on_stack) - len(used) :]
         if name in USES_THEN_DROPS:
             borrowed += [p for p in used if p is not None]
-        if name in ("COPY", "SWAP"):
+        if name == "COPY":
             on_stack = [None] * len(on_stack)
         on_stack += [None] * pushes
         if item.has_jump() or name in ENDS:
             on_stack.clear()
-    for p in borrowed:
-        items[p].name = "LOAD_FAST_BORROW"
-    code[:] = items
+    return borrowed
 
 
 #: Two instructions in a row that 3.13+ run as one, when both locals are among the first 16.
