@@ -38,7 +38,16 @@ from .asm import assemble
 from .capture import CapturedConsole
 from .disasm import labels_by_address
 from .numbers import parse_number
-from .session import ENGINES, Engine, RunResult, boot, load_images, os_images, run_engine
+from .session import (
+    ENGINES,
+    Engine,
+    RunResult,
+    boot,
+    engines_on_this_python,
+    load_images,
+    os_images,
+    run_engine,
+)
 from .trace import Tracer
 
 #: Where a subroutine called through the API returns to: R7 holds it, and the engine
@@ -181,7 +190,7 @@ class Simulator:
         self.console = console if console is not None else CapturedConsole(_bytes(keys))
         start = None if pc is None else self.address(pc)
         self.machine = boot(images, self.console, edition, start, system)
-        self.engine_name = engine
+        [self.engine_name] = engines_on_this_python([engine], self._warning)
         self.max_steps = max_steps
         self.registers = Registers(self.machine)
         self.memory = Memory(self)

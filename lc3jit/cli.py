@@ -24,7 +24,7 @@ from .disasm import write_listing
 from .dump import DUMPABLE, inspect_program, write_text
 from .dump import to_json as dump_json
 from .numbers import parse_address
-from .session import ENGINES, boot, load_images
+from .session import ENGINES, boot, engines_on_this_python, load_images, why_not_translated
 
 EXIT_CODES_HELP = """
 Exit codes: 0 after HALT; 1 load or assembly error; 2 usage error; 3 machine fault
@@ -172,7 +172,7 @@ def run(
     if (stats or outcome.exit_code) and console.mid_line and console.on_terminal and sys.stderr.isatty():
         typer.echo("", err=True)  # a message after the output starts a line of its own
     if stats:
-        how = f"engine {engine}" + (" (traced: interpreter)" if trace else "")
+        how = f"engine {sim.engine_name}" + (" (traced: interpreter)" if trace else "")
         typer.echo(
             f"{result.machine.icount} instructions in {result.seconds:.3f} s ({result.mips:.2f} MIPS), "
             f"{how}, translation {result.setup_seconds * 1000:.1f} ms",
@@ -374,6 +374,8 @@ def dump(
         raise typer.BadParameter("--addr and --range exclude each other")
     if input_file is not None and not run_first:
         raise typer.BadParameter("--input needs --run")
+    if reason := why_not_translated():
+        raise fail(f"no translated code to dump: {reason}")
     start, stop = _range(address_range)
     if (at := _address(addr, "--addr")) is not None:
         start, stop = at, at + 1
@@ -427,7 +429,7 @@ def bench_command(
 ) -> None:
     """Time every engine on each program (alternating runs, same input), checking that all end
     with the same output, state, memory and instruction count; a difference is exit code 1."""
-    names = _engine_list(engines or ",".join(ENGINES))
+    names = engines_on_this_python(_engine_list(engines or ",".join(ENGINES)), _warn)
     try:
         keys = input_file.read_bytes() if input_file else b""
         loaded = [(path, load_images([path])) for path in programs]

@@ -1,36 +1,67 @@
-"""The one place that knows how CPython 3.11, 3.12 and 3.13 differ in bytecode.
+"""The one place that knows how CPython 3.11 to 3.15 differ in bytecode.
 
 The code generator speaks in small operations (load a local, call a helper, jump if
 false); this module turns each into the instructions of the running Python:
 - calls: 3.11 pushes NULL, the callable, the arguments, then PRECALL and CALL; 3.12
-  drops PRECALL; 3.13 pushes the callable before the NULL (LOAD_GLOBAL's flag does
+  drops PRECALL; 3.13+ push the callable before the NULL (LOAD_GLOBAL's flag does
   both orders for us);
 - conditional jumps: 3.11 has POP_JUMP_FORWARD_IF_* / POP_JUMP_BACKWARD_IF_*, 3.12+
-  has only forward POP_JUMP_IF_*; 3.13 also needs an exact bool (TO_BOOL) where the
-  value is not already one, or an int silently takes the wrong branch;
-- returning a constant: RETURN_CONST from 3.12.
+  has only forward POP_JUMP_IF_*; 3.13+ also need an exact bool (TO_BOOL) where the
+  value is not already one, or an int silently takes the wrong branch; 3.14+ follow
+  each conditional jump with NOT_TAKEN, as CPython's compiler does, so that
+  sys.monitoring (coverage, debuggers) sees both ways out of a branch;
+- subscripts: BINARY_SUBSCR until 3.13, BINARY_OP with the subscript operator from 3.14;
+- constants: RETURN_CONST only in 3.12 and 3.13; 3.14+ load small ints with
+  LOAD_SMALL_INT (no lookup in co_consts);
+- locals: 3.13+ have superinstructions for two loads or stores in a row
+  (LOAD_FAST_LOAD_FAST, STORE_FAST_LOAD_FAST, STORE_FAST_STORE_FAST), one dispatch
+  instead of two; 3.14+ push borrowed references (LOAD_FAST_BORROW, no reference count
+  paid) where the value is used up before its local can change. `finish` rewrites the
+  code into these forms, as CPython's own compiler does, after the code generator has
+  written it in the plain ones.
 Bad bytecode crashes the interpreter instead of raising, so every form here is tested
-on every version (tests/test_emitter.py).
+on every version (tests/test_emitter.py), and a Python not in SPOKEN gets no
+translated code at all: `speaks_this_python` is what the engines ask first.
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from types import CodeType
 
 from bytecode import BinaryOp, Bytecode, Compare, Instr, Label
 
 PY = sys.version_info[:2]
+#: The Pythons whose bytecode this module writes, each tested in CI.
+SPOKEN = ((3, 11), (3, 12), (3, 13), (3, 14), (3, 15))
 HAS_PRECALL = PY == (3, 11)
-HAS_RETURN_CONST = PY >= (3, 12)
+HAS_RETURN_CONST = (3, 12) <= PY <= (3, 13)
 NEEDS_TO_BOOL = PY >= (3, 13)
 DIRECTIONAL_JUMPS = PY == (3, 11)
+SUBSCRIPT_IS_BINARY_OP = PY >= (3, 14)
+HAS_NOT_TAKEN = PY >= (3, 14)
+HAS_LOAD_SMALL_INT = PY >= (3, 14)
+HAS_SUPERINSTRUCTIONS = PY >= (3, 13)
+HAS_BORROWED_LOADS = PY >= (3, 14)
 
 #: The deepest the value stack of generated code gets, with room to spare: a helper
 #: call with three arguments (five slots with NULL and the callable) is the deepest.
 STACK_BOUND = 10
 
-__all__ = ["ENDS", "BinaryOp", "Compare", "Emitter", "Instr", "Label"]
+#: An instruction without argument (None is an argument: LOAD_CONST None).
+NO_ARG = object()
+
+__all__ = ["ENDS", "BinaryOp", "Compare", "Emitter", "Instr", "Label", "speaks_this_python"]
+
+
+def speaks_this_python() -> bool:
+    """Whether the running Python is one whose bytecode this module knows.
+
+    On any other (a 3.16 one day) the code generated could crash the process, so the
+    engines run on the interpreter instead.
+    """
+    return PY in SPOKEN
 
 
 class Emitter:
@@ -44,8 +75,8 @@ class Emitter:
         self._placed: set[int] = set()  # ids of the labels already in the code
         self.emit("RESUME", 0)
 
-    def emit(self, name: str, arg: object = None) -> None:
-        if arg is None:
+    def emit(self, name: str, arg: object = NO_ARG) -> None:
+        if arg is NO_ARG:
             self.code.append(Instr(name, lineno=self.line))
         else:
             self.code.append(Instr(name, arg, lineno=self.line))
@@ -56,7 +87,10 @@ class Emitter:
 
     # Values.
     def const(self, value: object) -> None:
-        self.emit("LOAD_CONST", value)
+        if HAS_LOAD_SMALL_INT and type(value) is int and 0 <= value < 256:
+            self.emit("LOAD_SMALL_INT", value)
+        else:
+            self.emit("LOAD_CONST", value)
 
     def load(self, local: str) -> None:
         self.emit("LOAD_FAST", local)
@@ -85,7 +119,10 @@ class Emitter:
 
     def subscript(self) -> None:
         """container, index -> container[index]"""
-        self.emit("BINARY_SUBSCR")
+        if SUBSCRIPT_IS_BINARY_OP:
+            self.binary(BinaryOp.SUBSCR)
+        else:
+            self.emit("BINARY_SUBSCR")
 
     def store_subscript(self) -> None:
         """value, container, index -> (container[index] = value)"""
@@ -123,13 +160,20 @@ class Emitter:
         sense = "TRUE" if when else "FALSE"
         if id(label) not in self._placed:
             self.emit(f"POP_JUMP_FORWARD_IF_{sense}" if DIRECTIONAL_JUMPS else f"POP_JUMP_IF_{sense}", label)
+            self._not_taken()
         elif DIRECTIONAL_JUMPS:
             self.emit(f"POP_JUMP_BACKWARD_IF_{sense}", label)
         else:
             stay = Label()
             self.emit(f"POP_JUMP_IF_{'FALSE' if when else 'TRUE'}", stay)
+            self._not_taken()
             self.emit("JUMP_BACKWARD", label)
             self.place(stay)
+
+    def _not_taken(self) -> None:
+        """Mark the way on after a conditional jump (3.14+), where the compiler marks it."""
+        if HAS_NOT_TAKEN:
+            self.emit("NOT_TAKEN")
 
     def jump_if_false(self, label: Label, is_bool: bool = True) -> None:
         self.jump_if(label, False, is_bool)
@@ -184,9 +228,17 @@ class Emitter:
         tests/test_codegen.py checks against `bytecode`'s own computation.
         """
         self.tidy()
+        if HAS_BORROWED_LOADS:
+            for i in borrowable_loads(self.code):
+                self.code[i].name = "LOAD_FAST_BORROW"
+        if HAS_SUPERINSTRUCTIONS:
+            expected = _fuse_pairs(self.code, argnames)
         self.code.argcount = len(argnames)
         self.code.argnames = list(argnames)
-        return self.code.to_code(stacksize=STACK_BOUND, compute_exception_stack_depths=False)
+        code = self.code.to_code(stacksize=STACK_BOUND, compute_exception_stack_depths=False)
+        if HAS_SUPERINSTRUCTIONS and code.co_varnames[: len(expected)] != expected:
+            raise AssertionError(f"locals of {code.co_name} not numbered as fused: {code.co_varnames}")
+        return code
 
 
 JUMPS = frozenset({"JUMP_FORWARD", "JUMP_BACKWARD"})
@@ -201,3 +253,142 @@ def _labels_at(items: list[Instr | Label], start: int) -> set[int]:
             break
         found.add(id(item))
     return found
+
+
+#: Instructions that use a value only while they run (never keep it in a local): a
+#: value loaded for one of them may be a borrowed reference (3.14+). Checked against
+#: what CPython's compiler borrows for: operators, subscripts, calls, attribute stores,
+#: tests and returns borrow; `y = x` does not.
+USES_THEN_DROPS = frozenset(
+    {
+        "BINARY_OP",
+        "COMPARE_OP",
+        "STORE_SUBSCR",
+        "STORE_ATTR",
+        "LOAD_ATTR",
+        "CALL",
+        "TO_BOOL",
+        "POP_JUMP_IF_TRUE",
+        "POP_JUMP_IF_FALSE",
+        "POP_TOP",
+        "RETURN_VALUE",
+    }
+)
+
+
+#: Values popped and pushed by the instructions this module writes, on 3.14+ (COPY
+#: counted as a push; its copy and the original are both marked as not borrowable).
+STACK_EFFECTS = {
+    "BINARY_OP": (2, 1),
+    "COMPARE_OP": (2, 1),
+    "STORE_SUBSCR": (3, 0),
+    "STORE_ATTR": (2, 0),
+    "TO_BOOL": (1, 1),
+    "POP_JUMP_IF_TRUE": (1, 0),
+    "POP_JUMP_IF_FALSE": (1, 0),
+    "POP_TOP": (1, 0),
+    "RETURN_VALUE": (1, 0),
+    "LOAD_CONST": (0, 1),
+    "LOAD_SMALL_INT": (0, 1),
+    "COPY": (0, 1),
+    "SWAP": (0, 0),
+    "NOT_TAKEN": (0, 0),
+    "RESUME": (0, 0),
+    "JUMP_FORWARD": (0, 0),
+    "JUMP_BACKWARD": (0, 0),
+}
+
+
+def _stack_effect(item: Instr) -> tuple[int, int] | None:
+    """(values popped, values pushed) by item, or None for an instruction not written here."""
+    if item.name == "CALL":
+        return item.arg + 2, 1
+    if item.name in ("LOAD_GLOBAL", "LOAD_ATTR") and isinstance(item.arg, tuple):
+        with_null = item.arg[0]
+        return (0, 1 + with_null) if item.name == "LOAD_GLOBAL" else (1, 1 + with_null)
+    return STACK_EFFECTS.get(item.name)
+
+
+def borrowable_loads(items: Sequence[Instr | Label]) -> list[int]:
+    """The indexes of the LOAD_FASTs that may push a borrowed reference (3.14+).
+
+    A borrowed reference is valid while its local still holds the object. So a load is
+    borrowed only when, in straight-line code (no label or jump in between), its value is
+    used up by an instruction of USES_THEN_DROPS, its local is not stored meanwhile, and
+    no COPY or SWAP touched it. Anything else, a value still on the stack at a label or a
+    jump included, stays an owned reference.
+    """
+    on_stack: list[int | None] = []  # per value: the index of the LOAD_FAST that pushed it
+    borrowed: list[int] = []
+    for i, item in enumerate(items):
+        if isinstance(item, Label):
+            on_stack.clear()
+            continue
+        name = item.name
+        if name == "LOAD_FAST":
+            on_stack.append(i)
+            continue
+        if name == "STORE_FAST":
+            if on_stack:
+                on_stack.pop()
+            on_stack = [None if p is not None and items[p].arg == item.arg else p for p in on_stack]
+            continue
+        effect = _stack_effect(item)
+        if effect is None:  # not an instruction this module writes: trust nothing below it
+            on_stack.clear()
+            continue
+        pops, pushes = effect
+        used = on_stack[len(on_stack) - pops :] if pops else []
+        del on_stack[len(on_stack) - len(used) :]
+        if name in USES_THEN_DROPS:
+            borrowed += [p for p in used if p is not None]
+        if name == "COPY":
+            on_stack = [None] * len(on_stack)
+        on_stack += [None] * pushes
+        if item.has_jump() or name in ENDS:
+            on_stack.clear()
+    return borrowed
+
+
+#: Two instructions in a row that 3.13+ run as one, when both locals are among the first 16.
+FUSED = {
+    ("LOAD_FAST", "LOAD_FAST"): "LOAD_FAST_LOAD_FAST",
+    ("LOAD_FAST_BORROW", "LOAD_FAST_BORROW"): "LOAD_FAST_BORROW_LOAD_FAST_BORROW",
+    ("STORE_FAST", "LOAD_FAST"): "STORE_FAST_LOAD_FAST",
+    ("STORE_FAST", "STORE_FAST"): "STORE_FAST_STORE_FAST",
+}
+
+
+def _fuse_pairs(code: Bytecode, argnames: tuple[str, ...]) -> tuple[str, ...]:
+    """Fuse pairs of local loads and stores into superinstructions (3.13+), as CPython does.
+
+    A superinstruction packs both locals' numbers into 4 bits each, so only locals
+    numbered below 16 may fuse. `bytecode` numbers the parameters first, then the locals
+    of superinstructions in order, then the rest; a pair fuses only if that numbering
+    keeps both below 16. Returns the numbering, which `to_code` checks against the code
+    object's. Pairs on one line only (one LC-3 instruction), so line tables, dumps and
+    tracers still see where every instruction starts.
+    """
+    number = {name: i for i, name in enumerate(argnames)}
+    items = list(code)
+    fused: list[Instr | Label] = []
+    i = 0
+    while i < len(items):
+        first = items[i]
+        second = items[i + 1] if i + 1 < len(items) else None
+        if (
+            isinstance(first, Instr)
+            and isinstance(second, Instr)
+            and (name := FUSED.get((first.name, second.name)))
+            and first.lineno == second.lineno
+            and len(number | dict.fromkeys((first.arg, second.arg), 0)) <= 16
+        ):
+            for local in (first.arg, second.arg):
+                number.setdefault(local, len(number))
+            fused.append(Instr(name, (first.arg, second.arg), location=first.location))
+            i += 2
+        else:
+            fused.append(first)
+            i += 1
+    code[:] = fused
+    return tuple(number)
