@@ -30,7 +30,16 @@ from .dump import DUMPABLE, inspect_program, write_text
 from .dump import to_json as dump_json
 from .numbers import parse_address
 from .saved import recording_translator, restored
-from .session import ENGINES, Engine, boot, load_images, os_images, run_machine
+from .session import (
+    ENGINES,
+    Engine,
+    boot,
+    engines_on_this_python,
+    load_images,
+    os_images,
+    run_machine,
+    why_not_translated,
+)
 
 EXIT_CODES_HELP = """
 Exit codes: 0 after HALT; 1 load or assembly error; 2 usage error; 3 machine fault
@@ -190,6 +199,7 @@ def run(
         raise fail(str(e)) from None
     except OSError as e:  # the --input file
         raise fail(f"{e.filename}: {e.strerror or e}") from None
+    [engine] = engines_on_this_python([engine], _warn)
     build, cache = _builder(compiled, engine, no_cache)
     machine = boot(images, console, edition, start_pc, system)
     try:
@@ -398,6 +408,8 @@ def dump(
         raise typer.BadParameter("--addr and --range exclude each other")
     if input_file is not None and not run_first:
         raise typer.BadParameter("--input needs --run")
+    if reason := why_not_translated():
+        raise fail(f"no translated code to dump: {reason}")
     start, stop = _range(address_range)
     if (at := _address(addr, "--addr")) is not None:
         start, stop = at, at + 1
@@ -470,7 +482,7 @@ def bench_command(
 ) -> None:
     """Time every engine on each program (alternating runs, same input), checking that all end
     with the same output, state, memory and instruction count; a difference is exit code 1."""
-    names = _engine_list(engines or ",".join(ENGINES))
+    names = engines_on_this_python(_engine_list(engines or ",".join(ENGINES)), _warn)
     try:
         keys = input_file.read_bytes() if input_file else b""
         loaded = [(path, load_images([path])) for path in programs]
