@@ -15,7 +15,7 @@ import types
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner, Result
 
@@ -104,7 +104,6 @@ def test_compiled_examples_end_as_the_programs_do(
     assert expected.outcome.reason in {"halt", "input-exhausted"}
 
 
-@settings(max_examples=60)
 @given(case=program(), edition=st.sampled_from([3, 2]), with_os=st.booleans())
 def test_compiled_random_programs_end_as_the_programs_do(
     case: tuple[list[int], list[int], bytes], edition: int, with_os: bool
