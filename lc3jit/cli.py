@@ -24,7 +24,6 @@ from . import __version__, bench
 from .asm import assemble_file, write_outputs
 from .cache import TranslationCache, cache_directory, disabled_by_environment
 from .capture import CapturedConsole
-from .compile import compile_program, describe, write_compiled
 from .disasm import write_listing
 from .dump import DUMPABLE, inspect_program, write_text
 from .dump import to_json as dump_json
@@ -260,6 +259,8 @@ def compile_command(
     trap and interrupt routines; labels and the targets of tables of addresses that look like
     code); what it translated and what it left to run time is printed. Loading a .pyc runs its
     code: a compiled file is as trusted as any Python file."""
+    from .compile import compile_program, describe, write_compiled  # the translator, only when compiling
+
     if any(p.suffix.lower() == ".pyc" for p in programs):
         raise typer.BadParameter("already compiled: give the program itself", param_hint="'PROGRAMS...'")
     start_pc = _address(pc, "--pc")
@@ -427,6 +428,8 @@ def dump(
         machine = boot(images, console, compiled.edition, compiled.pc, compiled.system)
         build = _saved_build(compiled, engine)
         if output_format == "text":
+            from .compile import describe
+
             typer.echo(f"compiled file {programs[0]}, by lc3jit {compiled.version}")
             for line in describe(compiled):
                 typer.echo(line)
