@@ -119,15 +119,27 @@ def _given(ctx: typer.Context, option: str) -> bool:
     return source is not None and source.name == "COMMANDLINE"
 
 
+def _is_compiled(programs: list[Path]) -> bool:
+    return any(p.suffix.lower() == ".pyc" for p in programs)
+
+
 def _compiled(
-    ctx: typer.Context, programs: list[Path], edition: int, full_system: bool = False
+    ctx: typer.Context,
+    programs: list[Path],
+    edition: int,
+    full_system: bool = False,
+    os_image: Path | None = None,
 ) -> Compiled | None:
     """The compiled program (.pyc) among the programs, if any; it fixes the edition and the OS,
     so --edition and --os may only say what it was compiled with."""
-    if not any(p.suffix.lower() == ".pyc" for p in programs):
+    if not _is_compiled(programs):
         return None
     if len(programs) > 1:
         raise typer.BadParameter("a compiled program (.pyc) is loaded alone", param_hint="'PROGRAMS...'")
+    if os_image is not None:
+        raise typer.BadParameter(
+            "a compiled program holds the OS it was compiled with", param_hint="'--os-image'"
+        )
     compiled = read_compiled(programs[0])
     if not compiled.images:
         raise LC3Error(f"{programs[0]}: an entry of the translation cache, not a compiled program")
@@ -181,12 +193,8 @@ def run(
     A compiled program (PROGRAM.pyc, from `lc3jit compile`) runs with its saved translations;
     others with the translations a run of the same program saved before, if any."""
     start_pc = _address(pc, "--pc")
-    if os_image is not None and any(p.suffix.lower() == ".pyc" for p in programs):
-        raise typer.BadParameter(
-            "a compiled program holds the OS it was compiled with", param_hint="'--os-image'"
-        )
     try:
-        compiled = _compiled(ctx, programs, edition, full_system)
+        compiled = _compiled(ctx, programs, edition, full_system, os_image)
         if compiled is None:
             system = os_images(edition, os_image) if full_system or os_image else []
             images = load_images(programs, warn=_warn)
@@ -261,7 +269,7 @@ def compile_command(
     code: a compiled file is as trusted as any Python file."""
     from .compile import compile_program, describe, write_compiled  # the translator, only when compiling
 
-    if any(p.suffix.lower() == ".pyc" for p in programs):
+    if _is_compiled(programs):
         raise typer.BadParameter("already compiled: give the program itself", param_hint="'PROGRAMS...'")
     start_pc = _address(pc, "--pc")
     try:

@@ -414,3 +414,19 @@ def test_dump_of_a_compiled_file_shows_what_is_inside(tmp_path: Path) -> None:
         assert blocks.split("summary: ")[0] == program.stdout.split("summary: ")[0]
     ran = CliRunner().invoke(app, ["dump", str(out), "--run", "--format", "json"])
     assert '"output": "Hello, World!\\nHALT\\n"' in ran.stdout
+
+
+def test_compile_errors_are_one_line(tmp_path: Path) -> None:
+    out, _ = compile_cli(tmp_path, str(EXAMPLES / "hello.obj"))
+    again = CliRunner().invoke(app, ["compile", str(out)])
+    assert again.exit_code == 2 and "already compiled: give the program itself" in again.output
+    bad = tmp_path / "odd.obj"
+    bad.write_bytes(b"\x30\x00\x12")
+    result = CliRunner().invoke(app, ["compile", str(bad), "-o", str(tmp_path / "odd.pyc")])
+    assert (result.exit_code, result.stderr) == (
+        1,
+        f"lc3jit: {bad}: odd number of bytes (3): an .obj holds 16-bit words\n",
+    )
+    nowhere = tmp_path / "missing" / "hello.pyc"
+    result = CliRunner().invoke(app, ["compile", str(EXAMPLES / "hello.obj"), "-o", str(nowhere)])
+    assert (result.exit_code, result.stderr) == (1, f"lc3jit: {nowhere}: No such file or directory\n")
