@@ -64,9 +64,9 @@ HEADER_BYTES = 16
 #: The engine `python PROGRAM.pyc` runs.
 DEFAULT_ENGINE = "regions"
 
-#: The module code of a compiled file. `PAYLOAD` is a placeholder: the string constant
-#: is replaced by the payload in the compiled code object, which Python source cannot
-#: express (a code object as a constant).
+#: The module code of a compiled file. PLACEHOLDER, a string constant, is replaced by the
+#: payload in the compiled code object: Python source cannot express a code object as a
+#: constant. This generated source (not the runtime) is what looks for lc3jit, optionally.
 PLACEHOLDER = "\x00lc3jit payload"
 MODULE_SOURCE = f'''\
 """An LC-3 program compiled by lc3jit: `python FILE.pyc` runs it (lc3jit's runtime package needed)."""
