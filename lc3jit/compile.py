@@ -13,7 +13,8 @@ turns stores into it into slow paths. So a candidate counts only when the flow f
 looks like code: every word it reaches lies in the loaded images, decodes to a real
 instruction (not the reserved opcode), and never runs into a x0000 word (.FILL 0,
 .BLKW, a string's end: where the block finder stops). A table target that points into
-code already reached counts when it starts a block there. Code that is only found at
+code already reached counts when it starts a block there. Under an OS, the program's own
+start (which the OS enters by RTI, from R0) is an entry too. Code that is only found at
 run time (a target computed in a register) is translated then when lc3jit is installed,
 and interpreted when not; either way the results are the same.
 
@@ -73,6 +74,9 @@ def find_entries(machine: Machine, images: Sequence[Image], system: Sequence[Ima
     mem = machine.mem
     known = entry_points(machine)
     entries = [(known[0], "start"), *((address, "vector") for address in known[1:])]
+    if system:  # the OS enters the program, at the address it finds in R0, by RTI
+        entries.append((machine.reg[0], "program"))
+        known.append(machine.reg[0])
     reached = find_blocks(mem, known, machine.labels)
     code, leaders = covered(reached.values()), set(reached)
     loaded = loaded_words((*system, *images))
