@@ -145,7 +145,7 @@ class Simulator:
     programs: files as `lc3jit run` takes them (.obj with its .sym, .hex, .bin, .asm), or
     images already loaded (`lc3jit.session.load_images`; the images come first).
     source: assembly text, assembled after them. edition: 3 or 2. os: True for lc3jit's
-    OS, or the path of an OS image (full-system mode). pc: the start address (default the
+    OS, the path of an OS image, or OS images loaded (full-system mode). pc: the start address (default the
     first origin). keys: the keyboard's input (more with `give_keys`). console: a console
     of the caller's (the CLI's terminal); by default output is captured in `output`.
     max_steps: the step limit of every run and call that gives none (a grader's guard
@@ -158,12 +158,13 @@ class Simulator:
         source: str | None = None,
         engine: str = "regions",
         edition: int = 3,
-        os: bool | str | Path = False,
+        os: bool | str | Path | Sequence[Image] = False,
         pc: Address | None = None,
         keys: bytes | str = b"",
         console: Console | None = None,
         warn: Callable[[str], None] | None = None,
         max_steps: int | None = None,
+        build: Callable[[Machine], Engine] | None = None,
     ) -> None:
         if engine not in ENGINES:
             raise ValueError(f"no engine {engine!r}; choose from {', '.join(ENGINES)}")
@@ -171,7 +172,10 @@ class Simulator:
             raise ValueError(f"the edition is 2 or 3, not {edition!r}")
         self.warnings: list[str] = []
         self._warn = warn
-        system = os_images(edition, None if os is True else Path(os)) if os else []
+        if isinstance(os, list | tuple):
+            system = list(os)
+        else:
+            system = os_images(edition, None if os is True else Path(os)) if os else []
         images = [p for p in programs if isinstance(p, Image)]
         images += load_images([Path(p) for p in programs if not isinstance(p, Image)], warn=self._warning)
         if source is not None:
@@ -192,6 +196,9 @@ class Simulator:
         self.machine = boot(images, self.console, edition, start, system)
         [self.engine_name] = engines_on_this_python([engine], self._warning)
         self.max_steps = max_steps
+        #: Builds the engine instead of ENGINES[engine]: from saved translations (`lc3jit run`
+        #: with a compiled program or the translation cache).
+        self.build = build
         self.registers = Registers(self.machine)
         self.memory = Memory(self)
         self._engine: Engine | None = None
@@ -229,7 +236,7 @@ class Simulator:
         """The engine, built (translating ahead of time) on first use."""
         if self._engine is None:
             start = time.perf_counter()
-            self._engine = ENGINES[self.engine_name](self.machine)
+            self._engine = (self.build or ENGINES[self.engine_name])(self.machine)
             self.setup_seconds = time.perf_counter() - start
         return self._engine
 

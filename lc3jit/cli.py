@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -12,19 +14,32 @@ import typer
 from rich.console import Console as RichConsole
 from rich.progress import Progress
 
+from runtime.compiled import Compiled, long_lived, read_compiled, saved_dispatcher
 from runtime.console import Console
+from runtime.dispatch import Dispatcher
 from runtime.errors import LC3Error
 from runtime.loader import Image, load_image_file
+from runtime.machine import Machine
 
 from . import __version__, bench
 from .api import Simulator
 from .asm import assemble_file, write_outputs
+from .cache import TranslationCache, cache_directory, disabled_by_environment
 from .capture import CapturedConsole
 from .disasm import write_listing
 from .dump import DUMPABLE, inspect_program, write_text
 from .dump import to_json as dump_json
 from .numbers import parse_address
-from .session import ENGINES, boot, engines_on_this_python, load_images, why_not_translated
+from .saved import recording_translator, restored
+from .session import (
+    ENGINES,
+    Engine,
+    boot,
+    engines_on_this_python,
+    load_images,
+    os_images,
+    why_not_translated,
+)
 
 EXIT_CODES_HELP = """
 Exit codes: 0 after HALT; 1 load or assembly error; 2 usage error; 3 machine fault
@@ -76,6 +91,11 @@ Edition = Annotated[
     int,
     typer.Option("--edition", callback=_edition, help="Patt & Patel edition whose ISA to follow: 3 or 2."),
 ]
+InputFile = Annotated[
+    Path | None,
+    typer.Option("--input", help="Read the keyboard from this file instead of stdin.", dir_okay=False),
+]
+Pc = Annotated[str | None, typer.Option("--pc", help="Start address (default: first origin).")]
 FullSystem = Annotated[
     bool,
     typer.Option(
@@ -92,10 +112,45 @@ OsImage = Annotated[
         " The machine starts at x0200 with R0 = the program's start address.",
     ),
 ]
-InputFile = Annotated[
-    Path | None,
-    typer.Option("--input", help="Read the keyboard from this file instead of stdin.", dir_okay=False),
-]
+
+
+def _given(ctx: typer.Context, option: str) -> bool:
+    """Was the option on the command line (not left at its default)?"""
+    source = ctx.get_parameter_source(option)
+    return source is not None and source.name == "COMMANDLINE"
+
+
+def _is_compiled(programs: list[Path]) -> bool:
+    return any(p.suffix.lower() == ".pyc" for p in programs)
+
+
+def _compiled(
+    ctx: typer.Context,
+    programs: list[Path],
+    edition: int,
+    full_system: bool = False,
+    os_image: Path | None = None,
+) -> Compiled | None:
+    """The compiled program (.pyc) among the programs, if any; it fixes the edition and the OS,
+    so --edition and --os may only say what it was compiled with."""
+    if not _is_compiled(programs):
+        return None
+    if len(programs) > 1:
+        raise typer.BadParameter("a compiled program (.pyc) is loaded alone", param_hint="'PROGRAMS...'")
+    if os_image is not None:
+        raise typer.BadParameter(
+            "a compiled program holds the OS it was compiled with", param_hint="'--os-image'"
+        )
+    compiled = read_compiled(programs[0])
+    if not compiled.images:
+        raise LC3Error(f"{programs[0]}: an entry of the translation cache, not a compiled program")
+    if _given(ctx, "edition") and edition != compiled.edition:
+        raise typer.BadParameter(
+            f"{programs[0]} was compiled for edition {compiled.edition}", param_hint="'--edition'"
+        )
+    if full_system and not compiled.system:
+        raise typer.BadParameter(f"{programs[0]} was compiled without an OS", param_hint="'--os'")
+    return compiled
 
 
 EngineName = Annotated[
@@ -107,7 +162,6 @@ EngineName = Annotated[
         "blocks: one code object per basic block; interp: the reference interpreter.",
     ),
 ]
-StartPc = Annotated[str | None, typer.Option("--pc", help="Start address (default: first origin).")]
 MaxSteps = Annotated[
     int | None, typer.Option("--max-steps", min=0, help="Stop after this many instructions.")
 ]
@@ -115,10 +169,11 @@ MaxSteps = Annotated[
 
 @app.command(epilog=EXIT_CODES_HELP)
 def run(
+    ctx: typer.Context,
     programs: Programs,
     engine: EngineName = "regions",
     edition: Edition = 3,
-    pc: StartPc = None,
+    pc: Pc = None,
     max_steps: MaxSteps = None,
     input_file: InputFile = None,
     stats: Annotated[
@@ -129,6 +184,14 @@ def run(
     ] = None,
     full_system: FullSystem = False,
     os_image: OsImage = None,
+    no_cache: Annotated[
+        bool,
+        typer.Option(
+            "--no-cache",
+            help="Translate again instead of loading the translations a run saved before (also with"
+            " LC3JIT_NO_CACHE=1).",
+        ),
+    ] = False,
     trace: Annotated[
         Path | None,
         typer.Option(
@@ -142,40 +205,60 @@ def run(
         typer.Option("--trace-range", help="With --trace: only instructions at START:STOP (STOP excluded)."),
     ] = None,
 ) -> None:
-    """Run a program: keys from the terminal (raw mode) or from a pipe or --input file."""
+    """Run a program: keys from the terminal (raw mode) or from a pipe or --input file.
+
+    A compiled program (PROGRAM.pyc, from `lc3jit compile`) runs with its saved translations;
+    others with the translations a run of the same program saved before, if any."""
     start_pc = _address(pc, "--pc")
     traced = _range(trace_range) if trace_range is not None else (0, 0x10000)
     if trace_range is not None and trace is None:
         raise typer.BadParameter("--trace-range needs --trace")
     try:
+        compiled = _compiled(ctx, programs, edition, full_system, os_image)
         console = Console.for_process(str(input_file) if input_file else None)
-        sim = Simulator(
-            *programs,
-            engine=engine,
-            edition=edition,
-            os=os_image or full_system,
-            pc=start_pc,
-            console=console,
-            warn=_warn,
-        )
+        if compiled is None:
+            sim = Simulator(
+                *programs,
+                engine=engine,
+                edition=edition,
+                os=os_image or full_system,
+                pc=start_pc,
+                console=console,
+                warn=_warn,
+            )
+        else:
+            sim = Simulator(
+                *compiled.images,
+                engine=engine,
+                edition=compiled.edition,
+                os=list(compiled.system),
+                pc=compiled.pc if start_pc is None else start_pc,
+                console=console,
+                warn=_warn,
+            )
         trace_file = None if trace is None else sys.stderr if str(trace) == "-" else trace.open("w")
     except LC3Error as e:
         raise fail(str(e)) from None
     except OSError as e:  # the --input or --trace file
         raise fail(f"{e.filename}: {e.strerror or e}") from None
+    engine = sim.engine_name
+    build, cache = _builder(compiled, engine, no_cache)
+    sim.build = long_lived(build or ENGINES[engine])
     try:
         result = sim.run(max_steps, check=False, trace=trace_file, trace_range=traced)
     finally:
+        gc.unfreeze()
         if trace_file is not None and trace_file is not sys.stderr:
             trace_file.close()
     outcome = result.outcome
     if (stats or outcome.exit_code) and console.mid_line and console.on_terminal and sys.stderr.isatty():
         typer.echo("", err=True)  # a message after the output starts a line of its own
     if stats:
-        how = f"engine {sim.engine_name}" + (" (traced: interpreter)" if trace else "")
         typer.echo(
-            f"{result.machine.icount} instructions in {result.seconds:.3f} s ({result.mips:.2f} MIPS), "
-            f"{how}, translation {result.setup_seconds * 1000:.1f} ms",
+            f"{result.machine.icount} instructions in {result.seconds:.3f} s "
+            f"({result.mips:.2f} MIPS), engine {engine}{' (traced: interpreter)' if trace else ''},"
+            f" translation {result.setup_seconds * 1000:.1f} ms"
+            + (" (compiled)" if compiled and build else " (from the cache)" if cache and cache.hit else ""),
             err=True,
         )
     if state_json is not None:
@@ -185,6 +268,62 @@ def run(
             raise fail(f"{state_json}: {e.strerror or e}") from None
     if outcome.exit_code:
         raise fail(f"{programs[0]}: {outcome.message}", outcome.exit_code)
+
+
+def _builder(
+    compiled: Compiled | None, engine: str, no_cache: bool
+) -> tuple[Callable[[Machine], Engine] | None, TranslationCache | None]:
+    """How to build the engine: from the compiled file's translations, through the cache, or
+    (None) as usual; and the cache, to tell whether it had the translations."""
+    if compiled is not None:
+        saved = compiled.engines.get(engine)
+        return (None if saved is None else lambda machine: restored(machine, saved, engine)), None
+    if engine == "interp" or no_cache or disabled_by_environment():
+        return None, None
+    cache = TranslationCache(cache_directory(), _warn)
+    return (lambda machine: cache.build(machine, engine, ENGINES[engine])), cache  # type: ignore[arg-type,return-value]
+
+
+@app.command(name="compile")
+def compile_command(
+    programs: Programs,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "-o", "--output", help="The .pyc to write (default: PROGRAM.pyc in the current directory)."
+        ),
+    ] = None,
+    edition: Edition = 3,
+    pc: Pc = None,
+    full_system: FullSystem = False,
+    os_image: OsImage = None,
+) -> None:
+    """Translate a program ahead of time into a Python bytecode file (.pyc): `python OUT.pyc` runs
+    it with only lc3jit's runtime package, `lc3jit run OUT.pyc` with every option of run.
+
+    Everything plausibly reachable is translated (the flow from the start and, under an OS, the
+    trap and interrupt routines; labels and the targets of tables of addresses that look like
+    code); what it translated and what it left to run time is printed. Loading a .pyc runs its
+    code: a compiled file is as trusted as any Python file."""
+    from .compile import compile_program, describe, write_compiled  # the translator, only when compiling
+
+    if _is_compiled(programs):
+        raise typer.BadParameter("already compiled: give the program itself", param_hint="'PROGRAMS...'")
+    start_pc = _address(pc, "--pc")
+    try:
+        system = os_images(edition, os_image) if full_system or os_image else []
+        images = load_images(programs, warn=_warn)
+    except LC3Error as e:
+        raise fail(str(e)) from None
+    compiled = compile_program(str(programs[0]), images, edition, start_pc, system)
+    path = output or Path(programs[0].with_suffix(".pyc").name)
+    try:
+        size = write_compiled(compiled, path)
+    except OSError as e:
+        raise fail(f"{path}: {e.strerror or e}") from None
+    typer.echo(f"wrote {path} ({size:,} bytes)")
+    for line in describe(compiled):
+        typer.echo(line)
 
 
 DEBUG_HELP = """
@@ -201,7 +340,7 @@ def debug(
     programs: Programs,
     engine: EngineName = "regions",
     edition: Edition = 3,
-    pc: StartPc = None,
+    pc: Pc = None,
     max_steps: MaxSteps = None,
     input_file: InputFile = None,
     full_system: FullSystem = False,
@@ -347,6 +486,7 @@ def _format(value: str) -> str:
 
 @app.command()
 def dump(
+    ctx: typer.Context,
     programs: Programs,
     addr: Annotated[
         str | None, typer.Option("--addr", help="Show only the block(s) covering this address.")
@@ -380,15 +520,26 @@ def dump(
     if (at := _address(addr, "--addr")) is not None:
         start, stop = at, at + 1
     try:
-        images = load_images(programs)
+        compiled = _compiled(ctx, programs, edition)
+        images = load_images(programs) if compiled is None else list(compiled.images)
         console = CapturedConsole.from_file(input_file)
     except LC3Error as e:
         raise fail(str(e)) from None
     except OSError as e:  # the --input file
         raise fail(f"{e.filename}: {e.strerror or e}") from None
-    result = inspect_program(
-        boot(images, console, edition), images, str(programs[0]), engine, run_first, max_steps
-    )
+    if compiled is None:
+        machine, build = boot(images, console, edition), None
+    else:
+        machine = boot(images, console, compiled.edition, compiled.pc, compiled.system)
+        build = _saved_build(compiled, engine)
+        if output_format == "text":
+            from .compile import describe
+
+            typer.echo(f"compiled file {programs[0]}, by lc3jit {compiled.version}")
+            for line in describe(compiled):
+                typer.echo(line)
+            typer.echo("")
+    result = inspect_program(machine, images, str(programs[0]), engine, run_first, max_steps, build)
     blocks = result.selected(start, stop)
     if not blocks:
         raise fail(f"{programs[0]}: no translated block in {format_range(start, stop)}")
@@ -396,6 +547,16 @@ def dump(
         sys.stdout.write(dump_json(result, blocks))
     else:
         write_text(result, blocks, sys.stdout)
+
+
+def _saved_build(compiled: Compiled, engine: str) -> Callable[[Machine, bool], Dispatcher] | None:
+    """Builds the dumped engine from the compiled translations, its records filled for the dump."""
+    saved = compiled.engines.get(engine)
+    if saved is None:
+        return None
+    return lambda machine, profile: saved_dispatcher(
+        machine, saved, recording_translator(machine, engine, saved), profile
+    )
 
 
 def _engine_list(value: str) -> list[str]:

@@ -21,7 +21,7 @@ before any helper that may stop the machine too, so counts stay exact.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import CodeType
 
@@ -521,9 +521,14 @@ def region_roots(blocks: Mapping[int, Block], entries: Iterable[int]) -> list[in
     return sorted(roots & set(blocks))
 
 
-def region_engine(machine: Machine, profile: bool = False) -> Dispatcher:
-    """A region for every function, translated ahead of time; other PCs when they get hot."""
-    entries = entry_points(machine)
+def region_engine(
+    machine: Machine, profile: bool = False, entries: Sequence[int] | None = None
+) -> Dispatcher:
+    """A region for every function, translated ahead of time; other PCs when they get hot.
+
+    `entries` replaces the entry points (`lc3jit compile` finds more).
+    """
+    entries = entry_points(machine) if entries is None else entries
     blocks = find_blocks(machine.mem, entries, machine.labels)
     translator = RegionTranslator(machine.edition, frozenset(blocks), machine.access_control)
     dispatcher = Dispatcher(machine, translator, profile)

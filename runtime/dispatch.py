@@ -116,15 +116,25 @@ class Dispatcher:
         }
 
     def install(self, translation: Translation) -> None:
-        start = translation.start
-        if self.stops:
-            self.cut.add(start)
-        self.blocks[start] = translation
-        self.table[start] = translation.function if self.runs is None else self._counted(translation)
-        self.sizes[start] = translation.length
-        watch = self.machine.watch
-        for word in translation.covered():
-            self.covering.setdefault(word, set()).add(start)
+        self.install_entries([translation])
+
+    def install_entries(self, translations: Sequence[Translation]) -> None:
+        """Install translations that cover the same words (the entries of one region):
+        each word is marked once, however many entries there are."""
+        for translation in translations:
+            start = translation.start
+            if self.stops:
+                self.cut.add(start)
+            self.blocks[start] = translation
+            self.table[start] = translation.function if self.runs is None else self._counted(translation)
+            self.sizes[start] = translation.length
+        starts = {translation.start for translation in translations}
+        watch, covering = self.machine.watch, self.covering
+        for word in translations[0].covered():
+            if (covered_by := covering.get(word)) is None:
+                covering[word] = set(starts)
+            else:
+                covered_by |= starts
             watch[word] |= WATCH_TRANSLATED
 
     def _counted(self, translation: Translation) -> Callable[[int], int]:
