@@ -388,6 +388,9 @@ def main(
     try:
         with console.raw_mode():
             outcome = dispatcher.run(args.max_steps)
+    except BrokenPipeError:  # the display went away (`| head`): as `lc3jit run` ends then
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # what is left unwritten goes
+        return 1
     finally:
         gc.unfreeze()
     if outcome.exit_code:

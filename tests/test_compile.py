@@ -8,6 +8,7 @@ import functools
 import importlib.util
 import io
 import marshal
+import os
 import shutil
 import subprocess
 import sys
@@ -359,6 +360,20 @@ def test_python_runs_a_compiled_file_with_its_options_and_exit_codes(tmp_path: P
     assert ran.stderr == b"compiled.pyc: input ended while the program waits for a key\n"
     ran = subprocess.run([sys.executable, str(out), "--max-steps", "3"], input=b"34", capture_output=True)
     assert (ran.returncode, ran.stderr) == (4, b"compiled.pyc: step limit reached\n")
+
+
+def test_a_compiled_file_whose_display_goes_away_ends_quietly(tmp_path: Path) -> None:
+    """`python 2048.pyc | head -c 10`: exit 1 with nothing on stderr, as `lc3jit run` then."""
+    out, _ = compile_cli(tmp_path, str(EXAMPLES / "2048.obj"))
+    reader, writer = os.pipe()
+    process = subprocess.Popen(
+        [sys.executable, str(out)], stdin=subprocess.PIPE, stdout=writer, stderr=subprocess.PIPE
+    )
+    os.close(writer)
+    assert os.read(reader, 10) == b"Control th"
+    os.close(reader)
+    _, errors = process.communicate(b"n" + b"wasd" * 200, timeout=60)
+    assert (process.returncode, errors) == (1, b"")
 
 
 def test_without_runtime_a_compiled_file_says_what_it_needs(tmp_path: Path) -> None:
