@@ -21,7 +21,7 @@ before any helper that may stop the machine too, so counts stay exact.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import CodeType
 
@@ -33,6 +33,12 @@ from .blocks import Block, Exit, Successor, find_blocks
 from .codegen import REGISTER_ONLY, TABLES, BlockCompiler, load_registers, make_function
 from .emitter import ENDS, BinaryOp, Compare, Emitter, Instr, Label
 from .translate import BlockTranslator, entry_points
+
+#: Code objects by the words, entries and options they were compiled from, shared by every
+#: engine in the process once a caller that translates the same program again and again
+#: turns it on (the pytest plugin: a fresh Simulator per test). Off by default, so that
+#: translation times (bench, --stats) stay true.
+shared_code: dict[tuple[object, ...], CodeType] | None = None
 
 #: Blocks in one region at most, nearest to the root first.
 MAX_REGION_BLOCKS = 160
@@ -481,7 +487,9 @@ class RegionTranslator(BlockTranslator):
         self.regions: dict[int, Region] = {}  # by root: the last region translated there, for dumps
 
     def __call__(self, dispatcher: Dispatcher, pc: int) -> list[Translation]:
-        blocks = find_blocks(dispatcher.machine.mem, [pc])
+        stops = dispatcher.stops  # breakpoints: blocks end before them, and the region leaves there
+        found = find_blocks(dispatcher.machine.mem, [pc], stops)
+        blocks = {start: block for start, block in found.items() if start not in stops}
         if pc not in blocks:  # x0000 at pc: not followed statically; a plain block will do
             return super().__call__(dispatcher, pc)
         return self.translate_region(dispatcher, region_blocks(blocks, pc))
@@ -489,7 +497,13 @@ class RegionTranslator(BlockTranslator):
     def translate_region(self, dispatcher: Dispatcher, blocks: list[Block]) -> list[Translation]:
         """One code object; a function for each entry, told apart by its default `entry`."""
         entries = region_entries(blocks)
-        code = RegionCompiler(blocks, entries, self.edition, self.access_control).compile()
+        key = (tuple((b.start, *(i.word for i in b.instructions)) for b in blocks), *entries)
+        key += (self.edition, self.access_control)
+        code = shared_code.get(key) if shared_code is not None else None
+        if code is None:
+            code = RegionCompiler(blocks, entries, self.edition, self.access_control).compile()
+            if shared_code is not None:
+                shared_code[key] = code
         self.regions[blocks[0].start] = Region(tuple(blocks), tuple(entries), code)
         words = tuple(sorted({ins.address for b in blocks for ins in b.instructions}))
         return [
@@ -507,9 +521,14 @@ def region_roots(blocks: Mapping[int, Block], entries: Iterable[int]) -> list[in
     return sorted(roots & set(blocks))
 
 
-def region_engine(machine: Machine, profile: bool = False) -> Dispatcher:
-    """A region for every function, translated ahead of time; other PCs when they get hot."""
-    entries = entry_points(machine)
+def region_engine(
+    machine: Machine, profile: bool = False, entries: Sequence[int] | None = None
+) -> Dispatcher:
+    """A region for every function, translated ahead of time; other PCs when they get hot.
+
+    `entries` replaces the entry points (`lc3jit compile` finds more).
+    """
+    entries = entry_points(machine) if entries is None else entries
     blocks = find_blocks(machine.mem, entries, machine.labels)
     translator = RegionTranslator(machine.edition, frozenset(blocks), machine.access_control)
     dispatcher = Dispatcher(machine, translator, profile)

@@ -124,6 +124,12 @@ class Console:
         """Did the output so far stop in the middle of a line?"""
         return bool(self._out) or not self._line_ended
 
+    @mid_line.setter
+    def mid_line(self, value: bool) -> None:
+        """Someone else (a debugger sharing the terminal) ended the line, or opened one."""
+        self.flush()
+        self._line_ended = not value
+
     @property
     def bytes_written(self) -> int:
         """Bytes the program has written so far (held ones included, lost ones too)."""

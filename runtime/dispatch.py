@@ -19,7 +19,7 @@ region (see `run`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from .errors import Leave, Stop, StopRequested
@@ -93,6 +93,8 @@ class Dispatcher:
         self.blocks: dict[int, Translation] = {}  # by start: the translations installed
         self.covering: dict[int, set[int]] = {}  # word -> starts of blocks that cover it
         self.invalidations: dict[int, int] = {}  # start -> times its block was dropped
+        self.stops: set[int] = set()  # PCs to stop before (breakpoints): see set_stop
+        self.cut: set[int] = set()  # starts of translations made while a stop stood
         self.region_count = [0]  # instructions the last region ran
         self.globals = self._block_globals()
         machine.code_write_hooks.append(self._code_written)
@@ -118,13 +120,30 @@ class Dispatcher:
         }
 
     def install(self, translation: Translation) -> None:
+        self.install_entries([translation])
+
+    def _enter(self, translation: Translation) -> None:
+        """The table's entry at the translation's start."""
         start = translation.start
-        self.blocks[start] = translation
         self.table[start] = translation.function if self.runs is None else self._counted(translation)
         self.sizes[start] = translation.length
-        watch = self.machine.watch
-        for word in translation.covered():
-            self.covering.setdefault(word, set()).add(start)
+
+    def install_entries(self, translations: Sequence[Translation]) -> None:
+        """Install translations that cover the same words (the entries of one region):
+        each word is marked once, however many entries there are."""
+        for translation in translations:
+            start = translation.start
+            if self.stops:
+                self.cut.add(start)
+            self.blocks[start] = translation
+            self._enter(translation)
+        starts = {translation.start for translation in translations}
+        watch, covering = self.machine.watch, self.covering
+        for word in translations[0].covered():
+            if (covered_by := covering.get(word)) is None:
+                covering[word] = set(starts)
+            else:
+                covered_by |= starts
             watch[word] |= WATCH_TRANSLATED
 
     def _counted(self, translation: Translation) -> Callable[[int], int]:
@@ -164,18 +183,52 @@ class Dispatcher:
 
     def _code_written(self, address: int, at: int) -> None:
         """Drop every block (and interpreter step) that covers a word just written."""
-        for start in self.covering.pop(address, ()):
-            if self.blocks.pop(start, None) is not None:
-                self.invalidations[start] = self.invalidations.get(start, 0) + 1
-            self.table[start] = self._miss
-            self.sizes[start] = 1
+        for start in self._drop(self.covering.pop(address, ())):
+            self.invalidations[start] = self.invalidations.get(start, 0) + 1
 
-    def _stop(self) -> None:
-        """A stop was requested: whatever the loop calls next raises StopRequested. The
+    def _drop(self, starts: Collection[int]) -> list[int]:
+        """Send the PCs back to the cold path (a stop stays); the starts of the translations dropped."""
+        dropped = [start for start in starts if self.blocks.pop(start, None) is not None]
+        for start in starts:
+            self.table[start] = self.interpreter.steps[start] if start in self.stops else self._miss
+            self.sizes[start] = 1
+        return dropped
+
+    def set_stop(self, pc: int, on: bool) -> None:
+        """Stop before the instruction at pc (a breakpoint), or no longer.
+
+        Like a store into code, a new stop drops the translations that cover pc; they are
+        translated again at once, from the same starts, and the translator (which reads
+        `stops`) ends blocks and regions before pc, so only a jump to pc comes back here,
+        where the table's entry stops. The dispatch loop is unchanged: code that does not
+        reach pc runs as fast as before. Removing a stop translates again, whole, what was
+        translated while stops stood.
+        """
+        self.interpreter.set_stop(pc, on)
+        if on:
+            self.stops.add(pc)
+            starts = {pc, *self.covering.pop(pc, ())}
+        else:
+            self.stops.discard(pc)
+            starts, self.cut = {pc, *self.cut}, set()
+        order = [start for start in self.blocks if start in starts]  # a region's root first
+        self._drop(starts)
+        for start in order:
+            if start not in self.blocks and start not in self.stops:
+                self._settle(start)
+
+    def _stop(self, on: bool) -> None:
+        """A stop was requested: whatever the loop calls next raises StopRequested (the
         table first: an entry whose size is already read gets the stopper, never a
-        function of another size."""
-        self.table[:] = [stop_requested] * len(self.table)
+        function of another size). Or no longer: the translations back in the table, the
+        breakpoints' steps too, and every other PC cold again."""
+        self.table[:] = [stop_requested if on else self._miss] * len(self.table)
         self.sizes[:] = [1] * len(self.sizes)
+        if not on:
+            for translation in self.blocks.values():
+                self._enter(translation)
+            for pc in self.stops:
+                self.table[pc] = self.interpreter.steps[pc]
 
     def store_from_block(self, address: int, value: int, at: int) -> None:
         """The slow path of a translated store; leaves the block if it wrote code."""

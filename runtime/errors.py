@@ -85,6 +85,21 @@ class Ended(Stop):
         self.exit_code = exit_code
 
 
+class Breakpoint(Stop):
+    """A debugger's stop before the instruction at `at` (not executed): a breakpoint, or the
+    return point of a call made through the API."""
+
+    reason = "breakpoint"
+    exit_code = 0
+
+
+class Watched(Stop):
+    """A store instruction at `at` (executed) wrote a word a debugger watches."""
+
+    reason = "watch"
+    exit_code = 0
+
+
 #: Exit codes of reasons that are not exceptions raised inside the machine.
 STEP_LIMIT_EXIT = 4
 #: Ended by a signal: 128 + its number, as a shell reports a process killed by it.

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .errors import Leave, Stop, StopRequested
+from .errors import Breakpoint, Leave, Stop, StopRequested
 from .isa import COND, WORD_MASK, Instruction, decode
 from .machine import ILLEGAL_OPCODE, IO_BASE, WATCH_DECODED, Machine, user_address
 from .outcome import STEP_LIMIT, UNLIMITED, Outcome
@@ -319,8 +319,22 @@ class Interpreter:
         self.machine = machine
         self._miss: Step = self._decode_and_run
         self.steps: list[Step] = [self._miss] * len(machine.mem)
+        self.stops: set[int] = set()  # PCs to stop before: a debugger's breakpoints
         machine.code_write_hooks.append(self._forget)
         machine.stop_hooks.append(self._stop)
+
+    def set_stop(self, pc: int, on: bool) -> None:
+        """Stop before the instruction at pc (a breakpoint), or no longer.
+
+        The step cached for pc raises Breakpoint instead, so the loop pays nothing for
+        breakpoints it does not reach; a store into the word keeps the stop.
+        """
+        if on:
+            self.stops.add(pc)
+            self.steps[pc] = stop_here
+        else:
+            self.stops.discard(pc)
+            self.steps[pc] = self._miss
 
     def step_at(self, pc: int) -> Step:
         """The bound step for the word at pc, decoding it if it is not cached."""
@@ -339,11 +353,14 @@ class Interpreter:
         return self.step_at(pc)(pc)
 
     def _forget(self, address: int, at: int) -> None:
-        self.steps[address] = self._miss
+        self.steps[address] = stop_here if address in self.stops else self._miss
 
-    def _stop(self) -> None:
-        """A stop was requested: every next step raises StopRequested instead of running."""
-        self.steps[:] = [stop_requested] * len(self.steps)
+    def _stop(self, on: bool) -> None:
+        """A stop was requested: every next step raises StopRequested instead of running;
+        or no longer: every word is decoded again when reached, the breakpoints kept."""
+        self.steps[:] = [stop_requested if on else self._miss] * len(self.steps)
+        for pc in () if on else self.stops:
+            self.steps[pc] = stop_here
 
     def run(self, max_steps: int | None = None) -> Outcome:
         """Run until a stop or max_steps instructions; count them in machine.icount.
@@ -393,6 +410,11 @@ class Interpreter:
 def stop_requested(_: int) -> int:
     """What every step and block becomes once a stop is requested (Machine.request_stop)."""
     raise StopRequested
+
+
+def stop_here(pc: int) -> int:
+    """The step at a breakpoint: stop before the instruction, which does not run."""
+    raise Breakpoint(pc, False, f"breakpoint at x{pc:04X}")
 
 
 def _fetch_checked(m: Machine, step: Step) -> Step:

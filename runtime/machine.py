@@ -45,6 +45,7 @@ WATCH_DECODED = 2  # the interpreter holds a decoded copy
 WATCH_TRANSLATED = 4  # a translated block covers it
 WATCH_GUARD = 8  # past xFFFF: see below
 WATCH_PROTECTED = 16  # closed to user mode: the store checks the privilege
+WATCH_OBSERVED = 32  # a debugger or a trace wants to know: `Machine.observer` sees the store
 WATCH_CODE = WATCH_DECODED | WATCH_TRANSLATED
 
 #: The write map is longer than memory: translated code indexes it with BaseR + offset6
@@ -64,6 +65,10 @@ OS_KEY_WAIT = 0.05
 #: Called with (address, executing_instruction_address) after a store into a word that
 #: some engine holds decoded or translated; it may raise to leave translated code.
 CodeWriteHook = Callable[[int, int], None]
+#: Called with (address, value, executing_instruction_address, pushed) after a store into a
+#: word marked WATCH_OBSERVED; `pushed` when TRAP, an exception or an interrupt pushed it
+#: (not a store instruction). It may raise a Stop: the store instruction counts as run.
+StoreObserver = Callable[[int, int, int, bool], None]
 
 
 def user_address(address: int) -> bool:
@@ -106,8 +111,9 @@ class Machine:
         # An ending asked for from outside the program (a signal, a lost display), and
         # what each engine does to take it before its next instruction.
         self.ending: Outcome | None = None
-        self.stop_hooks: list[Callable[[], None]] = []
+        self.stop_hooks: list[Callable[[bool], None]] = []  # called with True to stop, False to go on
         console.when_lost = self._output_lost
+        self.observer: StoreObserver | None = None
         # Addresses the program's symbol table names (.sym or the assembler): translators
         # start blocks there. Knowledge about the loaded program, like memory contents.
         self.labels: frozenset[int] = frozenset()
@@ -161,7 +167,17 @@ class Machine:
             self.ending = ending
         self.console.stop_requested = True
         for hook in self.stop_hooks:
-            hook()
+            hook(True)
+
+    def take_ending(self) -> Outcome | None:
+        """The ending requested during the run that just ended, cleared: the engines put
+        back what they call, and the machine may run on (a debugger after Ctrl-C)."""
+        ending, self.ending = self.ending, None
+        if ending is not None:
+            self.console.stop_requested = False
+            for hook in self.stop_hooks:
+                hook(False)
+        return ending
 
     def _output_lost(self, error: OSError) -> None:
         self.request_stop(output_lost(error))
@@ -215,8 +231,9 @@ class Machine:
             return self.psr
         return self.mem[address]
 
-    def store_slow(self, address: int, value: int, at: int) -> None:
-        """A store into a device register, a word some engine holds as code, or a protected word."""
+    def store_slow(self, address: int, value: int, at: int, pushed: bool = False) -> None:
+        """A store into a device register, a word some engine holds as code, a protected
+        word, or a word observed by a debugger or a trace."""
         flags = self.watch[address]
         if flags & WATCH_PROTECTED and self.psr_mode & PSR_USER:
             raise Leave(at, self.access_violation(address, at))
@@ -226,6 +243,8 @@ class Machine:
         self.mem[address] = value
         if flags & WATCH_CODE:
             self._forget_code(address, at)
+        if flags & WATCH_OBSERVED and self.observer is not None:
+            self.observer(address, value, at, pushed)
 
     def _forget_code(self, address: int, at: int) -> None:
         self.code_writes += 1
@@ -267,7 +286,10 @@ class Machine:
     # Entering and leaving the supervisor: TRAP (3rd edition), exceptions, interrupts, RTI.
     def push(self, value: int, at: int) -> None:
         sp = self.reg[6] = (self.reg[6] - 1) & WORD_MASK
-        self.store(sp, value, at)
+        if self.watch[sp]:
+            self.store_slow(sp, value, at, pushed=True)
+        else:
+            self.mem[sp] = value
 
     def pop(self, at: int) -> int:
         sp = self.reg[6]
