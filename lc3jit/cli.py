@@ -2,27 +2,19 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console as RichConsole
-from rich.progress import Progress
 
-from runtime.console import Console
 from runtime.errors import LC3Error
 from runtime.loader import Image, load_image_file
 
-from . import __version__, bench
-from .asm import assemble_file, write_outputs
-from .capture import CapturedConsole
-from .disasm import write_listing
-from .dump import DUMPABLE, inspect_program, write_text
-from .dump import to_json as dump_json
+from . import __version__
+from .launch import RunOptions, run_program
 from .numbers import parse_address
-from .session import ENGINES, boot, load_images, os_images, run_machine
+from .session import ENGINES, boot, load_images
 
 EXIT_CODES_HELP = """
 Exit codes: 0 after HALT; 1 load or assembly error; 2 usage error; 3 machine fault
@@ -122,32 +114,20 @@ def run(
     ] = None,
 ) -> None:
     """Run a program: keys from the terminal (raw mode) or from a pipe or --input file."""
-    start_pc = _address(pc, "--pc")
-    try:
-        system = os_images(edition, os_image) if full_system or os_image else []
-        images = load_images(programs, warn=_warn)
-        console = Console.for_process(str(input_file) if input_file else None)
-    except LC3Error as e:
-        raise fail(str(e)) from None
-    except OSError as e:  # the --input file
-        raise fail(f"{e.filename}: {e.strerror or e}") from None
-    result = run_machine(boot(images, console, edition, start_pc, system), engine, max_steps)
-    outcome = result.outcome
-    if (stats or outcome.exit_code) and console.mid_line and console.on_terminal and sys.stderr.isatty():
-        typer.echo("", err=True)  # a message after the output starts a line of its own
-    if stats:
-        typer.echo(
-            f"{result.machine.icount} instructions in {result.seconds:.3f} s "
-            f"({result.mips:.2f} MIPS), engine {engine}, translation {result.setup_seconds * 1000:.1f} ms",
-            err=True,
-        )
-    if state_json is not None:
-        try:
-            state_json.write_text(json.dumps(result.state(), indent=2) + "\n")
-        except OSError as e:
-            raise fail(f"{state_json}: {e.strerror or e}") from None
-    if outcome.exit_code:
-        raise fail(f"{programs[0]}: {outcome.message}", outcome.exit_code)
+    options = RunOptions(
+        programs,
+        engine,
+        edition,
+        _address(pc, "--pc"),
+        max_steps,
+        input_file,
+        stats,
+        state_json,
+        full_system,
+        os_image,
+    )
+    if code := run_program(options):
+        raise typer.Exit(code)
 
 
 ASM_HELP = """
@@ -168,6 +148,8 @@ def asm(
     ] = None,
 ) -> None:
     """Assemble FILE.asm into FILE.obj and FILE.sym, byte for byte as lc3as writes them."""
+    from .asm import assemble_file, write_outputs
+
     try:
         assembly = assemble_file(source)
     except LC3Error as e:
@@ -217,6 +199,9 @@ def disasm(
     """List a program as assembler text: labels, mnemonics, operands, then ; address, word
     and the target of PC-relative operands. `lc3jit asm` reads the listing back into the same
     words. Words of .FILL/.BLKW/.STRINGZ in an .asm are listed as .FILL."""
+    from .asm import assemble_file
+    from .disasm import write_listing
+
     start, stop = _range(address_range)
     try:
         if program.suffix.lower() == ".asm":
@@ -238,6 +223,8 @@ def format_range(start: int, stop: int) -> str:
 
 
 def _dumpable(value: str) -> str:
+    from .dump import DUMPABLE
+
     if value not in DUMPABLE:
         raise typer.BadParameter(f"no dump for engine {value!r}; choose from {', '.join(DUMPABLE)}")
     return value
@@ -274,6 +261,10 @@ def dump(
 ) -> None:
     """Show each translated block: LC-3 disassembly, exits, Python bytecode (LC-3 addresses as
     line numbers), and a summary. JSON is documented in lc3jit/dump.py."""
+    from .capture import CapturedConsole
+    from .dump import inspect_program, write_text
+    from .dump import to_json as dump_json
+
     if addr is not None and address_range is not None:
         raise typer.BadParameter("--addr and --range exclude each other")
     if input_file is not None and not run_first:
@@ -331,6 +322,11 @@ def bench_command(
 ) -> None:
     """Time every engine on each program (alternating runs, same input), checking that all end
     with the same output, state, memory and instruction count; a difference is exit code 1."""
+    from rich.console import Console as RichConsole
+    from rich.progress import Progress
+
+    from . import bench
+
     names = _engine_list(engines or ",".join(ENGINES))
     try:
         keys = input_file.read_bytes() if input_file else b""
