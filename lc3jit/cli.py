@@ -14,7 +14,7 @@ from runtime.loader import Image, load_image_file
 from . import __version__
 from .launch import RunOptions, run_program
 from .numbers import parse_address
-from .session import ENGINES, boot, load_images
+from .session import ENGINES, boot, engines_on_this_python, load_images, why_not_translated
 
 EXIT_CODES_HELP = """
 Exit codes: 0 after HALT; 1 load or assembly error; 2 usage error; 3 machine fault
@@ -269,6 +269,8 @@ def dump(
         raise typer.BadParameter("--addr and --range exclude each other")
     if input_file is not None and not run_first:
         raise typer.BadParameter("--input needs --run")
+    if reason := why_not_translated():
+        raise fail(f"no translated code to dump: {reason}")
     start, stop = _range(address_range)
     if (at := _address(addr, "--addr")) is not None:
         start, stop = at, at + 1
@@ -327,7 +329,7 @@ def bench_command(
 
     from . import bench
 
-    names = _engine_list(engines or ",".join(ENGINES))
+    names = engines_on_this_python(_engine_list(engines or ",".join(ENGINES)), _warn)
     try:
         keys = input_file.read_bytes() if input_file else b""
         loaded = [(path, load_images([path])) for path in programs]

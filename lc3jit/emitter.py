@@ -1,16 +1,24 @@
-"""The one place that knows how CPython 3.11, 3.12 and 3.13 differ in bytecode.
+"""The one place that knows how CPython 3.11 to 3.15 differ in bytecode.
 
 The code generator speaks in small operations (load a local, call a helper, jump if
 false); this module turns each into the instructions of the running Python:
 - calls: 3.11 pushes NULL, the callable, the arguments, then PRECALL and CALL; 3.12
-  drops PRECALL; 3.13 pushes the callable before the NULL (LOAD_GLOBAL's flag does
+  drops PRECALL; 3.13+ push the callable before the NULL (LOAD_GLOBAL's flag does
   both orders for us);
 - conditional jumps: 3.11 has POP_JUMP_FORWARD_IF_* / POP_JUMP_BACKWARD_IF_*, 3.12+
-  has only forward POP_JUMP_IF_*; 3.13 also needs an exact bool (TO_BOOL) where the
-  value is not already one, or an int silently takes the wrong branch;
-- returning a constant: RETURN_CONST from 3.12.
+  has only forward POP_JUMP_IF_*; 3.13+ also need an exact bool (TO_BOOL) where the
+  value is not already one, or an int silently takes the wrong branch; 3.14+ follow
+  each conditional jump with NOT_TAKEN, as CPython's compiler does, so that
+  sys.monitoring (coverage, debuggers) sees both ways out of a branch;
+- subscripts: BINARY_SUBSCR until 3.13, BINARY_OP with the subscript operator from 3.14;
+- constants: RETURN_CONST only in 3.12 and 3.13; 3.14+ load small ints with
+  LOAD_SMALL_INT (no lookup in co_consts);
+- locals: 3.14+ could push borrowed references (LOAD_FAST_BORROW), but only CPython's
+  own flow analysis knows when that is safe; a borrowed reference that outlives its
+  local is a use after free, so this module always pushes owned ones (LOAD_FAST).
 Bad bytecode crashes the interpreter instead of raising, so every form here is tested
-on every version (tests/test_emitter.py).
+on every version (tests/test_emitter.py), and a Python not in SPOKEN gets no
+translated code at all: `speaks_this_python` is what the engines ask first.
 """
 
 from __future__ import annotations
@@ -21,16 +29,33 @@ from types import CodeType
 from bytecode import BinaryOp, Bytecode, Compare, Instr, Label
 
 PY = sys.version_info[:2]
+#: The Pythons whose bytecode this module writes, each tested in CI.
+SPOKEN = ((3, 11), (3, 12), (3, 13), (3, 14), (3, 15))
 HAS_PRECALL = PY == (3, 11)
-HAS_RETURN_CONST = PY >= (3, 12)
+HAS_RETURN_CONST = (3, 12) <= PY <= (3, 13)
 NEEDS_TO_BOOL = PY >= (3, 13)
 DIRECTIONAL_JUMPS = PY == (3, 11)
+SUBSCRIPT_IS_BINARY_OP = PY >= (3, 14)
+HAS_NOT_TAKEN = PY >= (3, 14)
+HAS_LOAD_SMALL_INT = PY >= (3, 14)
 
 #: The deepest the value stack of generated code gets, with room to spare: a helper
 #: call with three arguments (five slots with NULL and the callable) is the deepest.
 STACK_BOUND = 10
 
-__all__ = ["ENDS", "BinaryOp", "Compare", "Emitter", "Instr", "Label"]
+#: An instruction without argument (None is an argument: LOAD_CONST None).
+NO_ARG = object()
+
+__all__ = ["ENDS", "BinaryOp", "Compare", "Emitter", "Instr", "Label", "speaks_this_python"]
+
+
+def speaks_this_python() -> bool:
+    """Whether the running Python is one whose bytecode this module knows.
+
+    On any other (a 3.16 one day) the code generated could crash the process, so the
+    engines run on the interpreter instead.
+    """
+    return PY in SPOKEN
 
 
 class Emitter:
@@ -44,8 +69,8 @@ class Emitter:
         self._placed: set[int] = set()  # ids of the labels already in the code
         self.emit("RESUME", 0)
 
-    def emit(self, name: str, arg: object = None) -> None:
-        if arg is None:
+    def emit(self, name: str, arg: object = NO_ARG) -> None:
+        if arg is NO_ARG:
             self.code.append(Instr(name, lineno=self.line))
         else:
             self.code.append(Instr(name, arg, lineno=self.line))
@@ -56,7 +81,10 @@ class Emitter:
 
     # Values.
     def const(self, value: object) -> None:
-        self.emit("LOAD_CONST", value)
+        if HAS_LOAD_SMALL_INT and type(value) is int and 0 <= value < 256:
+            self.emit("LOAD_SMALL_INT", value)
+        else:
+            self.emit("LOAD_CONST", value)
 
     def load(self, local: str) -> None:
         self.emit("LOAD_FAST", local)
@@ -85,7 +113,10 @@ class Emitter:
 
     def subscript(self) -> None:
         """container, index -> container[index]"""
-        self.emit("BINARY_SUBSCR")
+        if SUBSCRIPT_IS_BINARY_OP:
+            self.binary(BinaryOp.SUBSCR)
+        else:
+            self.emit("BINARY_SUBSCR")
 
     def store_subscript(self) -> None:
         """value, container, index -> (container[index] = value)"""
@@ -123,13 +154,20 @@ class Emitter:
         sense = "TRUE" if when else "FALSE"
         if id(label) not in self._placed:
             self.emit(f"POP_JUMP_FORWARD_IF_{sense}" if DIRECTIONAL_JUMPS else f"POP_JUMP_IF_{sense}", label)
+            self._not_taken()
         elif DIRECTIONAL_JUMPS:
             self.emit(f"POP_JUMP_BACKWARD_IF_{sense}", label)
         else:
             stay = Label()
             self.emit(f"POP_JUMP_IF_{'FALSE' if when else 'TRUE'}", stay)
+            self._not_taken()
             self.emit("JUMP_BACKWARD", label)
             self.place(stay)
+
+    def _not_taken(self) -> None:
+        """Mark the way on after a conditional jump (3.14+), where the compiler marks it."""
+        if HAS_NOT_TAKEN:
+            self.emit("NOT_TAKEN")
 
     def jump_if_false(self, label: Label, is_bool: bool = True) -> None:
         self.jump_if(label, False, is_bool)

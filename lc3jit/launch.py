@@ -25,7 +25,7 @@ from runtime.console import Console
 from runtime.errors import LC3Error
 
 from .numbers import parse_address
-from .session import ENGINES, boot, load_images, os_images, run_machine
+from .session import ENGINES, boot, engines_on_this_python, load_images, os_images, run_machine
 
 
 @dataclass
@@ -68,8 +68,9 @@ def run_program(options: RunOptions) -> int:
     except OSError as e:  # the --input file
         error(f"{e.filename}: {e.strerror or e}")
         return 1
+    [engine] = engines_on_this_python([options.engine], _warn)
     machine = boot(images, console, options.edition, options.pc, system)
-    result = run_machine(machine, options.engine, options.max_steps)
+    result = run_machine(machine, engine, options.max_steps)
     outcome = result.outcome
     message_follows = options.stats or outcome.exit_code
     if message_follows and console.mid_line and console.on_terminal and sys.stderr.isatty():
@@ -77,7 +78,7 @@ def run_program(options: RunOptions) -> int:
     if options.stats:
         _warn(
             f"{result.machine.icount} instructions in {result.seconds:.3f} s "
-            f"({result.mips:.2f} MIPS), engine {options.engine}, "
+            f"({result.mips:.2f} MIPS), engine {engine}, "
             f"translation {result.setup_seconds * 1000:.1f} ms"
         )
     if options.state_json is not None:

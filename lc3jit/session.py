@@ -6,6 +6,7 @@ test checks is what a user gets.
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -46,6 +47,35 @@ ENGINES: dict[str, Callable[[Machine], Engine]] = {
     "blocks": _blocks,
     "regions": _regions,
 }
+
+
+def why_not_translated() -> str | None:
+    """Why the translated engines may not run on this Python, or None when they may.
+
+    They may only where the emitter knows the running Python's bytecode; a bytecode
+    library that cannot even be imported here counts as not knowing it.
+    """
+    try:
+        from .emitter import PY, speaks_this_python
+    except ImportError:
+        PY = sys.version_info[:2]  # noqa: N806
+    else:
+        if speaks_this_python():
+            return None
+    return f"the translator does not know the bytecode of Python {PY[0]}.{PY[1]} (it knows 3.11 to 3.15)"
+
+
+def engines_on_this_python(names: Sequence[str], warn: Callable[[str], None]) -> list[str]:
+    """The engines a run asking for `names` gets: themselves, or the interpreter alone on a
+    Python whose bytecode the emitter does not know (a 3.16 one day), with one warning line.
+
+    Code generated for an unknown bytecode could crash the process instead of raising, so
+    on such a Python nothing is translated at all.
+    """
+    if all(name == "interp" for name in names) or (reason := why_not_translated()) is None:
+        return list(names)
+    warn(f"lc3jit: {reason}; running on the interpreter")
+    return ["interp"]
 
 
 def load_images(paths: Sequence[Path], warn: Callable[[str], None] | None = None) -> list[Image]:
