@@ -19,6 +19,7 @@ region (see `run`).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -36,6 +37,10 @@ RETRANSLATE_LIMIT = 2
 #: most often run it once control gets back there).
 HOT_VISITS = 2
 COVERED_HOT_VISITS = 32
+#: Translating at run time takes at most this share of the time since the run began,
+#: after a first allowance (seconds): see `Dispatcher._settle`.
+TRANSLATION_SHARE = 0.2
+TRANSLATION_ALLOWANCE = 0.05
 #: Added to the PC a region returns when it leaves the instruction there to the interpreter.
 INTERPRET_AT = 0x10000
 #: While keyboard interrupts are enabled, the most instructions a region runs per call.
@@ -90,6 +95,9 @@ class Dispatcher:
         self.blocks: dict[int, Translation] = {}  # by start: the translations installed
         self.covering: dict[int, set[int]] = {}  # word -> starts of blocks that cover it
         self.invalidations: dict[int, int] = {}  # start -> times its block was dropped
+        self.started = time.perf_counter()  # when the run began (reset by `run`)
+        self.translating = 0.0  # seconds spent translating since then
+        self.noop_runs: dict[int, int] = {}  # start -> end of a run of no-op words run as one entry
         self.region_count = [0]  # instructions the last region ran
         self.globals = self._block_globals()
         machine.code_write_hooks.append(self._code_written)
@@ -141,28 +149,62 @@ class Dispatcher:
         through data) from paying for a translation they would never use. The words
         after a PC just translated are still cold when the interpreter reaches them on
         this pass: they wait longer, or every word of a loop would get a region of its own.
+
+        A no-op word (empty memory, text: a program that forgot its HALT) is never
+        translated: the run of them from here, and from the next word, which runs now,
+        become entries of their own that count the run and go past it.
         """
+        if (end := self.machine.noop_run_end(pc)) > pc:
+            following = pc + 1
+            self._install_noops(pc, end)
+            if end > following:
+                self._install_noops(following, end)
+            return following & WORD_MASK
         visits = self.visits[pc] = self.visits.get(pc, 0) + 1
         if visits >= (COVERED_HOT_VISITS if pc in self.covering else HOT_VISITS):
             self._settle(pc)
         return self.interpreter.step_at(pc)(pc)
 
     def _settle(self, pc: int) -> None:
-        """Give pc its lasting entry: a translation, or the interpreter for good."""
+        """Give pc its lasting entry: a translation, or the interpreter for good.
+
+        Translation must pay for itself: a program that keeps landing on fresh words
+        (running through data, a wild jump) would spend its time translating code that
+        runs once. So translating at run time may take at most TRANSLATION_SHARE of the
+        time run so far, after TRANSLATION_ALLOWANCE; past that, new PCs are interpreted.
+        """
         translations: Sequence[Translation] = ()
         if self.translator is not None and self.invalidations.get(pc, 0) < RETRANSLATE_LIMIT:
-            translations = self.translator(self, pc)
+            began = time.perf_counter()
+            if self.translating <= TRANSLATION_ALLOWANCE + TRANSLATION_SHARE * (began - self.started):
+                translations = self.translator(self, pc)
+                self.translating += time.perf_counter() - began
         for translation in translations:
             self.install(translation)
         if not translations:
             self.table[pc] = self.interpreter.step_at(pc)
             self.covering.setdefault(pc, set()).add(pc)
 
+    def _install_noops(self, start: int, end: int) -> None:
+        """An entry that runs the no-op words start..end-1 (see Machine.noop_run_end)."""
+        following = end & WORD_MASK
+
+        def noops(_: int) -> int:
+            return following
+
+        self.table[start], self.sizes[start], self.noop_runs[start] = noops, end - start, end
+        watch = self.machine.watch
+        watch[start:end] = [flags | WATCH_TRANSLATED for flags in watch[start:end]]
+
     def _code_written(self, address: int, at: int) -> None:
-        """Drop every block (and interpreter step) that covers a word just written."""
-        for start in self.covering.pop(address, ()):
+        """Drop every block, run of no-ops and interpreter step that covers a word just written."""
+        starts = self.covering.pop(address, set())
+        if self.noop_runs:  # a handful at most: a program that ran into empty memory
+            starts |= {start for start, end in self.noop_runs.items() if start <= address < end}
+        for start in starts:
             if self.blocks.pop(start, None) is not None:
                 self.invalidations[start] = self.invalidations.get(start, 0) + 1
+            self.noop_runs.pop(start, None)
             self.table[start] = self._miss
             self.sizes[start] = 1
 
@@ -189,6 +231,7 @@ class Dispatcher:
         pc = start = m.pc
         done = size = 0
         slice_ = INTERRUPT_SLICE if m.kbsr_ie else UNLIMITED
+        self.started, self.translating = time.perf_counter(), 0.0
         try:
             while True:
                 try:

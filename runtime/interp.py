@@ -322,10 +322,18 @@ class Interpreter:
         machine.code_write_hooks.append(self._forget)
 
     def step_at(self, pc: int) -> Step:
-        """The bound step for the word at pc, decoding it if it is not cached."""
+        """The bound step for the word at pc, decoding it if it is not cached.
+
+        A run of no-op words gets one shared step for all its words at once, without
+        decoding: a program that runs into empty memory runs at the usual speed.
+        """
         step = self.steps[pc]
         if step is self._miss:
             m = self.machine
+            if (end := m.noop_run_end(pc)) > pc:
+                self.steps[pc:end] = [_noop] * (end - pc)
+                m.watch[pc:end] = [flags | WATCH_DECODED for flags in m.watch[pc:end]]
+                return _noop
             ins = decode(m.mem[pc], pc)
             step = HANDLERS[ins.form.name](m, ins)
             if m.access_control and not user_address(pc):
@@ -382,6 +390,11 @@ class Interpreter:
         finally:
             m.pc = pc
             m.icount += done
+
+
+def _noop(pc: int) -> int:
+    """A word below isa.NOOP_WORDS: BR that never branches."""
+    return (pc + 1) & WORD_MASK
 
 
 def _fetch_checked(m: Machine, step: Step) -> Step:

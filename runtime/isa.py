@@ -300,6 +300,11 @@ COND = bytes((0b010,)) + bytes((0b001,)) * (SIGN_BIT - 1) + bytes((0b100,)) * SI
 #: indexing a tuple, and one index costs less than the two comparisons 0 < v < x8000.
 POSITIVE = (False,) + (True,) * (SIGN_BIT - 1) + (False,) * SIGN_BIT
 
+#: Words below this are BR with nzp = 000: they never branch and set nothing, so they do
+#: nothing at all. x0000 (memory nothing was loaded into) and ASCII text are such words,
+#: and a program that forgot its HALT runs through them; engines run them in bulk.
+NOOP_WORDS = 0x0200
+
 #: A 16-bit value that sets each condition code, so that codes can be kept lazily as
 #: "the value that last set them" (see the architecture doc).
 CC_VALUE = {0b100: SIGN_BIT, 0b010: 0, 0b001: 1}

@@ -213,3 +213,73 @@ def test_2048_agrees_with_keys_typed_at_a_human_pace(engine: str, seed: int) -> 
         runs.append(run_on(name, machine, display, max_steps=5_000_000))
     assert_same(*runs)
     assert runs[0].outcome.reason == "input-exhausted"
+
+
+# Runaway programs: no HALT, so they run on into empty memory, text or data.
+ADD_R0 = FORMS_BY_NAME["ADDI"].encode(dr=0, sr1=0, imm5=1)
+TEXT = [ord(c) for c in "Forgot the HALT\n"]  # words below x0200: BR that never branches
+
+
+def runaway_runs(engine: str, words: list[int], max_steps: int, os: bool = False, **regs: int) -> list[Run]:
+    runs = []
+    for name in ("interp", engine):
+        display = io.BytesIO()
+        console = Console(io.BytesIO(b""), display)
+        machine = boot([Image(ORIGIN, tuple(words))], console, 3, None, os_images(3) if os else [])
+        for number, value in regs.items():
+            machine.reg[int(number[1:])] = value
+        runs.append(run_on(name, machine, display, max_steps=max_steps))
+    return runs
+
+
+@pytest.mark.parametrize("engine", OTHER_ENGINES)
+@pytest.mark.parametrize("budget", [0, 1, 2, 17, 4096, 4097, 52_000, 65_536 * 3 + 5])
+def test_a_runaway_into_text_and_empty_memory_agrees_at_any_budget(engine: str, budget: int) -> None:
+    """Through its own text, x3000-xFDFF, the device page, x0000 and around again."""
+    expected, actual = runaway_runs(engine, [ADD_R0, ADD_R0, *TEXT, ADD_R0], budget)
+    assert_same(expected, actual)
+    assert actual.outcome.reason == "step-limit" and actual.machine.icount == budget
+
+
+@pytest.mark.parametrize("engine", OTHER_ENGINES)
+def test_a_store_into_empty_memory_already_run_through_is_seen(engine: str) -> None:
+    """The second time round, the program writes a HALT into words it ran as no-ops."""
+    words = [
+        ADD_R0,
+        FORMS_BY_NAME["ADDI"].encode(dr=1, sr1=0, imm5=-2),
+        FORMS_BY_NAME["BR"].encode(nzp=0b100, pcoffset9=1),  # first time round: skip the store
+        FORMS_BY_NAME["ST"].encode(sr=3, pcoffset9=0x1C),  # x3020
+    ]
+    expected, actual = runaway_runs(engine, words, 300_000, r3=FORMS_BY_NAME["TRAP"].encode(trapvect8=0x25))
+    assert_same(expected, actual)
+    assert actual.outcome.reason == "halt" and actual.machine.pc == 0x3021
+    assert 0x10000 < actual.machine.icount < 2 * 0x10000
+
+
+@pytest.mark.parametrize("engine", OTHER_ENGINES)
+def test_a_runaway_under_the_os_meets_access_control(engine: str) -> None:
+    """In user mode, fetching xFE00 is an access-control violation the OS handles."""
+    expected, actual = runaway_runs(engine, [ADD_R0, *TEXT], 200_000, os=True)
+    assert_same(expected, actual)
+    assert actual.machine.icount > 0xFE00 - ORIGIN
+
+
+@pytest.mark.parametrize("engine", OTHER_ENGINES)
+@pytest.mark.parametrize("seed", range(4))
+def test_a_wild_jump_into_random_data_agrees(engine: str, seed: int) -> None:
+    """Data that decodes as loops, loads and stores (into itself too): translated or not,
+    counted the same."""
+    rng = random.Random(seed)
+    forms = ["ADD", "ADDI", "AND", "NOT", "LEA", "BR", "LDR", "STR", "LD", "ST"]
+    data = [
+        FORMS_BY_NAME[name].encode(
+            **{
+                f.name: rng.randrange(1 << f.width) + (-(1 << (f.width - 1)) if f.signed else 0)
+                for f in FORMS_BY_NAME[name].fields
+            }
+        )
+        for name in (rng.choice(forms) for _ in range(0x800))
+    ]
+    jump = [FORMS_BY_NAME["LD"].encode(dr=1, pcoffset9=1), FORMS_BY_NAME["JMP"].encode(baser=1), ORIGIN + 3]
+    expected, actual = runaway_runs(engine, jump + data, 50_000)
+    assert_same(expected, actual)
