@@ -320,6 +320,13 @@ def bench_command(
     json_output: Annotated[
         bool, typer.Option("--json", help="Write the results as JSON (see lc3jit/bench.py).")
     ] = False,
+    process: Annotated[
+        bool,
+        typer.Option(
+            "--process",
+            help="Time each run as a whole `lc3jit run` process, start-up included (CPU seconds).",
+        ),
+    ] = False,
     edition: Edition = 3,
 ) -> None:
     """Time every engine on each program (alternating runs, same input), checking that all end
@@ -329,6 +336,8 @@ def bench_command(
 
     from . import bench
 
+    if floor and process:
+        raise typer.BadParameter("--floor and --process exclude each other")
     names = engines_on_this_python(_engine_list(engines or ",".join(ENGINES)), _warn)
     try:
         keys = input_file.read_bytes() if input_file else b""
@@ -354,6 +363,7 @@ def bench_command(
                     edition,
                     floors[path],
                     lambda: progress.advance(task),
+                    process,
                 )
                 for path, images in loaded
             ]
@@ -361,7 +371,7 @@ def bench_command(
             progress.stop()
             raise fail(str(e)) from None
     if json_output:
-        sys.stdout.write(bench.to_json(results, repeat))
+        sys.stdout.write(bench.to_json(results, repeat, process))
     else:
         bench.write_table(results, sys.stdout)
 

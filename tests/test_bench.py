@@ -216,3 +216,24 @@ def test_overhead_variants_do_the_work_of_the_floor() -> None:
         mem = [0] * 0x10000
         assert overheads.run(overheads.variant(duties), mem, [0] * 0x10000, [0]) > 0
         assert [a - overheads.FLAGS for a, word in enumerate(mem) if word] == list(multiples), name
+
+
+def test_process_mode_times_whole_runs_that_agree() -> None:
+    """Each run a process of its own: the same output and state from every engine."""
+    runaway = BENCH / "runaway.obj"
+    document = bench_json(runaway, EXAMPLES / "halt.obj", "--process", "--engines", "interp,regions")
+    assert document["process"] is True
+    ran_off, halt = document["programs"]
+    assert ran_off["output"] == "ran off the end\n" * 3 + "HALT\n"
+    assert ran_off["instructions"] == 3 * 0x10000 + 1
+    assert halt["instructions"] == 1
+    for program in (ran_off, halt):
+        for entry in program["engines"]:
+            assert entry["seconds"][0] > 0
+            assert entry["translation_seconds"] is None
+
+
+def test_process_mode_has_no_floor() -> None:
+    result = lc3jit("bench", SIEVE, "--process", "--floor")
+    assert result.exit_code == 2
+    assert "--floor and --process exclude each other" in result.stderr
