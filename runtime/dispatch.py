@@ -166,24 +166,38 @@ class Dispatcher:
         return self.interpreter.step_at(pc)(pc)
 
     def _settle(self, pc: int) -> None:
-        """Give pc its lasting entry: a translation, or the interpreter for good.
+        """Give pc its lasting entry: a translation, or the interpreter for good."""
+        if not self.translate(pc):
+            self.table[pc] = self.interpreter.step_at(pc)
+            self.covering.setdefault(pc, set()).add(pc)
+
+    def may_translate(self, expected: float | None = None) -> bool:
+        """Is there time to translate now (see `translate`)? Translating again code that
+        took `expected` seconds last time gets no allowance: it must fit in the share."""
+        elapsed = time.perf_counter() - self.started
+        if expected is None:
+            return self.translating <= TRANSLATION_ALLOWANCE + TRANSLATION_SHARE * elapsed
+        return self.translating + expected <= TRANSLATION_SHARE * elapsed
+
+    def translate(self, pc: int, expected: float | None = None) -> bool:
+        """Translate from pc now and install the code, if the translator gives any (a PC
+        grown hot, or a region to translate again with what the run taught the translator).
 
         Translation must pay for itself: a program that keeps landing on fresh words
         (running through data, a wild jump) would spend its time translating code that
         runs once. So translating at run time may take at most TRANSLATION_SHARE of the
         time run so far, after TRANSLATION_ALLOWANCE; past that, new PCs are interpreted.
         """
-        translations: Sequence[Translation] = ()
-        if self.translator is not None and self.invalidations.get(pc, 0) < RETRANSLATE_LIMIT:
-            began = time.perf_counter()
-            if self.translating <= TRANSLATION_ALLOWANCE + TRANSLATION_SHARE * (began - self.started):
-                translations = self.translator(self, pc)
-                self.translating += time.perf_counter() - began
+        if self.translator is None or not self.may_translate(expected):
+            return False
+        if self.invalidations.get(pc, 0) >= RETRANSLATE_LIMIT:  # code that rewrites itself
+            return False
+        began = time.perf_counter()
+        translations = self.translator(self, pc)
+        self.translating += time.perf_counter() - began
         for translation in translations:
             self.install(translation)
-        if not translations:
-            self.table[pc] = self.interpreter.step_at(pc)
-            self.covering.setdefault(pc, set()).add(pc)
+        return bool(translations)
 
     def _install_noops(self, start: int, end: int) -> None:
         """An entry that runs the no-op words start..end-1 (see Machine.noop_run_end)."""

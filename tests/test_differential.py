@@ -15,9 +15,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lc3jit.regions import MAX_HINTS, region_engine
 from lc3jit.session import ENGINES, boot, load_images, os_images
+from runtime import dispatch
 from runtime.console import Console
-from runtime.isa import FORMS_BY_NAME, WORD_MASK
+from runtime.isa import FORMS_BY_NAME, WORD_MASK, form_of
 from runtime.loader import Image
 from runtime.machine import DSR, KBDR, KBSR, MCR, Machine
 
@@ -283,3 +285,61 @@ def test_a_wild_jump_into_random_data_agrees(engine: str, seed: int) -> None:
     jump = [FORMS_BY_NAME["LD"].encode(dr=1, pcoffset9=1), FORMS_BY_NAME["JMP"].encode(baser=1), ORIGIN + 3]
     expected, actual = runaway_runs(engine, jump + data, 50_000)
     assert_same(expected, actual)
+
+
+# Indirect jumps that learnt their targets: JMP and JSRR compare with them and go on inside.
+@pytest.mark.parametrize("edition", [3, 2])
+@MANY
+@given(case=program(), data=st.data())
+def test_regions_agree_whatever_targets_jumps_learnt(
+    edition: int, case: tuple[list[int], list[int], bytes], data: st.DataObject
+) -> None:
+    """Any targets at all, right or wrong, for each JMP and JSRR: same results."""
+    words, registers, keys = case
+    addresses = st.integers(ORIGIN - 2, ORIGIN + len(words) + 1)
+    hints = {
+        ORIGIN + i: data.draw(st.lists(addresses, max_size=MAX_HINTS, unique=True))
+        for i, word in enumerate(words)
+        if form_of(word).name in ("JMP", "JSRR")
+    }
+    expected = run_program("interp", words, registers, keys, edition)
+    machine, display = make_machine(words, ORIGIN, keys, edition)
+    machine.reg[:] = registers
+    machine.load_words(ORIGIN - 8, [KBSR, KBDR, DSR, ORIGIN + 3, ORIGIN, 0xFFFF, ORIGIN + 40, 0])
+    outcome = region_engine(machine, hints=hints).run(3000)
+    machine.console.flush()
+    assert_same(expected, Run(machine, outcome, display.getvalue()))
+
+
+DISPATCH = EXAMPLES / "bench" / "dispatch.asm"
+
+
+@pytest.mark.parametrize("budget", [None, 1, 5_000, 100_003, 400_000])
+def test_a_jump_table_program_learns_its_targets_and_agrees(
+    monkeypatch: pytest.MonkeyPatch, budget: int | None
+) -> None:
+    """Retranslation with what the run taught, at any budget (time to translate granted)."""
+    monkeypatch.setattr(dispatch, "TRANSLATION_SHARE", 1e9)
+    runs = []
+    for name in ("interp", "regions"):
+        console = Console(io.BytesIO(b""), io.BytesIO())
+        machine = boot(load_images([DISPATCH]), console)
+        engine = ENGINES[name](machine)
+        runs.append(Run(machine, engine.run(budget), console._display.getvalue()))  # type: ignore[attr-defined]
+    assert_same(*runs)
+    if budget is None or budget > 100_000:
+        assert len(next(iter(engine.translator.hints.values()))) == 4  # type: ignore[attr-defined]
+
+
+@given(budget=st.integers(0, 3000), entry_jump=st.booleans())
+def test_a_loop_closed_by_a_learnt_jump_counts_exactly(budget: int, entry_jump: bool) -> None:
+    """The learnt edge is a back edge: the loop it closes checks the budget."""
+    jump = FORMS_BY_NAME["JSRR" if entry_jump else "JMP"].encode(baser=1)
+    words = [FORMS_BY_NAME["LEA"].encode(dr=1, pcoffset9=0), ADD_R0, ADD_R0, jump]
+    runs = []
+    for hints in ({}, {ORIGIN + 3: [ORIGIN + 1]}):
+        machine, display = make_machine(words)
+        engine = region_engine(machine, hints=hints) if hints else ENGINES["interp"](machine)
+        runs.append(Run(machine, engine.run(budget), display.getvalue()))
+    assert_same(*runs)
+    assert runs[1].machine.icount == budget
