@@ -50,11 +50,17 @@ REGISTER_FIELDS = ("dr", "sr", "sr1", "sr2", "baser")
 #: Targets a JMP or JSRR (by its address) was seen leaving a region for, at run time.
 Hints = Mapping[int, Sequence[int]]
 NO_HINTS: Hints = {}
-#: After this many exits from the JMP or JSRR at one address to one target, the regions
-#: holding it are translated again with the target's code inside, reached by a compare;
-#: a site learns at most MAX_HINTS targets.
-HINT_AFTER = 16
+#: Every HINT_AFTER-th exit of a JMP or JSRR from its region tells the translator its
+#: target (a sample); every SAMPLES-th sample, the targets sampled often enough are learnt
+#: and the regions holding the site translated again with their code inside, reached by
+#: a compare. A site learns at most MAX_HINTS targets.
+HINT_AFTER = 64
+SAMPLES = 4
 MAX_HINTS = 4
+#: What an exit through the dispatcher and back costs, about (seconds); learning targets
+#: is worth it when a site's exits took this share of the run or more.
+EXIT_SECONDS = 5e-7
+WORTH_LEARNING = 0.1
 
 
 def hinted_site(block: Block) -> bool:
@@ -306,7 +312,6 @@ class RegionCompiler(BlockCompiler):
         """RET is compared with the return points of the calls to its subroutine, JMP and
         JSRR with the targets they were seen going to; the rest leave. A JMP or JSRR that
         may still learn a target tells the translator where it went (see HINT_AFTER)."""
-        e = self.e
         self.settle_cc()
         for point in self.returns.get(self.current.start, []):
             self.jump_if_top_is(point)
@@ -315,12 +320,31 @@ class RegionCompiler(BlockCompiler):
             if target in self.labels:
                 self.jump_if_top_is(target)
         if hinted_site(self.current) and len(hinted) < MAX_HINTS:
-            e.dup()
-            e.store("target")
-            self.call("INDIRECT", ins.address, "target")
-            e.pop()
+            self.count_exit(ins.address)
         self.leave(0)
         self.exited = True
+
+    def count_exit(self, site: int) -> None:
+        """EXITS[site] += 1, and every HINT_AFTER-th time, tell the translator where the
+        jump (its target on the stack) went: a sample, for a few bytecodes an exit."""
+        e, skip = self.e, Label()
+        e.global_("EXITS")
+        e.const(site)
+        e.subscript()
+        e.const(1)
+        e.binary(BinaryOp.ADD)
+        e.dup()
+        e.global_("EXITS")
+        e.const(site)
+        e.store_subscript()
+        e.const(HINT_AFTER - 1)
+        e.binary(BinaryOp.AND)
+        e.jump_if_true(skip, is_bool=False)
+        e.dup()
+        e.store("target")
+        self.call("INDIRECT", site, "target")
+        e.pop()
+        e.place(skip)
 
     def exit_through(self, helper: str, *args: int) -> None:
         """A TRAP that comes back to the next word goes on inside the region."""
@@ -510,7 +534,6 @@ class Region:
     blocks: tuple[Block, ...]  # the root first
     entries: tuple[int, ...]
     code: CodeType
-    seconds: float = 0.0  # how long it took to translate
 
     @property
     def root(self) -> int:
@@ -533,7 +556,7 @@ class RegionTranslator(BlockTranslator):
         super().__init__(edition, leaders, access_control)
         self.regions: dict[int, Region] = {}  # by root: the last region translated there
         self.hints: dict[int, list[int]] = {}  # JMP/JSRR address -> targets learnt (see HINT_AFTER)
-        self.exits: dict[int, dict[int, int]] = {}  # JMP/JSRR address -> target -> exits seen
+        self.samples: dict[int, dict[int, int]] = {}  # JMP/JSRR address -> target -> samples
         self.sites: dict[int, set[int]] = {}  # JMP/JSRR address -> roots of the regions holding it
 
     def __call__(self, dispatcher: Dispatcher, pc: int) -> list[Translation]:
@@ -546,35 +569,38 @@ class RegionTranslator(BlockTranslator):
     def left_through(self, dispatcher: Dispatcher, site: int, target: int) -> None:
         """A region left through the JMP or JSRR at site for target (its INDIRECT helper).
 
-        From the HINT_AFTER-th time for one target, the site learns it, with the other
-        targets it has gone to a quarter as often (one translation for a site that has a
-        few), and every region that holds the site is translated again, those targets'
-        code inside: as soon as the dispatcher has time for translations that took as
-        long as those regions' last ones (a short run never pays for them).
+        Called every HINT_AFTER-th exit there, with the target of that one. Every
+        SAMPLES-th sample, if the site's exits took a good share of the run so far (a
+        JSRR to a long routine leaves rarely for the work done: translating again would
+        not pay), it learns the targets not learnt yet that got an eighth of its samples
+        or more (the most sampled first), and every region that holds the site is
+        translated again, those targets' code inside, if the dispatcher has time to
+        translate (see Dispatcher.translate).
         """
-        seen = self.exits.setdefault(site, {})
-        count = seen[target] = seen.get(target, 0) + 1
+        seen = self.samples.setdefault(site, {})
+        seen[target] = seen.get(target, 0) + 1
+        total = sum(seen.values())
         hints = self.hints.setdefault(site, [])
-        if count < HINT_AFTER or target in hints or len(hints) >= MAX_HINTS:
+        if total % SAMPLES or len(hints) >= MAX_HINTS or not dispatcher.may_translate():
             return
-        holders = [root for root in self.sites.get(site, ()) if root in self.regions]
-        cost = sum(self.regions[root].seconds for root in holders)
-        if not dispatcher.may_translate(cost):
+        exits_took = dispatcher.globals["EXITS"][site] * EXIT_SECONDS  # type: ignore[index]
+        if exits_took < WORTH_LEARNING * (time.perf_counter() - dispatcher.started):
             return
-        frequent = [t for t, n in seen.items() if n >= HINT_AFTER // 4 and t not in hints]
-        hints += sorted(frequent, key=seen.__getitem__, reverse=True)[: MAX_HINTS - len(hints)]
-        for root in holders:
-            dispatcher.translate(root, self.regions[root].seconds)
+        frequent = [t for t, n in seen.items() if n * 8 >= total and t not in hints]
+        if frequent:
+            hints += sorted(frequent, key=seen.__getitem__, reverse=True)[: MAX_HINTS - len(hints)]
+            for root in self.sites.get(site, ()):
+                dispatcher.translate(root)
 
     def translate_region(self, dispatcher: Dispatcher, blocks: list[Block]) -> list[Translation]:
         """One code object; a function for each entry, told apart by its default `entry`."""
         if "INDIRECT" not in dispatcher.globals:
             dispatcher.globals["INDIRECT"] = lambda site, target: self.left_through(dispatcher, site, target)
-        began = time.perf_counter()
+            dispatcher.globals["EXITS"] = [0] * len(dispatcher.machine.mem)  # by JMP/JSRR address
         entries = region_entries(blocks)
         code = RegionCompiler(blocks, entries, self.edition, self.access_control, self.hints).compile()
         root = blocks[0].start
-        self.regions[root] = Region(tuple(blocks), tuple(entries), code, time.perf_counter() - began)
+        self.regions[root] = Region(tuple(blocks), tuple(entries), code)
         for block in blocks:
             if hinted_site(block):
                 self.sites.setdefault(block.end, set()).add(root)

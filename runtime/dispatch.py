@@ -171,15 +171,12 @@ class Dispatcher:
             self.table[pc] = self.interpreter.step_at(pc)
             self.covering.setdefault(pc, set()).add(pc)
 
-    def may_translate(self, expected: float | None = None) -> bool:
-        """Is there time to translate now (see `translate`)? Translating again code that
-        took `expected` seconds last time gets no allowance: it must fit in the share."""
+    def may_translate(self) -> bool:
+        """Is there time to translate now (see `translate`)?"""
         elapsed = time.perf_counter() - self.started
-        if expected is None:
-            return self.translating <= TRANSLATION_ALLOWANCE + TRANSLATION_SHARE * elapsed
-        return self.translating + expected <= TRANSLATION_SHARE * elapsed
+        return self.translating <= TRANSLATION_ALLOWANCE + TRANSLATION_SHARE * elapsed
 
-    def translate(self, pc: int, expected: float | None = None) -> bool:
+    def translate(self, pc: int) -> bool:
         """Translate from pc now and install the code, if the translator gives any (a PC
         grown hot, or a region to translate again with what the run taught the translator).
 
@@ -188,7 +185,7 @@ class Dispatcher:
         runs once. So translating at run time may take at most TRANSLATION_SHARE of the
         time run so far, after TRANSLATION_ALLOWANCE; past that, new PCs are interpreted.
         """
-        if self.translator is None or not self.may_translate(expected):
+        if self.translator is None or not self.may_translate():
             return False
         if self.invalidations.get(pc, 0) >= RETRANSLATE_LIMIT:  # code that rewrites itself
             return False

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lc3jit import regions
 from lc3jit.regions import MAX_HINTS, region_engine
 from lc3jit.session import ENGINES, boot, load_images, os_images
 from runtime import dispatch
@@ -320,6 +321,7 @@ def test_a_jump_table_program_learns_its_targets_and_agrees(
 ) -> None:
     """Retranslation with what the run taught, at any budget (time to translate granted)."""
     monkeypatch.setattr(dispatch, "TRANSLATION_SHARE", 1e9)
+    monkeypatch.setattr(regions, "WORTH_LEARNING", 0)
     runs = []
     for name in ("interp", "regions"):
         console = Console(io.BytesIO(b""), io.BytesIO())
