@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from lc3jit import bench, session
+from lc3jit.asm import assemble_file, obj_bytes
 from lc3jit.bench import FORMAT_VERSION
 from lc3jit.cli import app
 from lc3jit.session import load_images
@@ -200,6 +201,19 @@ def test_benchmark_suite_prints_its_checksum(name: str, checksum: str) -> None:
     assert result.reference.state["stop_reason"] == "halt"
     assert 2_000_000 <= result.instructions <= 10_000_000
     assert [t.engine for t in result.times] == ["blocks", "python"]
+
+
+@pytest.mark.parametrize(
+    ("name", "output", "instructions"),
+    [("dispatch", "CFCD\n", 961_761), ("runaway", "ran off the end\n" * 3, 3 * 0x10000 + 1)],
+)
+def test_benchmarks_without_a_floor_agree_on_every_engine(name: str, output: str, instructions: int) -> None:
+    """The indirect calls and the runaway: every engine, the committed .obj current."""
+    program = BENCH / f"{name}.asm"
+    assert (BENCH / f"{name}.obj").read_bytes() == obj_bytes(assemble_file(program).images[0])
+    result = bench.bench_program(str(program), load_images([program]), list(session.ENGINES), repeat=1)
+    assert result.reference.output == f"{output}HALT\n".encode()
+    assert result.instructions == instructions
 
 
 def test_overhead_variants_do_the_work_of_the_floor() -> None:
