@@ -13,9 +13,12 @@ false); this module turns each into the instructions of the running Python:
 - subscripts: BINARY_SUBSCR until 3.13, BINARY_OP with the subscript operator from 3.14;
 - constants: RETURN_CONST only in 3.12 and 3.13; 3.14+ load small ints with
   LOAD_SMALL_INT (no lookup in co_consts);
-- locals: 3.14+ could push borrowed references (LOAD_FAST_BORROW), but only CPython's
-  own flow analysis knows when that is safe; a borrowed reference that outlives its
-  local is a use after free, so this module always pushes owned ones (LOAD_FAST).
+- locals: 3.13+ have superinstructions for two loads or stores in a row
+  (LOAD_FAST_LOAD_FAST, STORE_FAST_LOAD_FAST, STORE_FAST_STORE_FAST), one dispatch
+  instead of two; 3.14+ push borrowed references (LOAD_FAST_BORROW, no reference count
+  paid) where the value is used up before its local can change. `finish` rewrites the
+  code into these forms, as CPython's own compiler does, after the code generator has
+  written it in the plain ones.
 Bad bytecode crashes the interpreter instead of raising, so every form here is tested
 on every version (tests/test_emitter.py), and a Python not in SPOKEN gets no
 translated code at all: `speaks_this_python` is what the engines ask first.
@@ -24,6 +27,7 @@ translated code at all: `speaks_this_python` is what the engines ask first.
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from types import CodeType
 
 from bytecode import BinaryOp, Bytecode, Compare, Instr, Label
@@ -38,6 +42,8 @@ DIRECTIONAL_JUMPS = PY == (3, 11)
 SUBSCRIPT_IS_BINARY_OP = PY >= (3, 14)
 HAS_NOT_TAKEN = PY >= (3, 14)
 HAS_LOAD_SMALL_INT = PY >= (3, 14)
+HAS_SUPERINSTRUCTIONS = PY >= (3, 13)
+HAS_BORROWED_LOADS = PY >= (3, 14)
 
 #: The deepest the value stack of generated code gets, with room to spare: a helper
 #: call with three arguments (five slots with NULL and the callable) is the deepest.
@@ -222,9 +228,17 @@ class Emitter:
         tests/test_codegen.py checks against `bytecode`'s own computation.
         """
         self.tidy()
+        if HAS_BORROWED_LOADS:
+            for i in borrowable_loads(self.code):
+                self.code[i].name = "LOAD_FAST_BORROW"
+        if HAS_SUPERINSTRUCTIONS:
+            expected = _fuse_pairs(self.code, argnames)
         self.code.argcount = len(argnames)
         self.code.argnames = list(argnames)
-        return self.code.to_code(stacksize=STACK_BOUND, compute_exception_stack_depths=False)
+        code = self.code.to_code(stacksize=STACK_BOUND, compute_exception_stack_depths=False)
+        if HAS_SUPERINSTRUCTIONS and code.co_varnames[: len(expected)] != expected:
+            raise AssertionError(f"locals of {code.co_name} not numbered as fused: {code.co_varnames}")
+        return code
 
 
 JUMPS = frozenset({"JUMP_FORWARD", "JUMP_BACKWARD"})
@@ -239,3 +253,142 @@ def _labels_at(items: list[Instr | Label], start: int) -> set[int]:
             break
         found.add(id(item))
     return found
+
+
+#: Instructions that use a value only while they run (never keep it in a local): a
+#: value loaded for one of them may be a borrowed reference (3.14+). Checked against
+#: what CPython's compiler borrows for: operators, subscripts, calls, attribute stores,
+#: tests and returns borrow; `y = x` does not.
+USES_THEN_DROPS = frozenset(
+    {
+        "BINARY_OP",
+        "COMPARE_OP",
+        "STORE_SUBSCR",
+        "STORE_ATTR",
+        "LOAD_ATTR",
+        "CALL",
+        "TO_BOOL",
+        "POP_JUMP_IF_TRUE",
+        "POP_JUMP_IF_FALSE",
+        "POP_TOP",
+        "RETURN_VALUE",
+    }
+)
+
+
+#: Values popped and pushed by the instructions this module writes, on 3.14+ (COPY
+#: counted as a push; its copy and the original are both marked as not borrowable).
+STACK_EFFECTS = {
+    "BINARY_OP": (2, 1),
+    "COMPARE_OP": (2, 1),
+    "STORE_SUBSCR": (3, 0),
+    "STORE_ATTR": (2, 0),
+    "TO_BOOL": (1, 1),
+    "POP_JUMP_IF_TRUE": (1, 0),
+    "POP_JUMP_IF_FALSE": (1, 0),
+    "POP_TOP": (1, 0),
+    "RETURN_VALUE": (1, 0),
+    "LOAD_CONST": (0, 1),
+    "LOAD_SMALL_INT": (0, 1),
+    "COPY": (0, 1),
+    "SWAP": (0, 0),
+    "NOT_TAKEN": (0, 0),
+    "RESUME": (0, 0),
+    "JUMP_FORWARD": (0, 0),
+    "JUMP_BACKWARD": (0, 0),
+}
+
+
+def _stack_effect(item: Instr) -> tuple[int, int] | None:
+    """(values popped, values pushed) by item, or None for an instruction not written here."""
+    if item.name == "CALL":
+        return item.arg + 2, 1
+    if item.name in ("LOAD_GLOBAL", "LOAD_ATTR") and isinstance(item.arg, tuple):
+        with_null = item.arg[0]
+        return (0, 1 + with_null) if item.name == "LOAD_GLOBAL" else (1, 1 + with_null)
+    return STACK_EFFECTS.get(item.name)
+
+
+def borrowable_loads(items: Sequence[Instr | Label]) -> list[int]:
+    """The indexes of the LOAD_FASTs that may push a borrowed reference (3.14+).
+
+    A borrowed reference is valid while its local still holds the object. So a load is
+    borrowed only when, in straight-line code (no label or jump in between), its value is
+    used up by an instruction of USES_THEN_DROPS, its local is not stored meanwhile, and
+    no COPY or SWAP touched it. Anything else, a value still on the stack at a label or a
+    jump included, stays an owned reference.
+    """
+    on_stack: list[int | None] = []  # per value: the index of the LOAD_FAST that pushed it
+    borrowed: list[int] = []
+    for i, item in enumerate(items):
+        if isinstance(item, Label):
+            on_stack.clear()
+            continue
+        name = item.name
+        if name == "LOAD_FAST":
+            on_stack.append(i)
+            continue
+        if name == "STORE_FAST":
+            if on_stack:
+                on_stack.pop()
+            on_stack = [None if p is not None and items[p].arg == item.arg else p for p in on_stack]
+            continue
+        effect = _stack_effect(item)
+        if effect is None:  # not an instruction this module writes: trust nothing below it
+            on_stack.clear()
+            continue
+        pops, pushes = effect
+        used = on_stack[len(on_stack) - pops :] if pops else []
+        del on_stack[len(on_stack) - len(used) :]
+        if name in USES_THEN_DROPS:
+            borrowed += [p for p in used if p is not None]
+        if name == "COPY":
+            on_stack = [None] * len(on_stack)
+        on_stack += [None] * pushes
+        if item.has_jump() or name in ENDS:
+            on_stack.clear()
+    return borrowed
+
+
+#: Two instructions in a row that 3.13+ run as one, when both locals are among the first 16.
+FUSED = {
+    ("LOAD_FAST", "LOAD_FAST"): "LOAD_FAST_LOAD_FAST",
+    ("LOAD_FAST_BORROW", "LOAD_FAST_BORROW"): "LOAD_FAST_BORROW_LOAD_FAST_BORROW",
+    ("STORE_FAST", "LOAD_FAST"): "STORE_FAST_LOAD_FAST",
+    ("STORE_FAST", "STORE_FAST"): "STORE_FAST_STORE_FAST",
+}
+
+
+def _fuse_pairs(code: Bytecode, argnames: tuple[str, ...]) -> tuple[str, ...]:
+    """Fuse pairs of local loads and stores into superinstructions (3.13+), as CPython does.
+
+    A superinstruction packs both locals' numbers into 4 bits each, so only locals
+    numbered below 16 may fuse. `bytecode` numbers the parameters first, then the locals
+    of superinstructions in order, then the rest; a pair fuses only if that numbering
+    keeps both below 16. Returns the numbering, which `to_code` checks against the code
+    object's. Pairs on one line only (one LC-3 instruction), so line tables, dumps and
+    tracers still see where every instruction starts.
+    """
+    number = {name: i for i, name in enumerate(argnames)}
+    items = list(code)
+    fused: list[Instr | Label] = []
+    i = 0
+    while i < len(items):
+        first = items[i]
+        second = items[i + 1] if i + 1 < len(items) else None
+        if (
+            isinstance(first, Instr)
+            and isinstance(second, Instr)
+            and (name := FUSED.get((first.name, second.name)))
+            and first.lineno == second.lineno
+            and len(number | dict.fromkeys((first.arg, second.arg), 0)) <= 16
+        ):
+            for local in (first.arg, second.arg):
+                number.setdefault(local, len(number))
+            fused.append(Instr(name, (first.arg, second.arg), location=first.location))
+            i += 2
+        else:
+            fused.append(first)
+            i += 1
+    code[:] = fused
+    return tuple(number)

@@ -251,3 +251,31 @@ def test_process_mode_has_no_floor() -> None:
     result = lc3jit("bench", SIEVE, "--process", "--floor")
     assert result.exit_code == 2
     assert "--floor and --process exclude each other" in result.stderr
+
+
+def test_readme_table_from_bench_json(tmp_path: Path) -> None:
+    """examples/bench/readme_table.py turns `bench --json` into the README's table: each
+    engine in ns per instruction with its ratio to the interpreter, and regions / floor."""
+    spec = importlib.util.spec_from_file_location("readme_table", BENCH / "readme_table.py")
+    assert spec is not None and spec.loader is not None
+    readme_table = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(readme_table)
+    document = bench_json(_floor(tmp_path, "A"), "--floor", "--engines", "interp,blocks,regions")
+    lines = readme_table.table(document).splitlines()
+    assert lines[0] == f"Python {document['python']}:"
+    assert lines[2].split(" | ")[3:] == [
+        "blocks ns/instr (x interp)",
+        "regions ns/instr (x interp)",
+        "floor ns/instr (x interp)",
+        "regions / floor",
+        "regions translation ms |",
+    ]
+    engines = {e["engine"]: e for e in document["programs"][0]["engines"]}
+    cells = lines[4].strip("| ").split(" | ")
+    assert cells[:2] == ["a.hex", "3"]
+    assert cells[2] == f"{engines['interp']['median_seconds'] / 3 * 1e9:.0f}"
+    assert cells[4] == (
+        f"{engines['regions']['median_seconds'] / 3 * 1e9:.0f} ({engines['regions']['ratio_to_interp']:.1f})"
+    )
+    assert cells[6] == f"{engines['regions']['time_over_floor']:.2f}"
+    assert lines[5].startswith(f"| geometric mean |  |  | x{engines['blocks']['ratio_to_interp']:.2f} ")

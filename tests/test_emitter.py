@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 from lc3jit import emitter
 from lc3jit.cli import app
-from lc3jit.emitter import BinaryOp, Compare, Emitter, Label
+from lc3jit.emitter import BinaryOp, Compare, Emitter, Instr, Label, borrowable_loads
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 
@@ -240,6 +240,67 @@ def test_branches_under_sys_monitoring() -> None:
         mon.free_tool_id(tool)
     assert len(set(seen)) == 2  # the loop's jump back and its way out, each seen
     assert f(4) == 10
+
+
+def _loads_borrowed(*items: Instr | Label) -> list[str]:
+    """The locals whose loads among items may be borrowed."""
+    return [items[i].arg for i in borrowable_loads(items)]  # type: ignore[union-attr]
+
+
+@pytest.mark.skipif(not emitter.HAS_BORROWED_LOADS, reason="borrowed loads are new in 3.14")
+def test_borrowed_loads_only_where_the_value_is_used_up_before_its_local_changes() -> None:
+    """A borrowed reference outliving its local's object is a use after free (3.14+)."""
+    add = Instr("BINARY_OP", BinaryOp.ADD)
+    assert _loads_borrowed(Instr("LOAD_FAST", "a"), Instr("LOAD_FAST", "b"), add, Instr("POP_TOP")) == [
+        "a",
+        "b",
+    ]
+    # Kept in another local: owned, as CPython compiles `y = x`.
+    assert _loads_borrowed(Instr("LOAD_FAST", "x"), Instr("STORE_FAST", "y")) == []
+    # Its own local stored while the value waits on the stack: owned.
+    assert (
+        _loads_borrowed(
+            Instr("LOAD_FAST", "a"), Instr("LOAD_FAST", "b"), Instr("STORE_FAST", "a"), Instr("RETURN_VALUE")
+        )
+        == []
+    )
+    # Another local stored meanwhile does not matter.
+    assert _loads_borrowed(
+        Instr("LOAD_FAST", "a"), Instr("LOAD_FAST", "b"), Instr("STORE_FAST", "c"), Instr("RETURN_VALUE")
+    ) == ["a"]
+    # Still on the stack at a label, or duplicated: owned.
+    assert _loads_borrowed(Instr("LOAD_FAST", "a"), Label(), Instr("RETURN_VALUE")) == []
+    assert _loads_borrowed(Instr("LOAD_FAST", "a"), Instr("COPY", 1), add, Instr("RETURN_VALUE")) == []
+    # Under a conditional jump's operand, the value lives on past the jump: owned.
+    target = Label()
+    assert _loads_borrowed(
+        Instr("LOAD_FAST", "a"),
+        Instr("LOAD_FAST", "b"),
+        Instr("POP_JUMP_IF_TRUE", target),
+        Instr("RETURN_VALUE"),
+        target,
+        Instr("RETURN_VALUE"),
+    ) == ["b"]
+
+
+def test_many_locals_fuse_only_below_sixteen() -> None:
+    """Superinstructions (3.13+) hold two locals' numbers in 4 bits each: with 20 locals,
+    pairs that involve the later ones must stay apart, and every local keeps its value."""
+    names = [f"v{i}" for i in range(20)]
+
+    def build(e: Emitter) -> None:
+        for i, name in enumerate(names):
+            e.const(i * i)
+            e.store(name)
+        e.const(0)
+        for name in reversed(names):
+            e.load(name)
+            e.load(names[0])
+            e.binary(BinaryOp.SUBTRACT)
+            e.binary(BinaryOp.ADD)
+        e.return_top()
+
+    assert function(build)() == sum(i * i for i in range(20))
 
 
 def test_an_unknown_python_runs_on_the_interpreter_with_one_warning(monkeypatch: pytest.MonkeyPatch) -> None:
