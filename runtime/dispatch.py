@@ -38,7 +38,7 @@ RETRANSLATE_LIMIT = 2
 HOT_VISITS = 2
 COVERED_HOT_VISITS = 32
 #: Translating at run time takes at most this share of the time since the run began,
-#: after a first allowance (seconds): see `Dispatcher._settle`.
+#: after a first allowance (seconds): see `Dispatcher.translate`.
 TRANSLATION_SHARE = 0.2
 TRANSLATION_ALLOWANCE = 0.05
 #: Added to the PC a region returns when it leaves the instruction there to the interpreter.
@@ -210,7 +210,7 @@ class Dispatcher:
     def _code_written(self, address: int, at: int) -> None:
         """Drop every block, run of no-ops and interpreter step that covers a word just written."""
         starts = self.covering.pop(address, set())
-        if self.noop_runs:  # a handful at most: a program that ran into empty memory
+        if self.noop_runs:  # few: one or two per 4,096 words a runaway went through
             starts |= {start for start, end in self.noop_runs.items() if start <= address < end}
         for start in starts:
             if self.blocks.pop(start, None) is not None:
