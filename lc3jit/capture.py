@@ -19,7 +19,8 @@ class CapturedConsole(Console):
 
     def __init__(self, keys: bytes = b"") -> None:
         self._buffer = io.BytesIO()
-        super().__init__(io.BytesIO(keys), self._buffer)
+        self._keys = io.BytesIO(keys)
+        super().__init__(self._keys, self._buffer)
 
     @classmethod
     def from_file(cls, path: Path | None) -> CapturedConsole:
@@ -30,3 +31,17 @@ class CapturedConsole(Console):
     def output(self) -> bytes:
         self.flush()
         return self._buffer.getvalue()
+
+    def clear(self) -> None:
+        """Forget the output so far."""
+        self.flush()
+        self._buffer.seek(0)
+        self._buffer.truncate()
+
+    def feed(self, keys: bytes) -> None:
+        """Keys after those given so far, even once the program has read them all."""
+        read = self._keys.tell()
+        self._keys.seek(0, io.SEEK_END)
+        self._keys.write(keys)
+        self._keys.seek(read)
+        self.exhausted = self.exhausted and not keys

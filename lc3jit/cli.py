@@ -2,19 +2,41 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.console import Console as RichConsole
+from rich.progress import Progress
 
+from runtime.compiled import Compiled, read_compiled, saved_dispatcher
+from runtime.console import Console
+from runtime.dispatch import Dispatcher
 from runtime.errors import LC3Error
 from runtime.loader import Image, load_image_file
+from runtime.machine import Machine
 
-from . import __version__
+from . import __version__, bench
+from .api import Simulator
+from .asm import assemble_file, write_outputs
+from .capture import CapturedConsole
+from .disasm import write_listing
+from .dump import DUMPABLE, inspect_program, write_text
+from .dump import to_json as dump_json
 from .launch import RunOptions, run_program
 from .numbers import parse_address
-from .session import ENGINES, boot, engines_on_this_python, load_images, why_not_translated
+from .saved import recording_translator
+from .session import (
+    ENGINES,
+    boot,
+    engines_on_this_python,
+    load_images,
+    os_images,
+    why_not_translated,
+)
 
 EXIT_CODES_HELP = """
 Exit codes: 0 after HALT; 1 load or assembly error; 2 usage error; 3 machine fault
@@ -70,25 +92,86 @@ InputFile = Annotated[
     Path | None,
     typer.Option("--input", help="Read the keyboard from this file instead of stdin.", dir_okay=False),
 ]
+Pc = Annotated[str | None, typer.Option("--pc", help="Start address (default: first origin).")]
+FullSystem = Annotated[
+    bool,
+    typer.Option(
+        "--os",
+        help="Full-system mode: load lc3jit's own OS first and run the program under it, in user"
+        " mode (PSR x8002), with traps, exceptions and interrupts done by the OS.",
+    ),
+]
+OsImage = Annotated[
+    Path | None,
+    typer.Option(
+        "--os-image",
+        help="Full-system mode with this OS image instead (e.g. the classic lc3os.obj); implies --os."
+        " The machine starts at x0200 with R0 = the program's start address.",
+    ),
+]
+
+
+def _given(ctx: typer.Context, option: str) -> bool:
+    """Was the option on the command line (not left at its default)?"""
+    source = ctx.get_parameter_source(option)
+    return source is not None and source.name == "COMMANDLINE"
+
+
+def _is_compiled(programs: list[Path]) -> bool:
+    return any(p.suffix.lower() == ".pyc" for p in programs)
+
+
+def _compiled(
+    ctx: typer.Context,
+    programs: list[Path],
+    edition: int,
+    full_system: bool = False,
+    os_image: Path | None = None,
+) -> Compiled | None:
+    """The compiled program (.pyc) among the programs, if any; it fixes the edition and the OS,
+    so --edition and --os may only say what it was compiled with."""
+    if not _is_compiled(programs):
+        return None
+    if len(programs) > 1:
+        raise typer.BadParameter("a compiled program (.pyc) is loaded alone", param_hint="'PROGRAMS...'")
+    if os_image is not None:
+        raise typer.BadParameter(
+            "a compiled program holds the OS it was compiled with", param_hint="'--os-image'"
+        )
+    compiled = read_compiled(programs[0])
+    if not compiled.images:
+        raise LC3Error(f"{programs[0]}: an entry of the translation cache, not a compiled program")
+    if _given(ctx, "edition") and edition != compiled.edition:
+        raise typer.BadParameter(
+            f"{programs[0]} was compiled for edition {compiled.edition}", param_hint="'--edition'"
+        )
+    if full_system and not compiled.system:
+        raise typer.BadParameter(f"{programs[0]} was compiled without an OS", param_hint="'--os'")
+    return compiled
+
+
+EngineName = Annotated[
+    str,
+    typer.Option(
+        "--engine",
+        callback=_engine,
+        help="regions: loops and subroutines as single code objects (the default); "
+        "blocks: one code object per basic block; interp: the reference interpreter.",
+    ),
+]
+MaxSteps = Annotated[
+    int | None, typer.Option("--max-steps", min=0, help="Stop after this many instructions.")
+]
 
 
 @app.command(epilog=EXIT_CODES_HELP)
 def run(
+    ctx: typer.Context,
     programs: Programs,
-    engine: Annotated[
-        str,
-        typer.Option(
-            "--engine",
-            callback=_engine,
-            help="regions: loops and subroutines as single code objects (the default); "
-            "blocks: one code object per basic block; interp: the reference interpreter.",
-        ),
-    ] = "regions",
+    engine: EngineName = "regions",
     edition: Edition = 3,
-    pc: Annotated[str | None, typer.Option("--pc", help="Start address (default: first origin).")] = None,
-    max_steps: Annotated[
-        int | None, typer.Option("--max-steps", min=0, help="Stop after this many instructions.")
-    ] = None,
+    pc: Pc = None,
+    max_steps: MaxSteps = None,
     input_file: InputFile = None,
     stats: Annotated[
         bool, typer.Option("--stats", help="Print instructions, time and MIPS to stderr.")
@@ -96,38 +179,159 @@ def run(
     state_json: Annotated[
         Path | None, typer.Option("--state-json", help="Write the final registers and stop reason as JSON.")
     ] = None,
-    full_system: Annotated[
+    full_system: FullSystem = False,
+    os_image: OsImage = None,
+    no_cache: Annotated[
         bool,
         typer.Option(
-            "--os",
-            help="Full-system mode: load lc3jit's own OS first and run the program under it, in user"
-            " mode (PSR x8002), with traps, exceptions and interrupts done by the OS.",
+            "--no-cache",
+            help="Translate again instead of loading the translations a run saved before (also with"
+            " LC3JIT_NO_CACHE=1).",
         ),
     ] = False,
-    os_image: Annotated[
+    trace: Annotated[
         Path | None,
         typer.Option(
-            "--os-image",
-            help="Full-system mode with this OS image instead (e.g. the classic lc3os.obj); implies --os."
-            " The machine starts at x0200 with R0 = the program's start address.",
+            "--trace",
+            help="Write a line per instruction executed to FILE ('-': stderr): PC, word, instruction,"
+            " registers, codes and memory it wrote. Runs through the interpreter, on every engine.",
         ),
     ] = None,
+    trace_range: Annotated[
+        str | None,
+        typer.Option("--trace-range", help="With --trace: only instructions at START:STOP (STOP excluded)."),
+    ] = None,
 ) -> None:
-    """Run a program: keys from the terminal (raw mode) or from a pipe or --input file."""
+    """Run a program: keys from the terminal (raw mode) or from a pipe or --input file.
+
+    A compiled program (PROGRAM.pyc, from `lc3jit compile`) runs with its saved translations;
+    others with the translations a run of the same program saved before, if any."""
+    start_pc = _address(pc, "--pc")
+    traced = _range(trace_range) if trace_range is not None else (0, 0x10000)
+    if trace_range is not None and trace is None:
+        raise typer.BadParameter("--trace-range needs --trace")
+    try:
+        compiled = _compiled(ctx, programs, edition, full_system, os_image)
+    except LC3Error as e:
+        raise fail(str(e)) from None
     options = RunOptions(
         programs,
         engine,
         edition,
-        _address(pc, "--pc"),
+        start_pc,
         max_steps,
         input_file,
         stats,
         state_json,
         full_system,
         os_image,
+        no_cache,
+        trace,
+        traced,
     )
-    if code := run_program(options):
+    if code := run_program(options, compiled):
         raise typer.Exit(code)
+
+
+@app.command(name="compile")
+def compile_command(
+    programs: Programs,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "-o", "--output", help="The .pyc to write (default: PROGRAM.pyc in the current directory)."
+        ),
+    ] = None,
+    edition: Edition = 3,
+    pc: Pc = None,
+    full_system: FullSystem = False,
+    os_image: OsImage = None,
+) -> None:
+    """Translate a program ahead of time into a Python bytecode file (.pyc): `python OUT.pyc` runs
+    it with only lc3jit's runtime package, `lc3jit run OUT.pyc` with every option of run.
+
+    Everything plausibly reachable is translated (the flow from the start and, under an OS, the
+    trap and interrupt routines; labels and the targets of tables of addresses that look like
+    code); what it translated and what it left to run time is printed. Loading a .pyc runs its
+    code: a compiled file is as trusted as any Python file."""
+    from .compile import compile_program, describe, write_compiled  # the translator, only when compiling
+
+    if _is_compiled(programs):
+        raise typer.BadParameter("already compiled: give the program itself", param_hint="'PROGRAMS...'")
+    start_pc = _address(pc, "--pc")
+    try:
+        system = os_images(edition, os_image) if full_system or os_image else []
+        images = load_images(programs, warn=_warn)
+    except LC3Error as e:
+        raise fail(str(e)) from None
+    compiled = compile_program(str(programs[0]), images, edition, start_pc, system)
+    path = output or Path(programs[0].with_suffix(".pyc").name)
+    try:
+        size = write_compiled(compiled, path)
+    except OSError as e:
+        raise fail(f"{path}: {e.strerror or e}") from None
+    typer.echo(f"wrote {path} ({size:,} bytes)")
+    for line in describe(compiled):
+        typer.echo(line)
+
+
+DEBUG_HELP = """
+Commands: break/delete LOC, watch LOC, step [N], next, finish, continue, regs, mem ADDR [N],
+list [LOC], set R3 x10 | set PC LOC | set ADDR VALUE, run, restart, help, quit (abbreviations
+b d s n c r). LOC is a label (from the .asm or .sym) or an address. Between stops the program
+runs on its engine at full speed. The program's keys come from --input, else from stdin
+when the commands come from --commands, else from the terminal.
+"""
+
+
+@app.command(epilog=DEBUG_HELP)
+def debug(
+    programs: Programs,
+    engine: EngineName = "regions",
+    edition: Edition = 3,
+    pc: Pc = None,
+    max_steps: MaxSteps = None,
+    input_file: InputFile = None,
+    full_system: FullSystem = False,
+    os_image: OsImage = None,
+    commands: Annotated[
+        Path | None,
+        typer.Option(
+            "--commands", help="Run the debugger commands in FILE (echoed), then quit.", dir_okay=False
+        ),
+    ] = None,
+) -> None:
+    """Debug a program: breakpoints, watches, stepping, registers and memory, at a prompt."""
+    from .debugger import Debugger, interact
+
+    start_pc = _address(pc, "--pc")
+    keys_from_stdin = input_file is not None or commands is not None or sys.stdin.isatty()
+
+    def make() -> Simulator:
+        console = (
+            Console.for_process(str(input_file) if input_file else None)
+            if keys_from_stdin
+            else Console(None, sys.stdout.buffer)
+        )
+        return Simulator(
+            *programs,
+            engine=engine,
+            edition=edition,
+            os=os_image or full_system,
+            pc=start_pc,
+            console=console,
+            warn=_warn,
+        )
+
+    try:
+        debugger = Debugger(make, sys.stdout, max_steps)
+        script = commands.open() if commands is not None else None
+    except LC3Error as e:
+        raise fail(str(e)) from None
+    except OSError as e:  # the --input or --commands file
+        raise fail(f"{e.filename}: {e.strerror or e}") from None
+    with script if script is not None else contextlib.nullcontext():
+        interact(debugger, script, str(Path.home() / ".lc3jit_history"))
 
 
 ASM_HELP = """
@@ -148,8 +352,6 @@ def asm(
     ] = None,
 ) -> None:
     """Assemble FILE.asm into FILE.obj and FILE.sym, byte for byte as lc3as writes them."""
-    from .asm import assemble_file, write_outputs
-
     try:
         assembly = assemble_file(source)
     except LC3Error as e:
@@ -199,9 +401,6 @@ def disasm(
     """List a program as assembler text: labels, mnemonics, operands, then ; address, word
     and the target of PC-relative operands. `lc3jit asm` reads the listing back into the same
     words. Words of .FILL/.BLKW/.STRINGZ in an .asm are listed as .FILL."""
-    from .asm import assemble_file
-    from .disasm import write_listing
-
     start, stop = _range(address_range)
     try:
         if program.suffix.lower() == ".asm":
@@ -223,8 +422,6 @@ def format_range(start: int, stop: int) -> str:
 
 
 def _dumpable(value: str) -> str:
-    from .dump import DUMPABLE
-
     if value not in DUMPABLE:
         raise typer.BadParameter(f"no dump for engine {value!r}; choose from {', '.join(DUMPABLE)}")
     return value
@@ -238,6 +435,7 @@ def _format(value: str) -> str:
 
 @app.command()
 def dump(
+    ctx: typer.Context,
     programs: Programs,
     addr: Annotated[
         str | None, typer.Option("--addr", help="Show only the block(s) covering this address.")
@@ -261,10 +459,6 @@ def dump(
 ) -> None:
     """Show each translated block: LC-3 disassembly, exits, Python bytecode (LC-3 addresses as
     line numbers), and a summary. JSON is documented in lc3jit/dump.py."""
-    from .capture import CapturedConsole
-    from .dump import inspect_program, write_text
-    from .dump import to_json as dump_json
-
     if addr is not None and address_range is not None:
         raise typer.BadParameter("--addr and --range exclude each other")
     if input_file is not None and not run_first:
@@ -275,15 +469,26 @@ def dump(
     if (at := _address(addr, "--addr")) is not None:
         start, stop = at, at + 1
     try:
-        images = load_images(programs)
+        compiled = _compiled(ctx, programs, edition)
+        images = load_images(programs) if compiled is None else list(compiled.images)
         console = CapturedConsole.from_file(input_file)
     except LC3Error as e:
         raise fail(str(e)) from None
     except OSError as e:  # the --input file
         raise fail(f"{e.filename}: {e.strerror or e}") from None
-    result = inspect_program(
-        boot(images, console, edition), images, str(programs[0]), engine, run_first, max_steps
-    )
+    if compiled is None:
+        machine, build = boot(images, console, edition), None
+    else:
+        machine = boot(images, console, compiled.edition, compiled.pc, compiled.system)
+        build = _saved_build(compiled, engine)
+        if output_format == "text":
+            from .compile import describe
+
+            typer.echo(f"compiled file {programs[0]}, by lc3jit {compiled.version}")
+            for line in describe(compiled):
+                typer.echo(line)
+            typer.echo("")
+    result = inspect_program(machine, images, str(programs[0]), engine, run_first, max_steps, build)
     blocks = result.selected(start, stop)
     if not blocks:
         raise fail(f"{programs[0]}: no translated block in {format_range(start, stop)}")
@@ -291,6 +496,16 @@ def dump(
         sys.stdout.write(dump_json(result, blocks))
     else:
         write_text(result, blocks, sys.stdout)
+
+
+def _saved_build(compiled: Compiled, engine: str) -> Callable[[Machine, bool], Dispatcher] | None:
+    """Builds the dumped engine from the compiled translations, its records filled for the dump."""
+    saved = compiled.engines.get(engine)
+    if saved is None:
+        return None
+    return lambda machine, profile: saved_dispatcher(
+        machine, saved, recording_translator(machine, engine, saved), profile
+    )
 
 
 def _engine_list(value: str) -> list[str]:
@@ -331,11 +546,6 @@ def bench_command(
 ) -> None:
     """Time every engine on each program (alternating runs, same input), checking that all end
     with the same output, state, memory and instruction count; a difference is exit code 1."""
-    from rich.console import Console as RichConsole
-    from rich.progress import Progress
-
-    from . import bench
-
     if floor and process:
         raise typer.BadParameter("--floor and --process exclude each other")
     names = engines_on_this_python(_engine_list(engines or ",".join(ENGINES)), _warn)

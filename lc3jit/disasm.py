@@ -141,3 +141,18 @@ def write_listing(image: Image, file: TextIO, code: AbstractSet[int] | None = No
 def write_lines(lines: Iterable[ListingLine], file: TextIO) -> None:
     for line in lines:
         print(format_line(line), file=file)
+
+
+def instruction_text(ins: Instruction, labels: Mapping[int, str]) -> str:
+    """One instruction for a trace or the debugger: as a listing spells it, but a PC-relative
+    operand names its target (a label, else the address) rather than the offset."""
+    spelling = spell(ins)
+    if spelling is None:
+        return f".FILL {format_address(ins.word)}"
+    operands = [
+        labels.get(ins.target, format_address(ins.target))
+        if f.name in PC_RELATIVE and ins.target is not None
+        else _operand_text(ins, f.name, labels)
+        for f in spelling.operands
+    ]
+    return f"{spelling.mnemonic} {', '.join(operands)}".rstrip()

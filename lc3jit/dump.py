@@ -238,14 +238,16 @@ def inspect_program(
     engine: str = "blocks",
     run: bool = False,
     max_steps: int | None = None,
+    build: Callable[[Machine, bool], Dispatcher] | None = None,
 ) -> Dump:
     """Translate a booted machine's program (and run it, counting block runs) and read it back.
 
     A run needs the machine's console to be a `CapturedConsole`, whose output it reports.
+    `build` builds the engine instead (from a compiled file), its translator's records filled.
     """
     dumpable = DUMPABLE[engine]
     began = time.perf_counter()
-    dispatcher = dumpable.build(machine, run)
+    dispatcher = (build or dumpable.build)(machine, run)
     translation_seconds = time.perf_counter() - began
     ahead = set(dumpable.translations(dispatcher))
     report = _run(machine, dispatcher, max_steps) if run else None

@@ -13,19 +13,27 @@ a test runs each shape both ways and compares what a user sees.
 from __future__ import annotations
 
 import errno
+import gc
 import json
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from runtime.console import Console
 from runtime.errors import LC3Error
 
 from .numbers import parse_address
-from .session import ENGINES, boot, engines_on_this_python, load_images, os_images, run_machine
+from .session import ENGINES, Engine
+
+if TYPE_CHECKING:
+    from runtime.compiled import Compiled
+    from runtime.machine import Machine
+
+    from .cache import TranslationCache
 
 
 @dataclass
@@ -42,6 +50,9 @@ class RunOptions:
     state_json: Path | None = None
     full_system: bool = False
     os_image: Path | None = None
+    no_cache: bool = False
+    trace: Path | None = None
+    trace_range: tuple[int, int] = (0, 0x10000)
 
 
 def error(message: str) -> None:
@@ -55,22 +66,52 @@ def _warn(message: str) -> None:
     sys.stderr.flush()
 
 
-def run_program(options: RunOptions) -> int:
-    """Load, boot and run; print what the user sees; the exit code."""
-    under_os = options.full_system or options.os_image is not None
+def run_program(options: RunOptions, compiled: Compiled | None = None) -> int:
+    """Load, boot and run (a compiled program's images and translations, when given); print
+    what the user sees; the exit code."""
+    from runtime.compiled import long_lived
+
+    from .api import Simulator
+
     try:
-        system = os_images(options.edition, options.os_image) if under_os else []
-        images = load_images(options.programs, warn=_warn)
         console = Console.for_process(str(options.input_file) if options.input_file else None)
+        if compiled is None:
+            sim = Simulator(
+                *options.programs,
+                engine=options.engine,
+                edition=options.edition,
+                os=options.os_image or options.full_system,
+                pc=options.pc,
+                console=console,
+                warn=_warn,
+            )
+        else:
+            sim = Simulator(
+                *compiled.images,
+                engine=options.engine,
+                edition=compiled.edition,
+                os=list(compiled.system),
+                pc=compiled.pc if options.pc is None else options.pc,
+                console=console,
+                warn=_warn,
+            )
+        trace = options.trace
+        trace_file = None if trace is None else sys.stderr if str(trace) == "-" else trace.open("w")
     except LC3Error as e:
         error(str(e))
         return 1
-    except OSError as e:  # the --input file
+    except OSError as e:  # the --input or --trace file
         error(f"{e.filename}: {e.strerror or e}")
         return 1
-    [engine] = engines_on_this_python([options.engine], _warn)
-    machine = boot(images, console, options.edition, options.pc, system)
-    result = run_machine(machine, engine, options.max_steps)
+    engine = sim.engine_name
+    build, cache = engine_builder(compiled, engine, options.no_cache)
+    sim.build = long_lived(build or ENGINES[engine])
+    try:
+        result = sim.run(options.max_steps, check=False, trace=trace_file, trace_range=options.trace_range)
+    finally:
+        gc.unfreeze()
+        if trace_file is not None and trace_file is not sys.stderr:
+            trace_file.close()
     outcome = result.outcome
     message_follows = options.stats or outcome.exit_code
     if message_follows and console.mid_line and console.on_terminal and sys.stderr.isatty():
@@ -78,8 +119,9 @@ def run_program(options: RunOptions) -> int:
     if options.stats:
         _warn(
             f"{result.machine.icount} instructions in {result.seconds:.3f} s "
-            f"({result.mips:.2f} MIPS), engine {engine}, "
-            f"translation {result.setup_seconds * 1000:.1f} ms"
+            f"({result.mips:.2f} MIPS), engine {engine}{' (traced: interpreter)' if trace else ''},"
+            f" translation {result.setup_seconds * 1000:.1f} ms"
+            + (" (compiled)" if compiled and build else " (from the cache)" if cache and cache.hit else "")
         )
     if options.state_json is not None:
         try:
@@ -90,6 +132,24 @@ def run_program(options: RunOptions) -> int:
     if outcome.exit_code:
         error(f"{options.programs[0]}: {outcome.message}")
     return outcome.exit_code
+
+
+def engine_builder(
+    compiled: Compiled | None, engine: str, no_cache: bool
+) -> tuple[Callable[[Machine], Engine] | None, TranslationCache | None]:
+    """How to build the engine: from the compiled file's translations, through the cache, or
+    (None) as usual; and the cache, to tell whether it had the translations."""
+    if compiled is not None:
+        from .saved import restored
+
+        saved = compiled.engines.get(engine)
+        return (None if saved is None else lambda machine: restored(machine, saved, engine)), None
+    from .cache import TranslationCache, cache_directory, disabled_by_environment
+
+    if engine == "interp" or no_cache or disabled_by_environment():
+        return None, None
+    cache = TranslationCache(cache_directory(), _warn)
+    return (lambda machine: cache.build(machine, engine, ENGINES[engine])), cache  # type: ignore[arg-type,return-value]
 
 
 #: Options that take a value, by name: how to read a value typer would take unchanged
@@ -134,7 +194,7 @@ _VALUES = {
     "--state-json": ("state_json", _path),
     "--os-image": ("os_image", _path),
 }
-_FLAGS = {"--stats": "stats", "--os": "full_system"}
+_FLAGS = {"--stats": "stats", "--os": "full_system", "--no-cache": "no_cache"}
 
 
 def parse_run(args: Sequence[str]) -> RunOptions | None:
@@ -153,7 +213,7 @@ def parse_run(args: Sequence[str]) -> RunOptions | None:
             values[name] = (key, value)
         elif arg in _FLAGS and arg not in values:
             values[arg] = (_FLAGS[arg], True)
-        elif (program := _path(arg)) is not None:
+        elif (program := _path(arg)) is not None and program.suffix.lower() != ".pyc":
             programs.append(program)
         else:
             return None

@@ -35,6 +35,12 @@ from .codegen import REGISTER_ONLY, TABLES, BlockCompiler, load_registers, make_
 from .emitter import ENDS, BinaryOp, Compare, Emitter, Instr, Label
 from .translate import BlockTranslator, entry_points
 
+#: Code objects by the words, entries and options they were compiled from, shared by every
+#: engine in the process once a caller that translates the same program again and again
+#: turns it on (the pytest plugin: a fresh Simulator per test). Off by default, so that
+#: translation times (bench, --stats) stay true.
+shared_code: dict[tuple[object, ...], CodeType] | None = None
+
 #: Blocks in one region at most, nearest to the root first.
 MAX_REGION_BLOCKS = 160
 #: A callee is copied into its callers' regions when it has at most this many blocks.
@@ -560,14 +566,16 @@ class RegionTranslator(BlockTranslator):
         self.sites: dict[int, set[int]] = {}  # JMP/JSRR address -> roots of the regions holding it
 
     def __call__(self, dispatcher: Dispatcher, pc: int) -> list[Translation]:
+        stops = dispatcher.stops  # breakpoints: blocks end before them, and the region leaves there
         targets = {target for seen in self.hints.values() for target in seen}
-        blocks = find_blocks(dispatcher.machine.mem, [pc, *targets])
+        found = find_blocks(dispatcher.machine.mem, [pc, *targets], stops)
+        blocks = {start: block for start, block in found.items() if start not in stops}
         if pc not in blocks:  # x0000 at pc: not followed statically; a plain block will do
             return super().__call__(dispatcher, pc)
         return self.translate_region(dispatcher, region_blocks(blocks, pc, self.hints))
 
     def left_through(self, dispatcher: Dispatcher, site: int, target: int) -> None:
-        """A region left through the JMP or JSRR at site for target (its INDIRECT helper).
+        """A region left through the JMP or JSRR at site for target (Dispatcher.left_through).
 
         Called every HINT_AFTER-th exit there, with the target of that one. Every
         SAMPLES-th sample, if the site's exits took a good share of the run so far (a
@@ -594,16 +602,20 @@ class RegionTranslator(BlockTranslator):
 
     def translate_region(self, dispatcher: Dispatcher, blocks: list[Block]) -> list[Translation]:
         """One code object; a function for each entry, told apart by its default `entry`."""
-        if "INDIRECT" not in dispatcher.globals:
-            dispatcher.globals["INDIRECT"] = lambda site, target: self.left_through(dispatcher, site, target)
-            dispatcher.globals["EXITS"] = [0] * len(dispatcher.machine.mem)  # by JMP/JSRR address
         entries = region_entries(blocks)
-        code = RegionCompiler(blocks, entries, self.edition, self.access_control, self.hints).compile()
+        sites = {b.end for b in blocks if hinted_site(b)}
+        key = (tuple((b.start, *(i.word for i in b.instructions)) for b in blocks), *entries)
+        learnt = ((site, *self.hints[site]) for site in sorted(sites & self.hints.keys()))
+        key += (self.edition, self.access_control, *learnt)  # code differs with what jumps learnt
+        code = shared_code.get(key) if shared_code is not None else None
+        if code is None:
+            code = RegionCompiler(blocks, entries, self.edition, self.access_control, self.hints).compile()
+            if shared_code is not None:
+                shared_code[key] = code
         root = blocks[0].start
         self.regions[root] = Region(tuple(blocks), tuple(entries), code)
-        for block in blocks:
-            if hinted_site(block):
-                self.sites.setdefault(block.end, set()).add(root)
+        for site in sites:
+            self.sites.setdefault(site, set()).add(root)
         words = tuple(sorted({ins.address for b in blocks for ins in b.instructions}))
         return [
             Translation(entry, 0, make_function(code, dispatcher.globals, (entry,)), words)
@@ -620,13 +632,16 @@ def region_roots(blocks: Mapping[int, Block], entries: Iterable[int]) -> list[in
     return sorted(roots & set(blocks))
 
 
-def region_engine(machine: Machine, profile: bool = False, hints: Hints = NO_HINTS) -> Dispatcher:
+def region_engine(
+    machine: Machine, profile: bool = False, entries: Sequence[int] | None = None, hints: Hints = NO_HINTS
+) -> Dispatcher:
     """A region for every function, translated ahead of time; other PCs when they get hot.
 
-    `hints` are targets of JMP and JSRR sites known before the run (the differential
-    tests give any at all: a wrong one only costs a compare).
+    `entries` replaces the entry points (`lc3jit compile` finds more). `hints` are targets
+    of JMP and JSRR sites known before the run (the differential tests give any at all: a
+    wrong one only costs a compare).
     """
-    entries = entry_points(machine)
+    entries = entry_points(machine) if entries is None else entries
     targets = [target for seen in hints.values() for target in seen]
     blocks = find_blocks(machine.mem, [*entries, *targets], machine.labels)
     translator = RegionTranslator(machine.edition, frozenset(blocks), machine.access_control)

@@ -14,19 +14,28 @@ from pathlib import Path
 from typing import Protocol
 
 import runtime
-from runtime.console import Console
+from runtime.boot import boot as boot  # where the CLI, bench and tests have always found it
 from runtime.interp import Interpreter
 from runtime.loader import Image, load_image_file
 from runtime.machine import Machine
 from runtime.outcome import Outcome
 
 
-class Engine(Protocol):
-    """What `lc3jit run --engine NAME` runs: it executes a machine until an Outcome."""
+class Runnable(Protocol):
+    """Something that runs a machine until an Outcome: an engine, or a tracer."""
 
     name: str
+    machine: Machine
 
     def run(self, max_steps: int | None = None) -> Outcome: ...
+
+
+class Engine(Runnable, Protocol):
+    """What `lc3jit run --engine NAME` runs: it executes a machine until an Outcome."""
+
+    stops: set[int]  # PCs it stops before (breakpoints), kept by set_stop
+
+    def set_stop(self, pc: int, on: bool) -> None: ...
 
 
 def _blocks(machine: Machine) -> Engine:
@@ -99,8 +108,6 @@ def load_images(paths: Sequence[Path], warn: Callable[[str], None] | None = None
     return images
 
 
-#: Where the machine starts under an OS: the start-up code of lc3os and of the classic lc3os.obj.
-OS_ENTRY = 0x0200
 BUILTIN_OS = Path(runtime.__file__).parent / "lc3os.obj"
 #: Loaded over the built-in OS in the 2nd edition: its routines return with RET.
 BUILTIN_OS_2ND = BUILTIN_OS.with_name("lc3os-2nd.obj")
@@ -113,35 +120,11 @@ def os_images(edition: int, path: Path | None = None) -> list[Image]:
     return [load_image_file(p) for p in (BUILTIN_OS, *((BUILTIN_OS_2ND,) if edition == 2 else ()))]
 
 
-def boot(
-    images: Sequence[Image],
-    console: Console,
-    edition: int = 3,
-    pc: int | None = None,
-    system: Sequence[Image] = (),
-) -> Machine:
-    """A machine with the images in memory and the PC at --pc or the first image's origin.
-
-    With an OS (`system`, loaded first) the machine runs in full-system mode: it starts
-    at x0200 in supervisor mode, and the OS gets the program's first address in R0.
-    """
-    machine = Machine(console, edition, full_system=bool(system))
-    for image in (*system, *images):
-        machine.load_words(image.origin, image.words)
-    machine.labels = frozenset(a for image in (*system, *images) for a in image.symbols.values())
-    start = images[0].origin if pc is None else pc
-    if system:
-        machine.pc, machine.reg[0] = OS_ENTRY, start
-    else:
-        machine.pc = start
-    return machine
-
-
 @dataclass
 class RunResult:
     outcome: Outcome
     machine: Machine
-    engine: Engine
+    engine: Runnable
     seconds: float  # running time, translation ahead of the run excluded
     setup_seconds: float  # building the engine: translating the image ahead of time
 
@@ -160,11 +143,25 @@ class RunResult:
         }
 
 
-def run_machine(machine: Machine, engine_name: str, max_steps: int | None = None) -> RunResult:
-    """Build the engine (timed apart) and run it inside the console's raw mode."""
+def run_machine(
+    machine: Machine,
+    engine_name: str,
+    max_steps: int | None = None,
+    build: Callable[[Machine], Engine] | None = None,
+) -> RunResult:
+    """Build the engine (timed apart) and run it inside the console's raw mode.
+
+    `build` builds it instead of ENGINES (from saved translations: a compiled file, the cache).
+    """
     start = time.perf_counter()
-    engine = ENGINES[engine_name](machine)
-    ready = time.perf_counter()
+    engine = (build or ENGINES[engine_name])(machine)
+    return run_engine(engine, max_steps, time.perf_counter() - start)
+
+
+def run_engine(engine: Runnable, max_steps: int | None = None, setup_seconds: float = 0.0) -> RunResult:
+    """Run an engine already built (and perhaps run before) inside the console's raw mode."""
+    machine = engine.machine
+    start = time.perf_counter()
     with machine.console.raw_mode():
         outcome = engine.run(max_steps)
-    return RunResult(outcome, machine, engine, time.perf_counter() - ready, ready - start)
+    return RunResult(outcome, machine, engine, time.perf_counter() - start, setup_seconds)

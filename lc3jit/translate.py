@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Container
+from collections.abc import Container, Sequence
 
 from runtime.dispatch import Dispatcher, Translation
 from runtime.machine import EXCEPTION_TABLE, TRAP_TABLE, VECTORS, Machine
@@ -28,7 +28,8 @@ class BlockTranslator:
         return Translation(block.start, block.length, make_function(code, dispatcher.globals))
 
     def __call__(self, dispatcher: Dispatcher, pc: int) -> list[Translation]:
-        return [self.translate(dispatcher, block_at(dispatcher.machine.mem, pc, self.leaders))]
+        leaders = {*self.leaders, *dispatcher.stops} if dispatcher.stops else self.leaders
+        return [self.translate(dispatcher, block_at(dispatcher.machine.mem, pc, leaders))]
 
 
 #: Blocks translated before the run at most (about a second's work); an image with more
@@ -43,12 +44,14 @@ def entry_points(machine: Machine) -> list[int]:
     return [machine.pc, *(address for address in vectors if address)]
 
 
-def block_engine(machine: Machine, profile: bool = False) -> Dispatcher:
+def block_engine(machine: Machine, profile: bool = False, entries: Sequence[int] | None = None) -> Dispatcher:
     """A dispatcher with every block reachable from the entry points translated ahead of time.
 
     With `profile`, each block counts its runs in `dispatcher.runs` (slower: for dumps).
+    `entries` replaces the entry points (`lc3jit compile` finds more).
     """
-    blocks = find_blocks(machine.mem, entry_points(machine), machine.labels)
+    entries = entry_points(machine) if entries is None else entries
+    blocks = find_blocks(machine.mem, entries, machine.labels)
     translator = BlockTranslator(machine.edition, frozenset(blocks), machine.access_control)
     dispatcher = Dispatcher(machine, translator, profile)
     for block in list(blocks.values())[:MAX_AHEAD]:

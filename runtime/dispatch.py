@@ -20,7 +20,7 @@ region (see `run`).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from .errors import Leave, Stop
@@ -98,6 +98,8 @@ class Dispatcher:
         self.started = time.perf_counter()  # when the run began (reset by `run`)
         self.translating = 0.0  # seconds spent translating since then
         self.noop_runs: dict[int, int] = {}  # start -> end of a run of no-op words run as one entry
+        self.stops: set[int] = set()  # PCs to stop before (breakpoints): see set_stop
+        self.cut: set[int] = set()  # starts of translations made while a stop stood
         self.region_count = [0]  # instructions the last region ran
         self.globals = self._block_globals()
         machine.code_write_hooks.append(self._code_written)
@@ -119,16 +121,30 @@ class Dispatcher:
             "TRAP": lambda vector, at: trap(m, vector, at),
             "RTI": m.return_from_interrupt,
             "ILLEGAL": lambda word, at: m.exception(ILLEGAL_OPCODE, at, f"illegal opcode x{word:04X}"),
+            "EXITS": [0] * len(m.mem),  # by address: a region's exits through that JMP or JSRR
+            "INDIRECT": self.left_through,
         }
 
     def install(self, translation: Translation) -> None:
-        start = translation.start
-        self.blocks[start] = translation
-        self.table[start] = translation.function if self.runs is None else self._counted(translation)
-        self.sizes[start] = translation.length
-        watch = self.machine.watch
-        for word in translation.covered():
-            self.covering.setdefault(word, set()).add(start)
+        self.install_entries([translation])
+
+    def install_entries(self, translations: Sequence[Translation]) -> None:
+        """Install translations that cover the same words (the entries of one region):
+        each word is marked once, however many entries there are."""
+        for translation in translations:
+            start = translation.start
+            if self.stops:
+                self.cut.add(start)
+            self.blocks[start] = translation
+            self.table[start] = translation.function if self.runs is None else self._counted(translation)
+            self.sizes[start] = translation.length
+        starts = {translation.start for translation in translations}
+        watch, covering = self.machine.watch, self.covering
+        for word in translations[0].covered():
+            if (covered_by := covering.get(word)) is None:
+                covering[word] = set(starts)
+            else:
+                covered_by |= starts
             watch[word] |= WATCH_TRANSLATED
 
     def _counted(self, translation: Translation) -> Callable[[int], int]:
@@ -154,7 +170,7 @@ class Dispatcher:
         translated: the run of them from here, and from the next word, which runs now,
         become entries of their own that count the run and go past it.
         """
-        if (end := self.machine.noop_run_end(pc)) > pc:
+        if (end := self.interpreter.noop_run_end(pc)) > pc:
             following = pc + 1
             self._install_noops(pc, end)
             if end > following:
@@ -209,15 +225,52 @@ class Dispatcher:
 
     def _code_written(self, address: int, at: int) -> None:
         """Drop every block, run of no-ops and interpreter step that covers a word just written."""
-        starts = self.covering.pop(address, set())
-        if self.noop_runs:  # few: one or two per 4,096 words a runaway went through
-            starts |= {start for start, end in self.noop_runs.items() if start <= address < end}
+        for start in self._drop({*self.covering.pop(address, ()), *self._noops_over(address)}):
+            self.invalidations[start] = self.invalidations.get(start, 0) + 1
+
+    def _noops_over(self, address: int) -> list[int]:
+        """The starts of the runs of no-ops that cover address: few, one or two per 4,096
+        words a runaway went through."""
+        return [start for start, end in self.noop_runs.items() if start <= address < end]
+
+    def _drop(self, starts: Collection[int]) -> list[int]:
+        """Send the PCs back to the cold path (a stop stays); the starts of the translations dropped."""
+        dropped = [start for start in starts if self.blocks.pop(start, None) is not None]
         for start in starts:
-            if self.blocks.pop(start, None) is not None:
-                self.invalidations[start] = self.invalidations.get(start, 0) + 1
             self.noop_runs.pop(start, None)
-            self.table[start] = self._miss
+            self.table[start] = self.interpreter.steps[start] if start in self.stops else self._miss
             self.sizes[start] = 1
+        return dropped
+
+    def set_stop(self, pc: int, on: bool) -> None:
+        """Stop before the instruction at pc (a breakpoint), or no longer.
+
+        Like a store into code, a new stop drops the translations that cover pc; they are
+        translated again at once, from the same starts, and the translator (which reads
+        `stops`) ends blocks and regions before pc, so only a jump to pc comes back here,
+        where the table's entry stops. The dispatch loop is unchanged: code that does not
+        reach pc runs as fast as before. Removing a stop translates again, whole, what was
+        translated while stops stood.
+        """
+        self.interpreter.set_stop(pc, on)
+        if on:
+            self.stops.add(pc)
+            starts = {pc, *self.covering.pop(pc, ()), *self._noops_over(pc)}
+        else:
+            self.stops.discard(pc)
+            starts, self.cut = {pc, *self.cut}, set()
+        order = [start for start in self.blocks if start in starts]  # a region's root first
+        self._drop(starts)
+        for start in order:
+            if start not in self.blocks and start not in self.stops:
+                self._settle(start)
+
+    def left_through(self, site: int, target: int) -> None:
+        """Translated code left through the JMP or JSRR at site for target (every so many
+        times: a sample); a translator that learns targets is told."""
+        learn = getattr(self.translator, "left_through", None)
+        if learn is not None:
+            learn(self, site, target)
 
     def store_from_block(self, address: int, value: int, at: int) -> None:
         """The slow path of a translated store; leaves the block if it wrote code."""

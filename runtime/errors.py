@@ -69,6 +69,21 @@ class InputExhausted(Stop):
     exit_code = 5
 
 
+class Breakpoint(Stop):
+    """A debugger's stop before the instruction at `at` (not executed): a breakpoint, or the
+    return point of a call made through the API."""
+
+    reason = "breakpoint"
+    exit_code = 0
+
+
+class Watched(Stop):
+    """A store instruction at `at` (executed) wrote a word a debugger watches."""
+
+    reason = "watch"
+    exit_code = 0
+
+
 #: Exit codes of reasons that are not exceptions raised inside the machine.
 STEP_LIMIT_EXIT = 4
 INTERRUPTED_EXIT = 130

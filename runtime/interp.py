@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .errors import Leave, Stop
+from .errors import Breakpoint, Leave, Stop
 from .isa import COND, WORD_MASK, Instruction, decode
 from .machine import ILLEGAL_OPCODE, IO_BASE, WATCH_DECODED, Machine, user_address
 from .outcome import INTERRUPTED, STEP_LIMIT, UNLIMITED, Outcome
@@ -319,7 +319,28 @@ class Interpreter:
         self.machine = machine
         self._miss: Step = self._decode_and_run
         self.steps: list[Step] = [self._miss] * len(machine.mem)
+        self.stops: set[int] = set()  # PCs to stop before: a debugger's breakpoints
         machine.code_write_hooks.append(self._forget)
+
+    def set_stop(self, pc: int, on: bool) -> None:
+        """Stop before the instruction at pc (a breakpoint), or no longer.
+
+        The step cached for pc raises Breakpoint instead, so the loop pays nothing for
+        breakpoints it does not reach; a store into the word keeps the stop.
+        """
+        if on:
+            self.stops.add(pc)
+            self.steps[pc] = stop_here
+        else:
+            self.stops.discard(pc)
+            self.steps[pc] = self._miss
+
+    def noop_run_end(self, pc: int) -> int:
+        """Machine.noop_run_end, ended before a stop: a run of no-ops never runs past a breakpoint."""
+        end = self.machine.noop_run_end(pc)
+        if self.stops and end > pc:
+            end = min((stop for stop in self.stops if pc < stop < end), default=end)
+        return end
 
     def step_at(self, pc: int) -> Step:
         """The bound step for the word at pc, decoding it if it is not cached.
@@ -330,7 +351,7 @@ class Interpreter:
         step = self.steps[pc]
         if step is self._miss:
             m = self.machine
-            if (end := m.noop_run_end(pc)) > pc:
+            if (end := self.noop_run_end(pc)) > pc:
                 self.steps[pc:end] = [_noop] * (end - pc)
                 m.watch[pc:end] = [flags | WATCH_DECODED for flags in m.watch[pc:end]]
                 return _noop
@@ -346,7 +367,7 @@ class Interpreter:
         return self.step_at(pc)(pc)
 
     def _forget(self, address: int, at: int) -> None:
-        self.steps[address] = self._miss
+        self.steps[address] = stop_here if address in self.stops else self._miss
 
     def run(self, max_steps: int | None = None) -> Outcome:
         """Run until a stop or max_steps instructions; count them in machine.icount.
@@ -395,6 +416,11 @@ class Interpreter:
 def _noop(pc: int) -> int:
     """A word below isa.NOOP_WORDS: BR that never branches."""
     return (pc + 1) & WORD_MASK
+
+
+def stop_here(pc: int) -> int:
+    """The step at a breakpoint: stop before the instruction, which does not run."""
+    raise Breakpoint(pc, False, f"breakpoint at x{pc:04X}")
 
 
 def _fetch_checked(m: Machine, step: Step) -> Step:

@@ -44,6 +44,7 @@ WATCH_DECODED = 2  # the interpreter holds a decoded copy
 WATCH_TRANSLATED = 4  # a translated block covers it
 WATCH_GUARD = 8  # past xFFFF: see below
 WATCH_PROTECTED = 16  # closed to user mode: the store checks the privilege
+WATCH_OBSERVED = 32  # a debugger or a trace wants to know: `Machine.observer` sees the store
 WATCH_CODE = WATCH_DECODED | WATCH_TRANSLATED
 
 #: The write map is longer than memory: translated code indexes it with BaseR + offset6
@@ -59,6 +60,10 @@ MAX_NOOP_RUN = 4096
 #: Called with (address, executing_instruction_address) after a store into a word that
 #: some engine holds decoded or translated; it may raise to leave translated code.
 CodeWriteHook = Callable[[int, int], None]
+#: Called with (address, value, executing_instruction_address, pushed) after a store into a
+#: word marked WATCH_OBSERVED; `pushed` when TRAP, an exception or an interrupt pushed it
+#: (not a store instruction). It may raise a Stop: the store instruction counts as run.
+StoreObserver = Callable[[int, int, int, bool], None]
 
 
 def user_address(address: int) -> bool:
@@ -95,6 +100,7 @@ class Machine:
             for address in (*range(USER_BASE), *range(IO_BASE, MEMORY_WORDS)):
                 self.watch[address] |= WATCH_PROTECTED
         self.code_write_hooks: list[CodeWriteHook] = []
+        self.observer: StoreObserver | None = None
         # Addresses the program's symbol table names (.sym or the assembler): translators
         # start blocks there. Knowledge about the loaded program, like memory contents.
         self.labels: frozenset[int] = frozenset()
@@ -184,8 +190,9 @@ class Machine:
             return self.psr
         return self.mem[address]
 
-    def store_slow(self, address: int, value: int, at: int) -> None:
-        """A store into a device register, a word some engine holds as code, or a protected word."""
+    def store_slow(self, address: int, value: int, at: int, pushed: bool = False) -> None:
+        """A store into a device register, a word some engine holds as code, a protected
+        word, or a word observed by a debugger or a trace."""
         flags = self.watch[address]
         if flags & WATCH_PROTECTED and self.psr_mode & PSR_USER:
             raise Leave(at, self.access_violation(address, at))
@@ -195,6 +202,8 @@ class Machine:
         self.mem[address] = value
         if flags & WATCH_CODE:
             self._forget_code(address, at)
+        if flags & WATCH_OBSERVED and self.observer is not None:
+            self.observer(address, value, at, pushed)
 
     def _forget_code(self, address: int, at: int) -> None:
         self.watch[address] &= ~WATCH_CODE
@@ -232,7 +241,10 @@ class Machine:
     # Entering and leaving the supervisor: TRAP (3rd edition), exceptions, interrupts, RTI.
     def push(self, value: int, at: int) -> None:
         sp = self.reg[6] = (self.reg[6] - 1) & WORD_MASK
-        self.store(sp, value, at)
+        if self.watch[sp]:
+            self.store_slow(sp, value, at, pushed=True)
+        else:
+            self.mem[sp] = value
 
     def pop(self, at: int) -> int:
         sp = self.reg[6]

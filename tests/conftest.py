@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -28,6 +29,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     settings.load_profile("slow" if config.getoption("--slow") else "default")
+
+
+@pytest.fixture(autouse=True)
+def translation_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own empty translation cache (XDG_CACHE_HOME, inherited by the
+    processes it starts): the suite never touches the user's, and no test loads code that
+    another translated, which would hide a translation bug. Returns the cache directory."""
+    home = tmp_path_factory.mktemp("xdg-cache")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home))
+    monkeypatch.delenv("LC3JIT_NO_CACHE", raising=False)
+    return home / "lc3jit"
 
 
 @dataclass

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -27,12 +29,16 @@ ENTRY_POINT = (
 
 
 def process(code: str, args: list[str], tmp_path: Path, keys: bytes = b"") -> tuple[int, str, str]:
-    """Exit code, stdout and stderr of `python -c code run ARGS`, in tmp_path."""
+    """Exit code, stdout and stderr of `python -c code run ARGS`, in tmp_path, with a
+    translation cache of its own that each call starts empty (so both ways translate)."""
+    cache = tmp_path / "cache"
+    shutil.rmtree(cache, ignore_errors=True)
     done = subprocess.run(
         [sys.executable, "-c", code, "run", *args],
         input=keys,
         capture_output=True,
         cwd=tmp_path,
+        env={**os.environ, "XDG_CACHE_HOME": str(cache)},
         timeout=120,
         check=False,
     )
@@ -58,6 +64,7 @@ def both_ways(args: list[str], tmp_path: Path, keys: bytes = b"") -> tuple[tuple
         (["--engine=blocks", HELLO, "--max-steps", "3"], b""),
         ([ECHO, "--max-steps=0", "--engine", "regions"], b""),
         ([HELLO, "--stats", "--edition", "2"], b""),
+        ([HELLO, "--stats", "--no-cache", "--engine", "blocks"], b""),
         (["--os", HELLO, "--pc", "x3000"], b""),
         ([ECHO, "--input", str(EXAMPLES / "echo.asm")], b""),
         ([ECHO], b"typed keys\n"),
@@ -95,6 +102,8 @@ def test_state_json_is_the_same_without_typer(tmp_path: Path) -> None:
         [HELLO, "--input", "."],
         [HELLO, "--stats=yes"],
         [HELLO, "--engine"],
+        [HELLO, "--trace", "-"],
+        [str(EXAMPLES / "hello.pyc")],
         [],
     ],
 )
@@ -108,7 +117,16 @@ def test_other_command_lines_go_to_typer(args: list[str], tmp_path: Path) -> Non
 def test_parse_reads_every_option() -> None:
     args = ["a.obj", "--engine", "interp", "--edition=2", "--pc", "x3001", "--max-steps", "10"]
     args += ["--input", "keys", "--stats", "--state-json", "s.json", "--os", "--os-image", "os.obj", "b.asm"]
-    assert parse_run(args) == RunOptions(
+    assert parse_run([*args, "--no-cache"]) == RunOptions(
         [Path("a.obj"), Path("b.asm")], "interp", 2, 0x3001, 10, Path("keys"), True, Path("s.json"), True,
-        Path("os.obj"),
+        Path("os.obj"), True,
     )  # fmt: skip
+
+
+def test_the_fast_path_uses_the_translation_cache(tmp_path: Path) -> None:
+    """The second plain run of a program loads what the first saved."""
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    command = [sys.executable, "-m", "lc3jit", "run", HELLO, "--stats"]
+    runs = [subprocess.run(command, capture_output=True, env=env, timeout=120, check=True) for _ in range(2)]
+    assert b"(from the cache)" not in runs[0].stderr
+    assert b"(from the cache)" in runs[1].stderr

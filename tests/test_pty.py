@@ -15,6 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
+
+from lc3jit.cli import app
 
 from .test_games import boards
 
@@ -68,13 +71,14 @@ def _controlling_terminal() -> None:
 
 @pytest.fixture
 def start() -> Iterator[Callable[..., Terminal]]:
-    """Start `lc3jit run ARGS` under a pty: start(*args); never leave it running."""
+    """Start `lc3jit run ARGS` under a pty: start(*args), or `python ARGS` with command=();
+    never leave it running."""
     started: list[Terminal] = []
 
-    def spawn(*args: object) -> Terminal:
+    def spawn(*args: object, command: tuple[str, ...] = ("-m", "lc3jit", "run")) -> Terminal:
         master, slave = os.openpty()
         process = subprocess.Popen(
-            [sys.executable, "-m", "lc3jit", "run", *map(str, args)],
+            [sys.executable, *command, *map(str, args)],
             stdin=slave,
             stdout=slave,
             stderr=slave,
@@ -97,8 +101,17 @@ def raw(terminal: Terminal) -> bool:
     return not termios.tcgetattr(terminal.slave)[3] & (termios.ECHO | termios.ICANON)
 
 
-def test_2048_is_playable_and_ctrl_c_restores_the_terminal(start: Callable[..., Terminal]) -> None:
-    terminal = start(EXAMPLES / "2048.obj")
+@pytest.mark.parametrize("compiled", [False, True], ids=["lc3jit-run", "python-2048.pyc"])
+def test_2048_is_playable_and_ctrl_c_restores_the_terminal(
+    start: Callable[..., Terminal], tmp_path: Path, compiled: bool
+) -> None:
+    """`lc3jit run 2048.obj`, and `python 2048.pyc` after `lc3jit compile 2048.obj`."""
+    if compiled:
+        out = tmp_path / "2048.pyc"
+        assert CliRunner().invoke(app, ["compile", str(EXAMPLES / "2048.obj"), "-o", str(out)]).exit_code == 0
+        terminal = start(out, command=())
+    else:
+        terminal = start(EXAMPLES / "2048.obj")
     cooked = termios.tcgetattr(terminal.slave)
     terminal.read_until("Are you on an ANSI terminal (y/n)? ")
     assert raw(terminal)

@@ -1,0 +1,400 @@
+"""Compiled programs: an LC-3 program and its translated code in one standard CPython .pyc.
+
+`lc3jit compile` writes such a file; `python PROGRAM.pyc` runs it with nothing but this
+package (the translator is not needed), and `lc3jit run` and its translation cache read
+it back. The file is what CPython itself writes for a module (PEP 552):
+
+    importlib.util.MAGIC_NUMBER      4 bytes: the bytecode and marshal format of one CPython
+    flags = 1                        4 bytes: "hash-based, not checked against a source"
+    checksum                         8 bytes: importlib.util.source_hash of what follows
+    marshal.dumps(module code)
+
+There is no source file to hash, so the checksum covers the marshalled code itself:
+lc3jit finds a corrupt or truncated file before unmarshalling it (CPython, which
+skips these bytes, does not). The module code is a few lines (MODULE_SOURCE) that call
+`main` with one constant, the payload: nested tuples of ints, strings, bytes and code
+objects, hashable all the way down, as marshal stores them:
+
+    (MARK, FORMAT), ("lc3jit", version), ("program", name), ("edition", 2 | 3),
+    ("pc", start PC or None), ("images", images), ("system", OS images),
+    ("engines", ((engine name, (leaders, regions, blocks)), ...)),
+    ("report", (entries, rejected, indirect)), ("key", cache key or "")
+
+an image being (origin, words as big-endian bytes, name, ((label, address), ...)), a
+region (code, entries, ((start, length, exit), ...)) and a block (code, start, length,
+exit). Code objects hold only such constants; the machine's state and the runtime's
+slow paths are globals, bound when a dispatcher installs the code (runtime.dispatch).
+
+Marshalled code belongs to one CPython version: another refuses the file by its magic
+number (CPython: "Bad magic number"; lc3jit: a one-line message). Loading a .pyc runs
+its code: a compiled file is as trusted as any Python file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import gc
+import importlib.util
+import marshal
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import CodeType, FunctionType
+from typing import TypeVar
+
+from .boot import boot
+from .console import Console
+from .dispatch import Dispatcher, Translation, Translator
+from .errors import LC3Error, LoadError
+from .isa import WORD_MASK
+from .loader import Image
+from .machine import Machine
+
+#: The first pair of every payload: what it is, and the version of its layout. A file
+#: whose FORMAT differs is refused (compile it again): the layout, or the contract
+#: between generated code and this runtime (the globals it names), changed.
+MARK = "lc3jit compiled program"
+FORMAT = 1
+HASH_BASED_UNCHECKED = 0b01  # PEP 552 flags
+HEADER_BYTES = 16
+#: The engine `python PROGRAM.pyc` runs.
+DEFAULT_ENGINE = "regions"
+
+#: The module code of a compiled file. PLACEHOLDER, a string constant, is replaced by the
+#: payload in the compiled code object: Python source cannot express a code object as a
+#: constant. This generated source (not the runtime) is what looks for lc3jit, optionally.
+PLACEHOLDER = "\x00lc3jit payload"
+MODULE_SOURCE = f'''\
+"""An LC-3 program compiled by lc3jit: `python FILE.pyc` runs it (lc3jit's runtime package needed)."""
+import sys
+try:
+    from runtime.compiled import main
+except ImportError:
+    sys.exit(sys.argv[0] + ": needs the runtime package of lc3jit (pip install lc3jit)")
+try:  # with lc3jit, code not compiled ahead of time is translated when it gets hot
+    from lc3jit.saved import LateTranslator
+except ImportError:  # without it, the interpreter runs that code
+    LateTranslator = None
+sys.exit(main({PLACEHOLDER!r}, LateTranslator))
+'''
+
+T = TypeVar("T")
+
+#: Gives, for an engine name, an edition, the leaders and access control, the translator
+#: of code not compiled ahead (lc3jit.saved.LateTranslator when lc3jit is installed).
+LateTranslatorFactory = Callable[[str, int, frozenset[int], bool], Translator]
+
+
+@dataclass(frozen=True, slots=True)
+class SavedRegion:
+    """A region's code object, where the dispatcher may enter it, and its blocks (the root's
+    first) as (start, length, exit)."""
+
+    code: CodeType
+    entries: tuple[int, ...]
+    blocks: tuple[tuple[int, int, str], ...]
+
+    @property
+    def words(self) -> tuple[int, ...]:
+        return tuple(
+            sorted({(start + i) & WORD_MASK for start, length, _ in self.blocks for i in range(length)})
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SavedBlock:
+    code: CodeType
+    start: int
+    length: int
+    exit: str
+
+
+@dataclass(frozen=True, slots=True)
+class SavedEngine:
+    """What one engine translated ahead of time, and the leaders its translator cut blocks at."""
+
+    leaders: frozenset[int]
+    regions: tuple[SavedRegion, ...] = ()
+    blocks: tuple[SavedBlock, ...] = ()
+
+    @property
+    def codes(self) -> int:
+        return len(self.regions) + len(self.blocks)
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """What the compiler translated ahead and what it left to run time (for reports and dumps).
+
+    `entries`: where translation began, each with why (start, vector, label, table);
+    `rejected`: labels and table targets judged to be data; `indirect`: the addresses of
+    jumps whose targets are known only at run time (JMP, JSRR, RTI).
+    """
+
+    entries: tuple[tuple[int, str], ...] = ()
+    rejected: tuple[tuple[int, str], ...] = ()
+    indirect: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Compiled:
+    """The contents of a compiled file (or of an entry of lc3jit's translation cache)."""
+
+    program: str
+    version: str  # of the lc3jit that wrote it
+    edition: int
+    pc: int | None
+    images: tuple[Image, ...]
+    system: tuple[Image, ...] = ()
+    engines: dict[str, SavedEngine] = field(default_factory=dict)
+    report: Report = Report()
+    key: str = ""  # a cache entry: what its translations were made for
+
+    def to_payload(self) -> tuple[object, ...]:
+        return (
+            (MARK, FORMAT),
+            ("lc3jit", self.version),
+            ("program", self.program),
+            ("edition", self.edition),
+            ("pc", self.pc),
+            ("images", tuple(_image_payload(i) for i in self.images)),
+            ("system", tuple(_image_payload(i) for i in self.system)),
+            ("engines", tuple((name, _engine_payload(e)) for name, e in self.engines.items())),
+            ("report", (self.report.entries, self.report.rejected, self.report.indirect)),
+            ("key", self.key),
+        )
+
+    @classmethod
+    def from_payload(cls, payload: object, name: str) -> Compiled:
+        """The payload back, checked for what this runtime can run; LoadError if not."""
+        if not is_payload(payload):
+            raise LoadError(name, "a Python file, not an LC-3 program compiled by lc3jit")
+        fields = dict(payload)  # type: ignore[arg-type]
+        if fields[MARK] != FORMAT:
+            raise LoadError(
+                name,
+                f"compiled by lc3jit {fields.get('lc3jit', '?')} in format {fields[MARK]}; this runtime "
+                f"reads format {FORMAT}: compile it again",
+            )
+        try:
+            entries, rejected, indirect = fields["report"]
+            return cls(
+                program=fields["program"],
+                version=fields["lc3jit"],
+                edition=fields["edition"],
+                pc=fields["pc"],
+                images=tuple(_image(i) for i in fields["images"]),
+                system=tuple(_image(i) for i in fields["system"]),
+                engines={engine: _engine(saved) for engine, saved in fields["engines"]},
+                report=Report(tuple(entries), tuple(rejected), tuple(indirect)),
+                key=fields["key"],
+            )
+        except (KeyError, TypeError, ValueError, LC3Error) as e:
+            raise LoadError(name, f"malformed compiled program ({e.__class__.__name__}: {e})") from None
+
+    def module_code(self) -> CodeType:
+        """The code object of the compiled file: MODULE_SOURCE with the payload in it."""
+        code = compile(MODULE_SOURCE, f"<{self.program} compiled by lc3jit>", "exec")
+        payload = self.to_payload()
+        return code.replace(co_consts=tuple(payload if c == PLACEHOLDER else c for c in code.co_consts))
+
+    def pyc_bytes(self) -> bytes:
+        body = marshal.dumps(self.module_code())
+        flags = HASH_BASED_UNCHECKED.to_bytes(4, "little")
+        return importlib.util.MAGIC_NUMBER + flags + importlib.util.source_hash(body) + body
+
+
+def is_payload(value: object) -> bool:
+    return (
+        isinstance(value, tuple)
+        and bool(value)
+        and isinstance(value[0], tuple)
+        and len(value[0]) == 2
+        and value[0][0] == MARK
+    )
+
+
+def _image_payload(image: Image) -> tuple[object, ...]:
+    words = b"".join(w.to_bytes(2, "big") for w in image.words)
+    return (image.origin, words, image.name, tuple(image.symbols.items()))
+
+
+def _image(payload: tuple[int, bytes, str, tuple[tuple[str, int], ...]]) -> Image:
+    origin, data, name, symbols = payload
+    words = tuple(data[i] << 8 | data[i + 1] for i in range(0, len(data), 2))
+    return Image(origin, words, name, dict(symbols))
+
+
+def _engine_payload(saved: SavedEngine) -> tuple[object, ...]:
+    return (
+        tuple(sorted(saved.leaders)),
+        tuple((r.code, r.entries, r.blocks) for r in saved.regions),
+        tuple((b.code, b.start, b.length, b.exit) for b in saved.blocks),
+    )
+
+
+def _engine(payload: tuple[tuple[int, ...], tuple[object, ...], tuple[object, ...]]) -> SavedEngine:
+    leaders, regions, blocks = payload
+    saved = SavedEngine(
+        frozenset(leaders),
+        tuple(SavedRegion(*r) for r in regions),  # type: ignore[misc]
+        tuple(SavedBlock(*b) for b in blocks),  # type: ignore[misc]
+    )
+    codes = [r.code for r in saved.regions] + [b.code for b in saved.blocks]
+    if not all(isinstance(code, CodeType) for code in codes):
+        raise ValueError("a translation that is not a code object")
+    return saved
+
+
+def parse_compiled(data: bytes, name: str) -> Compiled:
+    """A compiled file's bytes back as a Compiled; LoadError (one line) for anything else."""
+    if len(data) < HEADER_BYTES or data[2:4] != b"\r\n":
+        raise LoadError(name, "not a compiled program (no .pyc header)")
+    magic, flags, checksum, body = data[:4], data[4:8], data[8:16], data[HEADER_BYTES:]
+    if magic != importlib.util.MAGIC_NUMBER:
+        theirs, ours = (int.from_bytes(m[:2], "little") for m in (magic, importlib.util.MAGIC_NUMBER))
+        raise LoadError(
+            name,
+            f"compiled for another Python version (bytecode magic {theirs}; Python "
+            f"{sys.version.split()[0]} reads {ours}): compile it again with this Python",
+        )
+    if int.from_bytes(flags, "little") != HASH_BASED_UNCHECKED:
+        raise LoadError(name, "a .pyc that lc3jit did not write (no checksum of its code)")
+    if importlib.util.source_hash(body) != checksum:
+        raise LoadError(name, "corrupt or truncated (its checksum does not match its contents)")
+    try:
+        with collector_paused():
+            module = marshal.loads(body)
+    except (EOFError, ValueError, TypeError) as e:
+        raise LoadError(name, f"corrupt ({e})") from None
+    if not isinstance(module, CodeType):
+        raise LoadError(name, "corrupt (no module code)")
+    payload = next((c for c in module.co_consts if is_payload(c)), None)
+    return Compiled.from_payload(payload, name)
+
+
+def read_compiled(path: Path) -> Compiled:
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise LoadError(path, e.strerror or str(e)) from None
+    return parse_compiled(data, str(path))
+
+
+def write_atomically(path: Path, data: bytes, mode: int) -> None:
+    """Write a temporary file beside path, then rename it over path: a reader sees the old
+    file or the new one, never half of one. OSError if it cannot be written."""
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            os.fchmod(f.fileno(), mode)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def install(dispatcher: Dispatcher, saved: SavedEngine) -> None:
+    """Bind the saved code to the dispatcher's machine and install it, in the order it was
+    translated: a region once for each entry (told apart by its default `entry`)."""
+    namespace = dispatcher.globals
+    for region in saved.regions:
+        words, code = region.words, region.code
+        functions = [
+            (entry, FunctionType(code, namespace, code.co_name, (entry,))) for entry in region.entries
+        ]
+        dispatcher.install_entries([Translation(entry, 0, f, words) for entry, f in functions])  # type: ignore[arg-type]
+    for block in saved.blocks:
+        function = FunctionType(block.code, namespace, block.code.co_name)
+        dispatcher.install(Translation(block.start, block.length, function))  # type: ignore[arg-type]
+
+
+def saved_dispatcher(
+    machine: Machine, saved: SavedEngine, translator: Translator | None = None, profile: bool = False
+) -> Dispatcher:
+    """A dispatcher running the saved code; `translator` (or the interpreter) does the rest."""
+    with collector_paused():
+        dispatcher = Dispatcher(machine, translator, profile)
+        install(dispatcher, saved)
+    return dispatcher
+
+
+def long_lived(build: Callable[[Machine], T]) -> Callable[[Machine], T]:
+    """The engine builder, with what lives until the run ends moved out of the garbage
+    collector's sight (gc.freeze): what was alive before (the modules, the machine) and what
+    the builder made (the translations, the dispatcher's maps). Collecting among those finds
+    nothing and costs milliseconds each time, first of all right after saved code was loaded.
+    Whoever runs the engine calls gc.unfreeze() when the run is over."""
+
+    def build_long_lived(machine: Machine) -> T:
+        gc.freeze()
+        engine = build(machine)
+        gc.freeze()
+        return engine
+
+    return build_long_lived
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Loading saved code makes thousands of containers (code objects, functions, the sets
+    of the dispatcher's covering map), all of them kept: collecting garbage among them,
+    which their number would trigger several times, finds none and costs milliseconds."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def main(
+    payload: object, late_translator: LateTranslatorFactory | None = None, argv: Iterable[str] | None = None
+) -> int:
+    """`python PROGRAM.pyc [--input FILE] [--max-steps N]`: run the program compiled into it.
+
+    Returns the exit code of `lc3jit run` for the way the run ended.
+    """
+    prog = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "program.pyc"
+    parser = argparse.ArgumentParser(
+        prog=prog, description="Run the LC-3 program compiled into this file by `lc3jit compile`."
+    )
+    parser.add_argument("--input", metavar="FILE", help="read the keyboard from FILE instead of stdin")
+    parser.add_argument("--max-steps", metavar="N", type=int, help="stop after N instructions (exit code 4)")
+    args = parser.parse_args(None if argv is None else list(argv))
+    if args.max_steps is not None and args.max_steps < 0:
+        parser.error("--max-steps: N must be 0 or more")
+    try:
+        compiled = Compiled.from_payload(payload, prog)
+        console = Console.for_process(args.input)
+    except LC3Error as e:
+        print(f"{prog}: {e}", file=sys.stderr)
+        return e.exit_code
+    except OSError as e:  # the --input file
+        print(f"{prog}: {e.filename}: {e.strerror or e}", file=sys.stderr)
+        return 1
+    machine = boot(compiled.images, console, compiled.edition, compiled.pc, compiled.system)
+    saved = compiled.engines.get(DEFAULT_ENGINE, SavedEngine(frozenset()))
+    translator = None
+    if late_translator is not None:
+        translator = late_translator(DEFAULT_ENGINE, machine.edition, saved.leaders, machine.access_control)
+    dispatcher = long_lived(lambda m: saved_dispatcher(m, saved, translator))(machine)
+    try:
+        with console.raw_mode():
+            outcome = dispatcher.run(args.max_steps)
+    except BrokenPipeError:  # the display went away (`| head`): as `lc3jit run` ends then
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # what is left unwritten goes
+        return 1
+    finally:
+        gc.unfreeze()
+    if outcome.exit_code:
+        if console.mid_line and console.on_terminal and sys.stderr.isatty():
+            print(file=sys.stderr)  # the message starts a line of its own
+        print(f"{prog}: {outcome.message}", file=sys.stderr)
+    return outcome.exit_code
