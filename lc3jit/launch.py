@@ -144,9 +144,11 @@ def engine_builder(
 
         saved = compiled.engines.get(engine)
         return (None if saved is None else lambda machine: restored(machine, saved, engine)), None
+    if engine == "interp" or no_cache:
+        return None, None
     from .cache import TranslationCache, cache_directory, disabled_by_environment
 
-    if engine == "interp" or no_cache or disabled_by_environment():
+    if disabled_by_environment():
         return None, None
     cache = TranslationCache(cache_directory(), _warn)
     return (lambda machine: cache.build(machine, engine, ENGINES[engine])), cache  # type: ignore[arg-type,return-value]
