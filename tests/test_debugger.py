@@ -268,3 +268,18 @@ def test_a_session_at_a_real_terminal(tmp_path: Path) -> None:
             process.wait(timeout=TIMEOUT)
         os.close(master)
         os.close(slave)
+
+
+def test_a_watched_word_written_by_a_trap_push_is_reported_at_the_next_stop(
+    tmp_path: Path, engine: str
+) -> None:
+    transcript = debug(
+        tmp_path, EXAMPLES / "hello.asm", "watch x2FFF\ncontinue\ncontinue\n", "--os", engine=engine
+    )
+    stops = transcript.split("(lc3) continue\n")
+    assert stops[1].splitlines()[0] == "Watch x2FFF: x0000 -> x8002, by x0203"  # the OS's own STR
+    assert stops[2].splitlines()[-3:] == [
+        "Watch x2FFF: x8002 -> x8002, by x3001 (a push)",  # PUTS
+        "Watch x2FFF: x8002 -> x8002, by x3002 (a push)",  # HALT
+        "The program halted after 273 instructions.",
+    ]
