@@ -283,3 +283,14 @@ def test_a_watched_word_written_by_a_trap_push_is_reported_at_the_next_stop(
         "Watch x2FFF: x8002 -> x8002, by x3002 (a push)",  # HALT
         "The program halted after 273 instructions.",
     ]
+
+
+def test_commands_piped_into_stdin_read_like_a_script() -> None:
+    result = CliRunner().invoke(app, ["debug", str(FIB)], input="break NEXT\nrun\n", catch_exceptions=False)
+    assert result.exit_code == 0
+    assert result.stdout.splitlines()[1:5] == [
+        "(lc3) break NEXT",
+        "Breakpoint at x3004 <NEXT>",
+        "(lc3) run",
+        "Breakpoint at x3004 <NEXT>",
+    ]
