@@ -360,7 +360,8 @@ class Debugger:
         """run: start the program again from the beginning (if it ran) and continue."""
         if self.sim.machine.icount or self.ended is not None:
             self.load()
-        self.report(self.go())
+        at_start = self.sim.pc in self.breakpoints  # a breakpoint on the first instruction stops there
+        self.report(Outcome("breakpoint", 0) if at_start else self.go())
 
     def cmd_restart(self, args: list[str]) -> None:
         """restart: load the program again, stopped at its first instruction."""

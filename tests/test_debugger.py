@@ -153,6 +153,12 @@ def test_run_restarts_and_restart_stops_at_the_start(tmp_path: Path) -> None:
     assert transcript.rstrip().endswith("(lc3) quit")  # nothing after quit runs
 
 
+def test_run_stops_at_a_breakpoint_on_the_first_instruction(tmp_path: Path) -> None:
+    transcript = debug(tmp_path, FIB, "break x3000\nrun\ncontinue\n")
+    assert after(transcript, "run") == ["Breakpoint at x3000", "=> x3000  5260  AND R1, R1, #0"]
+    assert after(transcript, "continue")[-1] == "The program halted after 3115 instructions."
+
+
 def test_errors_are_one_line_and_the_session_goes_on(tmp_path: Path) -> None:
     transcript = debug(tmp_path, FIB, "frobnicate\nbreak NOWHERE\nmem\nset R9 1\nstep 0\nwatch xFE00\nhelp\n")
     assert after(transcript, "frobnicate") == ["error: unknown command 'frobnicate' (help lists them)"]
