@@ -280,7 +280,8 @@ Commands: break/delete LOC, watch LOC, step [N], next, finish, continue, regs, m
 list [LOC], set R3 x10 | set PC LOC | set ADDR VALUE, run, restart, help, quit (abbreviations
 b d s n c r). LOC is a label (from the .asm or .sym) or an address. Between stops the program
 runs on its engine at full speed. The program's keys come from --input, else from stdin
-when the commands come from --commands, else from the terminal.
+when the commands come from --commands, else from the terminal. Commands piped into stdin
+are echoed like those of --commands.
 """
 
 
@@ -330,6 +331,9 @@ def debug(
         raise fail(str(e)) from None
     except OSError as e:  # the --input or --commands file
         raise fail(f"{e.filename}: {e.strerror or e}") from None
+    if script is None and not sys.stdin.isatty():  # commands piped in: a transcript, as from a file
+        interact(debugger, sys.stdin)
+        return
     with script if script is not None else contextlib.nullcontext():
         interact(debugger, script, str(Path.home() / ".lc3jit_history"))
 
