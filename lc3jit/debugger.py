@@ -69,6 +69,7 @@ class Debugger:
         self.breakpoints: set[int] = set()
         self.watches: dict[int, int] = {}  # address -> the value last seen there
         self.frames: list[tuple[int, int]] = []  # (return PC, R6) of calls seen being made
+        self.pushed: list[str] = []  # watched words written by pushes since the last stop
         self.commands: dict[str, Callable[[list[str]], None]] = {
             "break": self.cmd_break,
             "delete": self.cmd_delete,
@@ -106,12 +107,17 @@ class Debugger:
         self.ended: Outcome | None = None
 
     def _observed(self, address: int, value: int, at: int, pushed: bool) -> None:
-        """A store into a watched word: stop after the store instruction."""
+        """A store into a watched word: stop after the store instruction. A push by TRAP, an
+        exception or an interrupt cannot stop in the middle of entering the supervisor: it
+        is reported at the next stop."""
         if address not in self.watches:
             return
         old, self.watches[address] = self.watches[address], value
-        if not pushed:
-            raise Watched(at, True, f"watch {self.where(address)}: x{old:04X} -> x{value:04X}, by x{at:04X}")
+        change = f"watch {self.where(address)}: x{old:04X} -> x{value:04X}, by x{at:04X}"
+        if pushed:
+            self.pushed.append(change + " (a push)")
+        else:
+            raise Watched(at, True, change)
 
     def address(self, text: str) -> int:
         try:
@@ -204,6 +210,9 @@ class Debugger:
     def report(self, outcome: Outcome) -> None:
         """Say why the run stopped and where it is now."""
         machine = self.sim.machine
+        for change in self.pushed:
+            self.say(change[:1].upper() + change[1:])
+        self.pushed = []
         match outcome.reason:
             case "breakpoint":
                 self.say(f"Breakpoint at {self.where(machine.pc)}")
@@ -351,7 +360,8 @@ class Debugger:
         """run: start the program again from the beginning (if it ran) and continue."""
         if self.sim.machine.icount or self.ended is not None:
             self.load()
-        self.report(self.go())
+        at_start = self.sim.pc in self.breakpoints  # a breakpoint on the first instruction stops there
+        self.report(Outcome("breakpoint", 0) if at_start else self.go())
 
     def cmd_restart(self, args: list[str]) -> None:
         """restart: load the program again, stopped at its first instruction."""
@@ -453,8 +463,11 @@ def interact(debugger: Debugger, script: TextIO | None, history: str | None = No
             except KeyboardInterrupt:
                 debugger.say()
                 continue
-            if not debugger.execute(line):
-                return
+            try:
+                if not debugger.execute(line):
+                    return
+            except KeyboardInterrupt:  # outside a run (which reports its own): back to the prompt
+                debugger.say("Interrupted")
     finally:
         if readline is not None and history is not None:
             with contextlib.suppress(OSError):

@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 from .console import Console
 from .errors import Ended, Halted, InputExhausted, Leave, MachineFault, StopRequested
-from .isa import CC_VALUE, COND, WORD_MASK
+from .isa import CC_VALUE, COND, NOOP_WORDS, WORD_MASK
 from .outcome import Outcome, output_lost
 
 MEMORY_WORDS = 0x10000
@@ -61,6 +61,9 @@ WAITING_POLLS = 10_000
 #: Under an OS, on a terminal, a KBSR read from system space (the OS's GETC and IN)
 #: that finds no key sleeps up to this many seconds for one, instead of spinning.
 OS_KEY_WAIT = 0.05
+#: The most no-op words an engine runs as one step (see `Machine.noop_run_end`): it sets
+#: up a run in time proportional to its length, wherever control enters it.
+MAX_NOOP_RUN = 4096
 
 #: Called with (address, executing_instruction_address) after a store into a word that
 #: some engine holds decoded or translated; it may raise to leave translated code.
@@ -142,6 +145,24 @@ class Machine:
         for address in range(origin, origin + len(words)):
             if self.watch[address] & WATCH_CODE:
                 self._forget_code(address, address)
+
+    def noop_run_end(self, pc: int) -> int:
+        """Where the run of no-op words (isa.NOOP_WORDS) from pc ends: pc itself when the
+        word at pc is not one, or when fetching it may need an access-control check.
+
+        Such a run does nothing but count, so it runs straight through: an engine may run
+        it as one step. It stops at xFE00 and at MAX_NOOP_RUN words.
+        """
+        mem = self.mem
+        if mem[pc] >= NOOP_WORDS or (self.access_control and not user_address(pc)):
+            return pc
+        stop = min(pc + MAX_NOOP_RUN, IO_BASE if pc < IO_BASE else MEMORY_WORDS)
+        end = pc + 1
+        while end + 64 <= stop and max(mem[end : end + 64]) < NOOP_WORDS:  # 64 words at C speed
+            end += 64
+        while end < stop and mem[end] < NOOP_WORDS:
+            end += 1
+        return end
 
     # Memory as instructions see it.
     def load(self, address: int, at: int) -> int:

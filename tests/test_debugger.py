@@ -153,6 +153,12 @@ def test_run_restarts_and_restart_stops_at_the_start(tmp_path: Path) -> None:
     assert transcript.rstrip().endswith("(lc3) quit")  # nothing after quit runs
 
 
+def test_run_stops_at_a_breakpoint_on_the_first_instruction(tmp_path: Path) -> None:
+    transcript = debug(tmp_path, FIB, "break x3000\nrun\ncontinue\n")
+    assert after(transcript, "run") == ["Breakpoint at x3000", "=> x3000  5260  AND R1, R1, #0"]
+    assert after(transcript, "continue")[-1] == "The program halted after 3115 instructions."
+
+
 def test_errors_are_one_line_and_the_session_goes_on(tmp_path: Path) -> None:
     transcript = debug(tmp_path, FIB, "frobnicate\nbreak NOWHERE\nmem\nset R9 1\nstep 0\nwatch xFE00\nhelp\n")
     assert after(transcript, "frobnicate") == ["error: unknown command 'frobnicate' (help lists them)"]
@@ -268,3 +274,29 @@ def test_a_session_at_a_real_terminal(tmp_path: Path) -> None:
             process.wait(timeout=TIMEOUT)
         os.close(master)
         os.close(slave)
+
+
+def test_a_watched_word_written_by_a_trap_push_is_reported_at_the_next_stop(
+    tmp_path: Path, engine: str
+) -> None:
+    transcript = debug(
+        tmp_path, EXAMPLES / "hello.asm", "watch x2FFF\ncontinue\ncontinue\n", "--os", engine=engine
+    )
+    stops = transcript.split("(lc3) continue\n")
+    assert stops[1].splitlines()[0] == "Watch x2FFF: x0000 -> x8002, by x0203"  # the OS's own STR
+    assert stops[2].splitlines()[-3:] == [
+        "Watch x2FFF: x8002 -> x8002, by x3001 (a push)",  # PUTS
+        "Watch x2FFF: x8002 -> x8002, by x3002 (a push)",  # HALT
+        "The program halted after 273 instructions.",
+    ]
+
+
+def test_commands_piped_into_stdin_read_like_a_script() -> None:
+    result = CliRunner().invoke(app, ["debug", str(FIB)], input="break NEXT\nrun\n", catch_exceptions=False)
+    assert result.exit_code == 0
+    assert result.stdout.splitlines()[1:5] == [
+        "(lc3) break NEXT",
+        "Breakpoint at x3004 <NEXT>",
+        "(lc3) run",
+        "Breakpoint at x3004 <NEXT>",
+    ]
