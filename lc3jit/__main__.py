@@ -1,3 +1,3 @@
-from lc3jit.cli import main
+from lc3jit.launch import main
 
 main()

@@ -34,9 +34,7 @@ from runtime.loader import Image
 from runtime.machine import Machine
 from runtime.outcome import Outcome
 
-from .asm import assemble
 from .capture import CapturedConsole
-from .disasm import labels_by_address
 from .numbers import parse_number
 from .session import (
     ENGINES,
@@ -48,7 +46,6 @@ from .session import (
     os_images,
     run_engine,
 )
-from .trace import Tracer
 
 #: Where a subroutine called through the API returns to: R7 holds it, and the engine
 #: stops before running it. The word below the device registers, where no program's
@@ -179,6 +176,8 @@ class Simulator:
         images = [p for p in programs if isinstance(p, Image)]
         images += load_images([Path(p) for p in programs if not isinstance(p, Image)], warn=self._warning)
         if source is not None:
+            from .asm import assemble  # the assembler, the disassembler, the tracer: when used
+
             assembly = assemble(source, "<source>")
             for warning in assembly.warnings:
                 self._warning(str(warning))
@@ -315,6 +314,9 @@ class Simulator:
         if max_steps is None:
             max_steps = self.max_steps
         if trace is not None:
+            from .disasm import labels_by_address
+            from .trace import Tracer
+
             tracer = Tracer(self.machine, trace, labels_by_address(self.symbols), *trace_range)
             result = run_engine(tracer, max_steps)
         else:

@@ -26,13 +26,17 @@ a translator's output would be if it could drop the 16-bit wrap and the conditio
 
 The JSON form (`FORMAT_VERSION` = 1, keys sorted):
 
-    {"version": 1, "python": "3.11.7", "machine": "x86_64", "cpus": 2, "repeat": 3,
+    {"version": 1, "python": "3.11.7", "machine": "x86_64", "cpus": 2, "repeat": 3, "process": false,
      "programs": [{"program": str, "instructions": int, "stop_reason": str, "output": str,
                    "engines": [{"engine": str, "seconds": [float, ...],
                                 "median_seconds": float, "mips": float,
                                 "ratio_to_interp": float | null,
                                 "time_over_floor": float | null,
                                 "translation_seconds": float | null}]}]}
+
+With `--process` (`"process": true` in the JSON), each run is a whole `lc3jit run` process
+and `seconds` are its CPU time, start-up included; memory is not compared, and there is no
+translation time (null) and no floor.
 
 `ratio_to_interp` is the interpreter's median time over the engine's (null when the
 interpreter was not run); `time_over_floor` is the engine's median time over the floor's
@@ -47,7 +51,11 @@ import io
 import json
 import os
 import platform
+import resource
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -144,7 +152,7 @@ class ProgramBench:
 
 def observe(
     images: Sequence[Image], engine: str, keys: bytes, edition: int
-) -> tuple[Observation, float, float]:
+) -> tuple[Observation, float, float | None]:
     """One run of one engine: what it ended with, its running time and its setup time."""
     console = CapturedConsole(keys)
     if BREAK in engine:
@@ -185,6 +193,28 @@ def run_with_breakpoint(
     return RunResult(outcome, sim.machine, sim.engine, time.perf_counter() - ready, ready - start)
 
 
+def observe_process(
+    program: str, engine: str, keys: bytes, edition: int
+) -> tuple[Observation, float, float | None]:
+    """One run as a user starts it, `lc3jit run` in a process of its own, start-up included:
+    its output and final state (memory stays inside the process), and its CPU time (user
+    and system: on a shared machine, steadier than the time on the clock)."""
+    if BREAK in engine:
+        raise LC3Error(f"{program}: {engine}: a breakpoint is timed in this process only, not with --process")
+    with tempfile.TemporaryDirectory() as folder:
+        state_path = Path(folder) / "state.json"
+        command = [sys.executable, "-m", "lc3jit", "run", program, "--engine", engine]
+        command += ["--edition", str(edition), "--state-json", str(state_path)]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        done = subprocess.run(command, input=keys, capture_output=True, check=False)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if not state_path.exists():
+            raise LC3Error(f"{program}: `lc3jit run` ended with exit code {done.returncode}: {done.stderr!r}")
+        state = json.loads(state_path.read_text())
+    seconds = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return Observation(done.stdout, state, ()), seconds, None
+
+
 def floor_module(program: Path) -> Path | None:
     """The hand-written Python equivalent beside a program, if there is one."""
     candidate = program.with_suffix(".py")
@@ -208,16 +238,21 @@ def bench_program(
     edition: int = 3,
     floor: Path | None = None,
     tick: Callable[[], None] = lambda: None,
+    process: bool = False,
 ) -> ProgramBench:
     """Run each engine `repeat` times, alternating, and check every run against the first.
 
-    tick is called after each run (for a progress bar).
+    tick is called after each run (for a progress bar). With `process`, each run is a
+    whole `lc3jit run` process (see observe_process).
     """
     times = [EngineTimes(name) for name in engines]
     reference: Observation | None = None
     for _ in range(repeat):
         for entry in times:
-            seen, seconds, setup = observe(images, entry.engine, keys, edition)
+            if process:
+                seen, seconds, setup = observe_process(program, entry.engine, keys, edition)
+            else:
+                seen, seconds, setup = observe(images, entry.engine, keys, edition)
             if reference is None:
                 reference = seen
             elif differences := reference.differences(seen):
@@ -225,7 +260,8 @@ def bench_program(
                     f"{program}: engines {engines[0]} and {entry.engine} disagree: " + "; ".join(differences)
                 )
             entry.seconds.append(seconds)
-            entry.setup_seconds.append(setup)
+            if setup is not None:
+                entry.setup_seconds.append(setup)
             tick()
     assert reference is not None
     if floor is not None:
@@ -257,13 +293,14 @@ def runs_needed(programs: int, engines: int, repeat: int, floors: int) -> int:
     return (programs * engines + floors) * repeat
 
 
-def to_json(benches: Sequence[ProgramBench], repeat: int) -> str:
+def to_json(benches: Sequence[ProgramBench], repeat: int, process: bool = False) -> str:
     document = {
         "version": FORMAT_VERSION,
         "python": platform.python_version(),
         "machine": platform.machine(),
         "cpus": os.cpu_count(),
         "repeat": repeat,
+        "process": process,
         "programs": [
             {
                 "program": b.program,

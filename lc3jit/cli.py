@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import gc
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -14,7 +12,7 @@ import typer
 from rich.console import Console as RichConsole
 from rich.progress import Progress
 
-from runtime.compiled import Compiled, long_lived, read_compiled, saved_dispatcher
+from runtime.compiled import Compiled, read_compiled, saved_dispatcher
 from runtime.console import Console
 from runtime.dispatch import Dispatcher
 from runtime.errors import LC3Error
@@ -24,16 +22,15 @@ from runtime.machine import Machine
 from . import __version__, bench
 from .api import Simulator
 from .asm import assemble_file, write_outputs
-from .cache import TranslationCache, cache_directory, disabled_by_environment
 from .capture import CapturedConsole
 from .disasm import write_listing
 from .dump import DUMPABLE, inspect_program, write_text
 from .dump import to_json as dump_json
+from .launch import RunOptions, run_program
 from .numbers import parse_address
-from .saved import recording_translator, restored
+from .saved import recording_translator
 from .session import (
     ENGINES,
-    Engine,
     boot,
     engines_on_this_python,
     load_images,
@@ -215,73 +212,25 @@ def run(
         raise typer.BadParameter("--trace-range needs --trace")
     try:
         compiled = _compiled(ctx, programs, edition, full_system, os_image)
-        console = Console.for_process(str(input_file) if input_file else None)
-        if compiled is None:
-            sim = Simulator(
-                *programs,
-                engine=engine,
-                edition=edition,
-                os=os_image or full_system,
-                pc=start_pc,
-                console=console,
-                warn=_warn,
-            )
-        else:
-            sim = Simulator(
-                *compiled.images,
-                engine=engine,
-                edition=compiled.edition,
-                os=list(compiled.system),
-                pc=compiled.pc if start_pc is None else start_pc,
-                console=console,
-                warn=_warn,
-            )
-        trace_file = None if trace is None else sys.stderr if str(trace) == "-" else trace.open("w")
     except LC3Error as e:
         raise fail(str(e)) from None
-    except OSError as e:  # the --input or --trace file
-        raise fail(f"{e.filename}: {e.strerror or e}") from None
-    engine = sim.engine_name
-    build, cache = _builder(compiled, engine, no_cache)
-    sim.build = long_lived(build or ENGINES[engine])
-    try:
-        result = sim.run(max_steps, check=False, trace=trace_file, trace_range=traced)
-    finally:
-        gc.unfreeze()
-        if trace_file is not None and trace_file is not sys.stderr:
-            trace_file.close()
-    outcome = result.outcome
-    if (stats or outcome.exit_code) and console.mid_line and console.on_terminal and sys.stderr.isatty():
-        typer.echo("", err=True)  # a message after the output starts a line of its own
-    if stats:
-        typer.echo(
-            f"{result.machine.icount} instructions in {result.seconds:.3f} s "
-            f"({result.mips:.2f} MIPS), engine {engine}{' (traced: interpreter)' if trace else ''},"
-            f" translation {result.setup_seconds * 1000:.1f} ms"
-            + (" (compiled)" if compiled and build else " (from the cache)" if cache and cache.hit else ""),
-            err=True,
-        )
-    if state_json is not None:
-        try:
-            state_json.write_text(json.dumps(result.state(), indent=2) + "\n")
-        except OSError as e:
-            raise fail(f"{state_json}: {e.strerror or e}") from None
-    if outcome.exit_code:
-        raise fail(f"{programs[0]}: {outcome.message}", outcome.exit_code)
-
-
-def _builder(
-    compiled: Compiled | None, engine: str, no_cache: bool
-) -> tuple[Callable[[Machine], Engine] | None, TranslationCache | None]:
-    """How to build the engine: from the compiled file's translations, through the cache, or
-    (None) as usual; and the cache, to tell whether it had the translations."""
-    if compiled is not None:
-        saved = compiled.engines.get(engine)
-        return (None if saved is None else lambda machine: restored(machine, saved, engine)), None
-    if engine == "interp" or no_cache or disabled_by_environment():
-        return None, None
-    cache = TranslationCache(cache_directory(), _warn)
-    return (lambda machine: cache.build(machine, engine, ENGINES[engine])), cache  # type: ignore[arg-type,return-value]
+    options = RunOptions(
+        programs,
+        engine,
+        edition,
+        start_pc,
+        max_steps,
+        input_file,
+        stats,
+        state_json,
+        full_system,
+        os_image,
+        no_cache,
+        trace,
+        traced,
+    )
+    if code := run_program(options, compiled):
+        raise typer.Exit(code)
 
 
 @app.command(name="compile")
@@ -596,10 +545,19 @@ def bench_command(
     json_output: Annotated[
         bool, typer.Option("--json", help="Write the results as JSON (see lc3jit/bench.py).")
     ] = False,
+    process: Annotated[
+        bool,
+        typer.Option(
+            "--process",
+            help="Time each run as a whole `lc3jit run` process, start-up included (CPU seconds).",
+        ),
+    ] = False,
     edition: Edition = 3,
 ) -> None:
     """Time every engine on each program (alternating runs, same input), checking that all end
     with the same output, state, memory and instruction count; a difference is exit code 1."""
+    if floor and process:
+        raise typer.BadParameter("--floor and --process exclude each other")
     names = engines_on_this_python(_engine_list(engines or ",".join(ENGINES)), _warn)
     try:
         keys = input_file.read_bytes() if input_file else b""
@@ -625,6 +583,7 @@ def bench_command(
                     edition,
                     floors[path],
                     lambda: progress.advance(task),
+                    process,
                 )
                 for path, images in loaded
             ]
@@ -632,7 +591,7 @@ def bench_command(
             progress.stop()
             raise fail(str(e)) from None
     if json_output:
-        sys.stdout.write(bench.to_json(results, repeat))
+        sys.stdout.write(bench.to_json(results, repeat, process))
     else:
         bench.write_table(results, sys.stdout)
 

@@ -21,6 +21,7 @@ before any helper that may stop the machine too, so counts stay exact.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import CodeType
@@ -52,12 +53,46 @@ STRAIGHT_EXITS = frozenset({Exit.FALLTHROUGH, Exit.LIMIT, Exit.BRANCH})
 
 REGISTER_FIELDS = ("dr", "sr", "sr1", "sr2", "baser")
 
+#: Targets a JMP or JSRR (by its address) was seen leaving a region for, at run time.
+Hints = Mapping[int, Sequence[int]]
+NO_HINTS: Hints = {}
+#: Every HINT_AFTER-th exit of a JMP or JSRR from its region tells the translator its
+#: target (a sample); every SAMPLES-th sample, the targets sampled often enough are learnt
+#: and the regions holding the site translated again with their code inside, reached by
+#: a compare. A site learns at most MAX_HINTS targets.
+HINT_AFTER = 64
+SAMPLES = 4
+MAX_HINTS = 4
+#: What an exit through the dispatcher and back costs, about (seconds); learning targets
+#: is worth it when a site's exits took this share of the run or more.
+EXIT_SECONDS = 5e-7
+WORTH_LEARNING = 0.1
 
-def _reach(blocks: Mapping[int, Block], root: int, follow_call: Callable[[int], bool]) -> list[int]:
+
+def hinted_site(block: Block) -> bool:
+    """Does the block end in a jump through a register that hints may predict (JMP, JSRR)?
+    RET is left out: it is matched against the return points of its calls."""
+    return block.exit is Exit.JUMP or (block.exit is Exit.CALL and block.last.form.name == "JSRR")
+
+
+def successors_of(block: Block, hints: Hints) -> tuple[Successor, ...]:
+    """The block's successors, with the targets its JMP or JSRR was seen going to: a
+    JSRR's are calls, a JMP's are jumps inside the function."""
+    seen = hints.get(block.end, ()) if hinted_site(block) else ()
+    if not seen:
+        return block.successors
+    kind = "call" if block.exit is Exit.CALL else "taken"
+    known = tuple(s for s in block.successors if s.address is not None)
+    return known + tuple(Successor(kind, target) for target in seen)
+
+
+def _reach(
+    blocks: Mapping[int, Block], root: int, follow_call: Callable[[int], bool], hints: Hints = NO_HINTS
+) -> list[int]:
     """Block starts reachable from root, breadth first, calls followed where allowed."""
     order, seen = [root], {root}
     for start in order:
-        for successor in blocks[start].successors:
+        for successor in successors_of(blocks[start], hints):
             target = successor.address
             if target not in blocks or target in seen:
                 continue
@@ -69,8 +104,9 @@ def _reach(blocks: Mapping[int, Block], root: int, follow_call: Callable[[int], 
     return order
 
 
-def region_blocks(blocks: Mapping[int, Block], root: int) -> list[Block]:
-    """The function at root: its own blocks, and the blocks of the small subroutines it calls.
+def region_blocks(blocks: Mapping[int, Block], root: int, hints: Hints = NO_HINTS) -> list[Block]:
+    """The function at root: its own blocks, and the blocks of the small subroutines it calls
+    (with JSR, or with JSRR to a target it was seen calling).
 
     Copying a small callee in makes its call and RET direct jumps; a large one stays a
     region of its own, entered through the dispatcher.
@@ -82,7 +118,7 @@ def region_blocks(blocks: Mapping[int, Block], root: int) -> list[Block]:
             small[callee] = len(_reach(blocks, callee, lambda _: False)) <= INLINE_BLOCKS
         return small[callee]
 
-    return layout([blocks[s] for s in _reach(blocks, root, is_small)])
+    return layout([blocks[s] for s in _reach(blocks, root, is_small, hints)])
 
 
 def layout(region: list[Block]) -> list[Block]:
@@ -109,15 +145,18 @@ def straight_on(block: Block, inside: Container[int]) -> int | None:
     return targets[0].address if len(targets) == 1 else None
 
 
-def return_points(region: list[Block]) -> dict[int, list[int]]:
+def return_points(region: list[Block], hints: Hints = NO_HINTS) -> dict[int, list[int]]:
     """For each block of the region that ends in RET: the words after the region's calls
-    (JSR) to a subroutine whose body holds that block. A subroutine's calls to itself
-    come first: in a recursion they are the ones that return most."""
+    (JSR, and JSRR to the targets it was seen calling) to a subroutine whose body holds
+    that block. A subroutine's calls to itself come first: in a recursion they are the
+    ones that return most."""
     by_start = {b.start: b for b in region}
     calls: dict[int, list[Block]] = {}  # callee -> the blocks that call it
     for b in region:
-        if b.exit is Exit.CALL and b.last.form.name == "JSR" and b.last.next_pc in by_start:
-            calls.setdefault(b.last.target, []).append(b)
+        if b.exit is Exit.CALL and b.last.next_pc in by_start:
+            for successor in successors_of(b, hints):
+                if successor.kind == "call":
+                    calls.setdefault(successor.address, []).append(b)  # type: ignore[arg-type]
     returns: dict[int, list[int]] = {}
     for callee, callers in calls.items():
         if callee not in by_start:
@@ -143,9 +182,15 @@ class RegionCompiler(BlockCompiler):
     STORE_SETS_CODES = False  # a slow store leaves the region
 
     def __init__(
-        self, blocks: list[Block], entries: list[int], edition: int, access_control: bool = False
+        self,
+        blocks: list[Block],
+        entries: list[int],
+        edition: int,
+        access_control: bool = False,
+        hints: Hints = NO_HINTS,
     ) -> None:
         super().__init__(blocks[0], edition, access_control)
+        self.hints = hints
         self.e = Emitter(f"region_x{blocks[0].start:04X}", blocks[0].start)
         self.blocks = blocks
         self.entries = entries
@@ -157,13 +202,14 @@ class RegionCompiler(BlockCompiler):
         if calls:
             self.used.add(7)
         self.written = {ins.dr for ins in instructions if ins.dr is not None} | ({7} if calls else set())
-        self.returns = return_points(blocks)  # RET block start -> where it may return
+        self.returns = return_points(blocks, hints)  # RET block start -> where it may return
         self.cc_local = True  # `cc` is loaded at entry: one local for the whole region
         #: Slow paths not yet emitted, with where they were (block, index, line, cc_alias).
         self.cold: list[tuple[Label, tuple[Block, int, int, int | None], Callable[[], None]]] = []
         inside = self.labels.keys()
         self.edges = {  # start -> the blocks of the region control may go to next
-            b.start: [s.address for s in b.successors if s.address in inside] + self.returns.get(b.start, [])
+            b.start: [s.address for s in successors_of(b, hints) if s.address in inside]
+            + self.returns.get(b.start, [])
             for b in blocks
         }
         self.checks = self.budget_checks()  # start -> room the block checks for
@@ -269,12 +315,42 @@ class RegionCompiler(BlockCompiler):
         e.place(other)
 
     def exit_with_top(self, ins: Instruction) -> None:
-        """RET is compared with the return points of the calls to its subroutine; the rest leave."""
+        """RET is compared with the return points of the calls to its subroutine, JMP and
+        JSRR with the targets they were seen going to; the rest leave. A JMP or JSRR that
+        may still learn a target tells the translator where it went (see HINT_AFTER)."""
         self.settle_cc()
         for point in self.returns.get(self.current.start, []):
             self.jump_if_top_is(point)
+        hinted = self.hints.get(ins.address, ()) if hinted_site(self.current) else ()
+        for target in hinted:
+            if target in self.labels:
+                self.jump_if_top_is(target)
+        if hinted_site(self.current) and len(hinted) < MAX_HINTS:
+            self.count_exit(ins.address)
         self.leave(0)
         self.exited = True
+
+    def count_exit(self, site: int) -> None:
+        """EXITS[site] += 1, and every HINT_AFTER-th time, tell the translator where the
+        jump (its target on the stack) went: a sample, for a few bytecodes an exit."""
+        e, skip = self.e, Label()
+        e.global_("EXITS")
+        e.const(site)
+        e.subscript()
+        e.const(1)
+        e.binary(BinaryOp.ADD)
+        e.dup()
+        e.global_("EXITS")
+        e.const(site)
+        e.store_subscript()
+        e.const(HINT_AFTER - 1)
+        e.binary(BinaryOp.AND)
+        e.jump_if_true(skip, is_bool=False)
+        e.dup()
+        e.store("target")
+        self.call("INDIRECT", site, "target")
+        e.pop()
+        e.place(skip)
 
     def exit_through(self, helper: str, *args: int) -> None:
         """A TRAP that comes back to the next word goes on inside the region."""
@@ -484,27 +560,62 @@ class RegionTranslator(BlockTranslator):
         self, edition: int, leaders: Container[int] = frozenset(), access_control: bool = False
     ) -> None:
         super().__init__(edition, leaders, access_control)
-        self.regions: dict[int, Region] = {}  # by root: the last region translated there, for dumps
+        self.regions: dict[int, Region] = {}  # by root: the last region translated there
+        self.hints: dict[int, list[int]] = {}  # JMP/JSRR address -> targets learnt (see HINT_AFTER)
+        self.samples: dict[int, dict[int, int]] = {}  # JMP/JSRR address -> target -> samples
+        self.sites: dict[int, set[int]] = {}  # JMP/JSRR address -> roots of the regions holding it
 
     def __call__(self, dispatcher: Dispatcher, pc: int) -> list[Translation]:
         stops = dispatcher.stops  # breakpoints: blocks end before them, and the region leaves there
-        found = find_blocks(dispatcher.machine.mem, [pc], stops)
+        targets = {target for seen in self.hints.values() for target in seen}
+        found = find_blocks(dispatcher.machine.mem, [pc, *targets], stops)
         blocks = {start: block for start, block in found.items() if start not in stops}
         if pc not in blocks:  # x0000 at pc: not followed statically; a plain block will do
             return super().__call__(dispatcher, pc)
-        return self.translate_region(dispatcher, region_blocks(blocks, pc))
+        return self.translate_region(dispatcher, region_blocks(blocks, pc, self.hints))
+
+    def left_through(self, dispatcher: Dispatcher, site: int, target: int) -> None:
+        """A region left through the JMP or JSRR at site for target (Dispatcher.left_through).
+
+        Called every HINT_AFTER-th exit there, with the target of that one. Every
+        SAMPLES-th sample, if the site's exits took a good share of the run so far (a
+        JSRR to a long routine leaves rarely for the work done: translating again would
+        not pay), it learns the targets not learnt yet that got an eighth of its samples
+        or more (the most sampled first), and every region that holds the site is
+        translated again, those targets' code inside, if the dispatcher has time to
+        translate (see Dispatcher.translate).
+        """
+        seen = self.samples.setdefault(site, {})
+        seen[target] = seen.get(target, 0) + 1
+        total = sum(seen.values())
+        hints = self.hints.setdefault(site, [])
+        if total % SAMPLES or len(hints) >= MAX_HINTS or not dispatcher.may_translate():
+            return
+        exits_took = dispatcher.globals["EXITS"][site] * EXIT_SECONDS  # type: ignore[index]
+        if exits_took < WORTH_LEARNING * (time.perf_counter() - dispatcher.started):
+            return
+        frequent = [t for t, n in seen.items() if n * 8 >= total and t not in hints]
+        if frequent:
+            hints += sorted(frequent, key=seen.__getitem__, reverse=True)[: MAX_HINTS - len(hints)]
+            for root in self.sites.get(site, ()):
+                dispatcher.translate(root)
 
     def translate_region(self, dispatcher: Dispatcher, blocks: list[Block]) -> list[Translation]:
         """One code object; a function for each entry, told apart by its default `entry`."""
         entries = region_entries(blocks)
+        sites = {b.end for b in blocks if hinted_site(b)}
         key = (tuple((b.start, *(i.word for i in b.instructions)) for b in blocks), *entries)
-        key += (self.edition, self.access_control)
+        learnt = ((site, *self.hints[site]) for site in sorted(sites & self.hints.keys()))
+        key += (self.edition, self.access_control, *learnt)  # code differs with what jumps learnt
         code = shared_code.get(key) if shared_code is not None else None
         if code is None:
-            code = RegionCompiler(blocks, entries, self.edition, self.access_control).compile()
+            code = RegionCompiler(blocks, entries, self.edition, self.access_control, self.hints).compile()
             if shared_code is not None:
                 shared_code[key] = code
-        self.regions[blocks[0].start] = Region(tuple(blocks), tuple(entries), code)
+        root = blocks[0].start
+        self.regions[root] = Region(tuple(blocks), tuple(entries), code)
+        for site in sites:
+            self.sites.setdefault(site, set()).add(root)
         words = tuple(sorted({ins.address for b in blocks for ins in b.instructions}))
         return [
             Translation(entry, 0, make_function(code, dispatcher.globals, (entry,)), words)
@@ -522,17 +633,21 @@ def region_roots(blocks: Mapping[int, Block], entries: Iterable[int]) -> list[in
 
 
 def region_engine(
-    machine: Machine, profile: bool = False, entries: Sequence[int] | None = None
+    machine: Machine, profile: bool = False, entries: Sequence[int] | None = None, hints: Hints = NO_HINTS
 ) -> Dispatcher:
     """A region for every function, translated ahead of time; other PCs when they get hot.
 
-    `entries` replaces the entry points (`lc3jit compile` finds more).
+    `entries` replaces the entry points (`lc3jit compile` finds more). `hints` are targets
+    of JMP and JSRR sites known before the run (the differential tests give any at all: a
+    wrong one only costs a compare).
     """
     entries = entry_points(machine) if entries is None else entries
-    blocks = find_blocks(machine.mem, entries, machine.labels)
+    targets = [target for seen in hints.values() for target in seen]
+    blocks = find_blocks(machine.mem, [*entries, *targets], machine.labels)
     translator = RegionTranslator(machine.edition, frozenset(blocks), machine.access_control)
+    translator.hints.update((site, list(seen)) for site, seen in hints.items())
     dispatcher = Dispatcher(machine, translator, profile)
     for root in region_roots(blocks, entries):
-        for translation in translator.translate_region(dispatcher, region_blocks(blocks, root)):
+        for translation in translator.translate_region(dispatcher, region_blocks(blocks, root, hints)):
             dispatcher.install(translation)
     return dispatcher

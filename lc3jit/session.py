@@ -20,10 +20,6 @@ from runtime.loader import Image, load_image_file
 from runtime.machine import Machine
 from runtime.outcome import Outcome
 
-from .asm import assemble_file
-from .regions import region_engine
-from .translate import block_engine
-
 
 class Runnable(Protocol):
     """Something that runs a machine until an Outcome: an engine, or a tracer."""
@@ -42,11 +38,23 @@ class Engine(Runnable, Protocol):
     def set_stop(self, pc: int, on: bool) -> None: ...
 
 
+def _blocks(machine: Machine) -> Engine:
+    from .translate import block_engine  # the translator and `bytecode`: only to translate
+
+    return block_engine(machine)
+
+
+def _regions(machine: Machine) -> Engine:
+    from .regions import region_engine
+
+    return region_engine(machine)
+
+
 #: Engines by their --engine name; each is built around a booted machine.
 ENGINES: dict[str, Callable[[Machine], Engine]] = {
     "interp": Interpreter,
-    "blocks": block_engine,
-    "regions": region_engine,
+    "blocks": _blocks,
+    "regions": _regions,
 }
 
 
@@ -89,6 +97,8 @@ def load_images(paths: Sequence[Path], warn: Callable[[str], None] | None = None
     images: list[Image] = []
     for path in paths:
         if path.suffix.lower() == ".asm":
+            from .asm import assemble_file  # the assembler: only for sources
+
             assembly = assemble_file(path)
             for warning in assembly.warnings if warn else ():
                 warn(str(warning))

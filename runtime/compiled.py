@@ -32,7 +32,6 @@ its code: a compiled file is as trusted as any Python file.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import gc
 import importlib.util
@@ -361,6 +360,8 @@ def main(
 
     Returns the exit code of `lc3jit run` for the way the run ended.
     """
+    import argparse  # only for `python PROGRAM.pyc`, not for every run that loads this module
+
     prog = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "program.pyc"
     parser = argparse.ArgumentParser(
         prog=prog, description="Run the LC-3 program compiled into this file by `lc3jit compile`."

@@ -19,6 +19,7 @@ region (see `run`).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -36,6 +37,10 @@ RETRANSLATE_LIMIT = 2
 #: most often run it once control gets back there).
 HOT_VISITS = 2
 COVERED_HOT_VISITS = 32
+#: Translating at run time takes at most this share of the time since the run began,
+#: after a first allowance (seconds): see `Dispatcher.translate`.
+TRANSLATION_SHARE = 0.2
+TRANSLATION_ALLOWANCE = 0.05
 #: Added to the PC a region returns when it leaves the instruction there to the interpreter.
 INTERPRET_AT = 0x10000
 #: While keyboard interrupts are enabled, the most instructions a region runs per call.
@@ -90,6 +95,9 @@ class Dispatcher:
         self.blocks: dict[int, Translation] = {}  # by start: the translations installed
         self.covering: dict[int, set[int]] = {}  # word -> starts of blocks that cover it
         self.invalidations: dict[int, int] = {}  # start -> times its block was dropped
+        self.started = time.perf_counter()  # when the run began (reset by `run`)
+        self.translating = 0.0  # seconds spent translating since then
+        self.noop_runs: dict[int, int] = {}  # start -> end of a run of no-op words run as one entry
         self.stops: set[int] = set()  # PCs to stop before (breakpoints): see set_stop
         self.cut: set[int] = set()  # starts of translations made while a stop stood
         self.region_count = [0]  # instructions the last region ran
@@ -113,6 +121,8 @@ class Dispatcher:
             "TRAP": lambda vector, at: trap(m, vector, at),
             "RTI": m.return_from_interrupt,
             "ILLEGAL": lambda word, at: m.exception(ILLEGAL_OPCODE, at, f"illegal opcode x{word:04X}"),
+            "EXITS": [0] * len(m.mem),  # by address: a region's exits through that JMP or JSRR
+            "INDIRECT": self.left_through,
         }
 
     def install(self, translation: Translation) -> None:
@@ -155,7 +165,17 @@ class Dispatcher:
         through data) from paying for a translation they would never use. The words
         after a PC just translated are still cold when the interpreter reaches them on
         this pass: they wait longer, or every word of a loop would get a region of its own.
+
+        A no-op word (empty memory, text: a program that forgot its HALT) is never
+        translated: the run of them from here, and from the next word, which runs now,
+        become entries of their own that count the run and go past it.
         """
+        if (end := self.interpreter.noop_run_end(pc)) > pc:
+            following = pc + 1
+            self._install_noops(pc, end)
+            if end > following:
+                self._install_noops(following, end)
+            return following & WORD_MASK
         visits = self.visits[pc] = self.visits.get(pc, 0) + 1
         if visits >= (COVERED_HOT_VISITS if pc in self.covering else HOT_VISITS):
             self._settle(pc)
@@ -163,24 +183,61 @@ class Dispatcher:
 
     def _settle(self, pc: int) -> None:
         """Give pc its lasting entry: a translation, or the interpreter for good."""
-        translations: Sequence[Translation] = ()
-        if self.translator is not None and self.invalidations.get(pc, 0) < RETRANSLATE_LIMIT:
-            translations = self.translator(self, pc)
-        for translation in translations:
-            self.install(translation)
-        if not translations:
+        if not self.translate(pc):
             self.table[pc] = self.interpreter.step_at(pc)
             self.covering.setdefault(pc, set()).add(pc)
 
+    def may_translate(self) -> bool:
+        """Is there time to translate now (see `translate`)?"""
+        elapsed = time.perf_counter() - self.started
+        return self.translating <= TRANSLATION_ALLOWANCE + TRANSLATION_SHARE * elapsed
+
+    def translate(self, pc: int) -> bool:
+        """Translate from pc now and install the code, if the translator gives any (a PC
+        grown hot, or a region to translate again with what the run taught the translator).
+
+        Translation must pay for itself: a program that keeps landing on fresh words
+        (running through data, a wild jump) would spend its time translating code that
+        runs once. So translating at run time may take at most TRANSLATION_SHARE of the
+        time run so far, after TRANSLATION_ALLOWANCE; past that, new PCs are interpreted.
+        """
+        if self.translator is None or not self.may_translate():
+            return False
+        if self.invalidations.get(pc, 0) >= RETRANSLATE_LIMIT:  # code that rewrites itself
+            return False
+        began = time.perf_counter()
+        translations = self.translator(self, pc)
+        self.translating += time.perf_counter() - began
+        for translation in translations:
+            self.install(translation)
+        return bool(translations)
+
+    def _install_noops(self, start: int, end: int) -> None:
+        """An entry that runs the no-op words start..end-1 (see Machine.noop_run_end)."""
+        following = end & WORD_MASK
+
+        def noops(_: int) -> int:
+            return following
+
+        self.table[start], self.sizes[start], self.noop_runs[start] = noops, end - start, end
+        watch = self.machine.watch
+        watch[start:end] = [flags | WATCH_TRANSLATED for flags in watch[start:end]]
+
     def _code_written(self, address: int, at: int) -> None:
-        """Drop every block (and interpreter step) that covers a word just written."""
-        for start in self._drop(self.covering.pop(address, ())):
+        """Drop every block, run of no-ops and interpreter step that covers a word just written."""
+        for start in self._drop({*self.covering.pop(address, ()), *self._noops_over(address)}):
             self.invalidations[start] = self.invalidations.get(start, 0) + 1
+
+    def _noops_over(self, address: int) -> list[int]:
+        """The starts of the runs of no-ops that cover address: few, one or two per 4,096
+        words a runaway went through."""
+        return [start for start, end in self.noop_runs.items() if start <= address < end]
 
     def _drop(self, starts: Collection[int]) -> list[int]:
         """Send the PCs back to the cold path (a stop stays); the starts of the translations dropped."""
         dropped = [start for start in starts if self.blocks.pop(start, None) is not None]
         for start in starts:
+            self.noop_runs.pop(start, None)
             self.table[start] = self.interpreter.steps[start] if start in self.stops else self._miss
             self.sizes[start] = 1
         return dropped
@@ -198,7 +255,7 @@ class Dispatcher:
         self.interpreter.set_stop(pc, on)
         if on:
             self.stops.add(pc)
-            starts = {pc, *self.covering.pop(pc, ())}
+            starts = {pc, *self.covering.pop(pc, ()), *self._noops_over(pc)}
         else:
             self.stops.discard(pc)
             starts, self.cut = {pc, *self.cut}, set()
@@ -207,6 +264,13 @@ class Dispatcher:
         for start in order:
             if start not in self.blocks and start not in self.stops:
                 self._settle(start)
+
+    def left_through(self, site: int, target: int) -> None:
+        """Translated code left through the JMP or JSRR at site for target (every so many
+        times: a sample); a translator that learns targets is told."""
+        learn = getattr(self.translator, "left_through", None)
+        if learn is not None:
+            learn(self, site, target)
 
     def store_from_block(self, address: int, value: int, at: int) -> None:
         """The slow path of a translated store; leaves the block if it wrote code."""
@@ -231,6 +295,7 @@ class Dispatcher:
         pc = start = m.pc
         done = size = 0
         slice_ = INTERRUPT_SLICE if m.kbsr_ie else UNLIMITED
+        self.started, self.translating = time.perf_counter(), 0.0
         try:
             while True:
                 try:

@@ -335,11 +335,26 @@ class Interpreter:
             self.stops.discard(pc)
             self.steps[pc] = self._miss
 
+    def noop_run_end(self, pc: int) -> int:
+        """Machine.noop_run_end, ended before a stop: a run of no-ops never runs past a breakpoint."""
+        end = self.machine.noop_run_end(pc)
+        if self.stops and end > pc:
+            end = min((stop for stop in self.stops if pc < stop < end), default=end)
+        return end
+
     def step_at(self, pc: int) -> Step:
-        """The bound step for the word at pc, decoding it if it is not cached."""
+        """The bound step for the word at pc, decoding it if it is not cached.
+
+        A run of no-op words gets one shared step for all its words at once, without
+        decoding: a program that runs into empty memory runs at the usual speed.
+        """
         step = self.steps[pc]
         if step is self._miss:
             m = self.machine
+            if (end := self.noop_run_end(pc)) > pc:
+                self.steps[pc:end] = [_noop] * (end - pc)
+                m.watch[pc:end] = [flags | WATCH_DECODED for flags in m.watch[pc:end]]
+                return _noop
             ins = decode(m.mem[pc], pc)
             step = HANDLERS[ins.form.name](m, ins)
             if m.access_control and not user_address(pc):
@@ -396,6 +411,11 @@ class Interpreter:
         finally:
             m.pc = pc
             m.icount += done
+
+
+def _noop(pc: int) -> int:
+    """A word below isa.NOOP_WORDS: BR that never branches."""
+    return (pc + 1) & WORD_MASK
 
 
 def stop_here(pc: int) -> int:

@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 from .console import Console
 from .errors import Halted, InputExhausted, Leave, MachineFault
-from .isa import CC_VALUE, COND, WORD_MASK
+from .isa import CC_VALUE, COND, NOOP_WORDS, WORD_MASK
 
 MEMORY_WORDS = 0x10000
 KBSR, KBDR, DSR, DDR, PSR_ADDR, MCR = 0xFE00, 0xFE02, 0xFE04, 0xFE06, 0xFFFC, 0xFFFE
@@ -52,6 +52,10 @@ WATCH_CODE = WATCH_DECODED | WATCH_TRANSLATED
 #: land on these guard entries, which are never zero, so such a store takes the slow
 #: path, which wraps the address. Memory itself needs no guard: a negative index wraps.
 GUARD_WORDS = 32
+
+#: The most no-op words an engine runs as one step (see `Machine.noop_run_end`): it sets
+#: up a run in time proportional to its length, wherever control enters it.
+MAX_NOOP_RUN = 4096
 
 #: Called with (address, executing_instruction_address) after a store into a word that
 #: some engine holds decoded or translated; it may raise to leave translated code.
@@ -125,6 +129,24 @@ class Machine:
         for address in range(origin, origin + len(words)):
             if self.watch[address] & WATCH_CODE:
                 self._forget_code(address, address)
+
+    def noop_run_end(self, pc: int) -> int:
+        """Where the run of no-op words (isa.NOOP_WORDS) from pc ends: pc itself when the
+        word at pc is not one, or when fetching it may need an access-control check.
+
+        Such a run does nothing but count, so it runs straight through: an engine may run
+        it as one step. It stops at xFE00 and at MAX_NOOP_RUN words.
+        """
+        mem = self.mem
+        if mem[pc] >= NOOP_WORDS or (self.access_control and not user_address(pc)):
+            return pc
+        stop = min(pc + MAX_NOOP_RUN, IO_BASE if pc < IO_BASE else MEMORY_WORDS)
+        end = pc + 1
+        while end + 64 <= stop and max(mem[end : end + 64]) < NOOP_WORDS:  # 64 words at C speed
+            end += 64
+        while end < stop and mem[end] < NOOP_WORDS:
+            end += 1
+        return end
 
     # Memory as instructions see it.
     def load(self, address: int, at: int) -> int:

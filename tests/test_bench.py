@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from lc3jit import bench, session
+from lc3jit.asm import assemble_file, obj_bytes
 from lc3jit.bench import FORMAT_VERSION
 from lc3jit.cli import app
 from lc3jit.session import load_images
@@ -202,6 +203,19 @@ def test_benchmark_suite_prints_its_checksum(name: str, checksum: str) -> None:
     assert [t.engine for t in result.times] == ["blocks", "python"]
 
 
+@pytest.mark.parametrize(
+    ("name", "output", "instructions"),
+    [("dispatch", "CFCD\n", 961_761), ("runaway", "ran off the end\n" * 3, 3 * 0x10000 + 1)],
+)
+def test_benchmarks_without_a_floor_agree_on_every_engine(name: str, output: str, instructions: int) -> None:
+    """The indirect calls and the runaway: every engine, the committed .obj current."""
+    program = BENCH / f"{name}.asm"
+    assert (BENCH / f"{name}.obj").read_bytes() == obj_bytes(assemble_file(program).images[0])
+    result = bench.bench_program(str(program), load_images([program]), list(session.ENGINES), repeat=1)
+    assert result.reference.output == f"{output}HALT\n".encode()
+    assert result.instructions == instructions
+
+
 def test_overhead_variants_do_the_work_of_the_floor() -> None:
     """examples/bench/overheads.py times variants of one loop: each must mark what the
     floor marks, the multiples of the prime from twice it, so that only the duties added
@@ -216,6 +230,27 @@ def test_overhead_variants_do_the_work_of_the_floor() -> None:
         mem = [0] * 0x10000
         assert overheads.run(overheads.variant(duties), mem, [0] * 0x10000, [0]) > 0
         assert [a - overheads.FLAGS for a, word in enumerate(mem) if word] == list(multiples), name
+
+
+def test_process_mode_times_whole_runs_that_agree() -> None:
+    """Each run a process of its own: the same output and state from every engine."""
+    runaway = BENCH / "runaway.obj"
+    document = bench_json(runaway, EXAMPLES / "halt.obj", "--process", "--engines", "interp,regions")
+    assert document["process"] is True
+    ran_off, halt = document["programs"]
+    assert ran_off["output"] == "ran off the end\n" * 3 + "HALT\n"
+    assert ran_off["instructions"] == 3 * 0x10000 + 1
+    assert halt["instructions"] == 1
+    for program in (ran_off, halt):
+        for entry in program["engines"]:
+            assert entry["seconds"][0] > 0
+            assert entry["translation_seconds"] is None
+
+
+def test_process_mode_has_no_floor() -> None:
+    result = lc3jit("bench", SIEVE, "--process", "--floor")
+    assert result.exit_code == 2
+    assert "--floor and --process exclude each other" in result.stderr
 
 
 def test_readme_table_from_bench_json(tmp_path: Path) -> None:

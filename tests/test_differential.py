@@ -15,9 +15,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lc3jit import regions
+from lc3jit.regions import MAX_HINTS, region_engine
 from lc3jit.session import ENGINES, boot, load_images, os_images
+from runtime import dispatch
 from runtime.console import Console
-from runtime.isa import FORMS_BY_NAME, WORD_MASK
+from runtime.isa import FORMS_BY_NAME, WORD_MASK, form_of
 from runtime.loader import Image
 from runtime.machine import DSR, KBDR, KBSR, MCR, Machine
 
@@ -213,3 +216,132 @@ def test_2048_agrees_with_keys_typed_at_a_human_pace(engine: str, seed: int) -> 
         runs.append(run_on(name, machine, display, max_steps=5_000_000))
     assert_same(*runs)
     assert runs[0].outcome.reason == "input-exhausted"
+
+
+# Runaway programs: no HALT, so they run on into empty memory, text or data.
+ADD_R0 = FORMS_BY_NAME["ADDI"].encode(dr=0, sr1=0, imm5=1)
+TEXT = [ord(c) for c in "Forgot the HALT\n"]  # words below x0200: BR that never branches
+
+
+def runaway_runs(engine: str, words: list[int], max_steps: int, os: bool = False, **regs: int) -> list[Run]:
+    runs = []
+    for name in ("interp", engine):
+        display = io.BytesIO()
+        console = Console(io.BytesIO(b""), display)
+        machine = boot([Image(ORIGIN, tuple(words))], console, 3, None, os_images(3) if os else [])
+        for number, value in regs.items():
+            machine.reg[int(number[1:])] = value
+        runs.append(run_on(name, machine, display, max_steps=max_steps))
+    return runs
+
+
+@pytest.mark.parametrize("engine", OTHER_ENGINES)
+@pytest.mark.parametrize("budget", [0, 1, 2, 17, 4096, 4097, 52_000, 65_536 * 3 + 5])
+def test_a_runaway_into_text_and_empty_memory_agrees_at_any_budget(engine: str, budget: int) -> None:
+    """Through its own text, x3000-xFDFF, the device page, x0000 and around again."""
+    expected, actual = runaway_runs(engine, [ADD_R0, ADD_R0, *TEXT, ADD_R0], budget)
+    assert_same(expected, actual)
+    assert actual.outcome.reason == "step-limit" and actual.machine.icount == budget
+
+
+@pytest.mark.parametrize("engine", OTHER_ENGINES)
+def test_a_store_into_empty_memory_already_run_through_is_seen(engine: str) -> None:
+    """The second time round, the program writes a HALT into words it ran as no-ops."""
+    words = [
+        ADD_R0,
+        FORMS_BY_NAME["ADDI"].encode(dr=1, sr1=0, imm5=-2),
+        FORMS_BY_NAME["BR"].encode(nzp=0b100, pcoffset9=1),  # first time round: skip the store
+        FORMS_BY_NAME["ST"].encode(sr=3, pcoffset9=0x1C),  # x3020
+    ]
+    expected, actual = runaway_runs(engine, words, 300_000, r3=FORMS_BY_NAME["TRAP"].encode(trapvect8=0x25))
+    assert_same(expected, actual)
+    assert actual.outcome.reason == "halt" and actual.machine.pc == 0x3021
+    assert 0x10000 < actual.machine.icount < 2 * 0x10000
+
+
+@pytest.mark.parametrize("engine", OTHER_ENGINES)
+def test_a_runaway_under_the_os_meets_access_control(engine: str) -> None:
+    """In user mode, fetching xFE00 is an access-control violation the OS handles."""
+    expected, actual = runaway_runs(engine, [ADD_R0, *TEXT], 200_000, os=True)
+    assert_same(expected, actual)
+    assert actual.machine.icount > 0xFE00 - ORIGIN
+
+
+@pytest.mark.parametrize("engine", OTHER_ENGINES)
+@pytest.mark.parametrize("seed", range(4))
+def test_a_wild_jump_into_random_data_agrees(engine: str, seed: int) -> None:
+    """Data that decodes as loops, loads and stores (into itself too): translated or not,
+    counted the same."""
+    rng = random.Random(seed)
+    forms = ["ADD", "ADDI", "AND", "NOT", "LEA", "BR", "LDR", "STR", "LD", "ST"]
+    data = [
+        FORMS_BY_NAME[name].encode(
+            **{
+                f.name: rng.randrange(1 << f.width) + (-(1 << (f.width - 1)) if f.signed else 0)
+                for f in FORMS_BY_NAME[name].fields
+            }
+        )
+        for name in (rng.choice(forms) for _ in range(0x800))
+    ]
+    jump = [FORMS_BY_NAME["LD"].encode(dr=1, pcoffset9=1), FORMS_BY_NAME["JMP"].encode(baser=1), ORIGIN + 3]
+    expected, actual = runaway_runs(engine, jump + data, 50_000)
+    assert_same(expected, actual)
+
+
+# Indirect jumps that learnt their targets: JMP and JSRR compare with them and go on inside.
+@pytest.mark.parametrize("edition", [3, 2])
+@MANY
+@given(case=program(), data=st.data())
+def test_regions_agree_whatever_targets_jumps_learnt(
+    edition: int, case: tuple[list[int], list[int], bytes], data: st.DataObject
+) -> None:
+    """Any targets at all, right or wrong, for each JMP and JSRR: same results."""
+    words, registers, keys = case
+    addresses = st.integers(ORIGIN - 2, ORIGIN + len(words) + 1)
+    hints = {
+        ORIGIN + i: data.draw(st.lists(addresses, max_size=MAX_HINTS, unique=True))
+        for i, word in enumerate(words)
+        if form_of(word).name in ("JMP", "JSRR")
+    }
+    expected = run_program("interp", words, registers, keys, edition)
+    machine, display = make_machine(words, ORIGIN, keys, edition)
+    machine.reg[:] = registers
+    machine.load_words(ORIGIN - 8, [KBSR, KBDR, DSR, ORIGIN + 3, ORIGIN, 0xFFFF, ORIGIN + 40, 0])
+    outcome = region_engine(machine, hints=hints).run(3000)
+    machine.console.flush()
+    assert_same(expected, Run(machine, outcome, display.getvalue()))
+
+
+DISPATCH = EXAMPLES / "bench" / "dispatch.asm"
+
+
+@pytest.mark.parametrize("budget", [None, 1, 5_000, 100_003, 400_000])
+def test_a_jump_table_program_learns_its_targets_and_agrees(
+    monkeypatch: pytest.MonkeyPatch, budget: int | None
+) -> None:
+    """Retranslation with what the run taught, at any budget (time to translate granted)."""
+    monkeypatch.setattr(dispatch, "TRANSLATION_SHARE", 1e9)
+    monkeypatch.setattr(regions, "WORTH_LEARNING", 0)
+    runs = []
+    for name in ("interp", "regions"):
+        console = Console(io.BytesIO(b""), io.BytesIO())
+        machine = boot(load_images([DISPATCH]), console)
+        engine = ENGINES[name](machine)
+        runs.append(Run(machine, engine.run(budget), console._display.getvalue()))  # type: ignore[attr-defined]
+    assert_same(*runs)
+    if budget is None or budget > 100_000:
+        assert len(next(iter(engine.translator.hints.values()))) == 4  # type: ignore[attr-defined]
+
+
+@given(budget=st.integers(0, 3000), entry_jump=st.booleans())
+def test_a_loop_closed_by_a_learnt_jump_counts_exactly(budget: int, entry_jump: bool) -> None:
+    """The learnt edge is a back edge: the loop it closes checks the budget."""
+    jump = FORMS_BY_NAME["JSRR" if entry_jump else "JMP"].encode(baser=1)
+    words = [FORMS_BY_NAME["LEA"].encode(dr=1, pcoffset9=0), ADD_R0, ADD_R0, jump]
+    runs = []
+    for hints in ({}, {ORIGIN + 3: [ORIGIN + 1]}):
+        machine, display = make_machine(words)
+        engine = region_engine(machine, hints=hints) if hints else ENGINES["interp"](machine)
+        runs.append(Run(machine, engine.run(budget), display.getvalue()))
+    assert_same(*runs)
+    assert runs[1].machine.icount == budget

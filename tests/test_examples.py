@@ -30,6 +30,7 @@ RUNS = [
     ("sieve", b"", PRIMES),
     ("strings", b"", "Hi, PUTSP!\n" + "HELLO, LC-3 STRINGS;\tDONE.\n" * 2),
     ("subroutines", b"", "42 = 6 * 7\n100 / 7 = 14 remainder 2\n"),
+    ("halt", b"", ""),
 ]
 SOURCES = sorted(EXAMPLES.glob("*.asm"))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from runtime.interp import HANDLERS
-from runtime.isa import FORMS, FORMS_BY_NAME, decode, form_of
+from runtime.isa import COND, FORMS, FORMS_BY_NAME, POSITIVE, cond_of, decode, form_of
 
 #: Appendix A, Figure A.2: the opcode (bits 15:12) of every form.
 MANUAL_OPCODES = {
@@ -121,3 +121,10 @@ def test_encode_refuses_offsets_that_do_not_fit(form: str, name: str, width: int
 )
 def test_pc_relative_targets_wrap_at_xffff(address: int, word: int, target: int) -> None:
     assert decode(word, address).target == target
+
+
+def test_condition_tables_agree_with_cond_of_on_every_word() -> None:
+    assert len(COND) == len(POSITIVE) == 0x10000
+    for word in range(0x10000):
+        assert COND[word] == cond_of(word), f"x{word:04X}"
+        assert POSITIVE[word] is (cond_of(word) == 0b001), f"x{word:04X}"

@@ -1,0 +1,246 @@
+"""The `lc3jit` entry point: a plain `lc3jit run` starts without the CLI library.
+
+Typer (with pydantic and rich behind it) costs about 0.15 s CPU to import and to build
+the command line, ten times a short program's run. So `run` with arguments of the usual
+shapes is parsed here, by rules narrower than typer's: every option named in full, each
+at most once, values that typer would take as they are. Anything else — help, a typo, an
+abbreviation, a value typer would reject or convert, `--` — goes to the typer CLI
+(`lc3jit.cli`), which then parses the whole command line itself, so what a user sees
+for it is typer's. The command's work (`run_program`) is the same function either way;
+a test runs each shape both ways and compares what a user sees.
+"""
+
+from __future__ import annotations
+
+import errno
+import gc
+import json
+import os
+import re
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from runtime.console import Console
+from runtime.errors import LC3Error
+
+from .numbers import parse_address
+from .session import ENGINES, Engine
+
+if TYPE_CHECKING:
+    from runtime.compiled import Compiled
+    from runtime.machine import Machine
+
+    from .cache import TranslationCache
+
+
+@dataclass
+class RunOptions:
+    """The options of `lc3jit run`, as typer gives them to the command."""
+
+    programs: list[Path]
+    engine: str = "regions"
+    edition: int = 3
+    pc: int | None = None
+    max_steps: int | None = None
+    input_file: Path | None = None
+    stats: bool = False
+    state_json: Path | None = None
+    full_system: bool = False
+    os_image: Path | None = None
+    no_cache: bool = False
+    trace: Path | None = None
+    trace_range: tuple[int, int] = (0, 0x10000)
+
+
+def error(message: str) -> None:
+    """One line to stderr, as every failure of the CLI is reported."""
+    sys.stderr.write(f"lc3jit: {message}\n")
+    sys.stderr.flush()
+
+
+def _warn(message: str) -> None:
+    sys.stderr.write(f"{message}\n")
+    sys.stderr.flush()
+
+
+def run_program(options: RunOptions, compiled: Compiled | None = None) -> int:
+    """Load, boot and run (a compiled program's images and translations, when given); print
+    what the user sees; the exit code."""
+    from runtime.compiled import long_lived
+
+    from .api import Simulator
+
+    try:
+        console = Console.for_process(str(options.input_file) if options.input_file else None)
+        if compiled is None:
+            sim = Simulator(
+                *options.programs,
+                engine=options.engine,
+                edition=options.edition,
+                os=options.os_image or options.full_system,
+                pc=options.pc,
+                console=console,
+                warn=_warn,
+            )
+        else:
+            sim = Simulator(
+                *compiled.images,
+                engine=options.engine,
+                edition=compiled.edition,
+                os=list(compiled.system),
+                pc=compiled.pc if options.pc is None else options.pc,
+                console=console,
+                warn=_warn,
+            )
+        trace = options.trace
+        trace_file = None if trace is None else sys.stderr if str(trace) == "-" else trace.open("w")
+    except LC3Error as e:
+        error(str(e))
+        return 1
+    except OSError as e:  # the --input or --trace file
+        error(f"{e.filename}: {e.strerror or e}")
+        return 1
+    engine = sim.engine_name
+    build, cache = engine_builder(compiled, engine, options.no_cache)
+    sim.build = long_lived(build or ENGINES[engine])
+    try:
+        result = sim.run(options.max_steps, check=False, trace=trace_file, trace_range=options.trace_range)
+    finally:
+        gc.unfreeze()
+        if trace_file is not None and trace_file is not sys.stderr:
+            trace_file.close()
+    outcome = result.outcome
+    message_follows = options.stats or outcome.exit_code
+    if message_follows and console.mid_line and console.on_terminal and sys.stderr.isatty():
+        _warn("")  # a message after the output starts a line of its own
+    if options.stats:
+        _warn(
+            f"{result.machine.icount} instructions in {result.seconds:.3f} s "
+            f"({result.mips:.2f} MIPS), engine {engine}{' (traced: interpreter)' if trace else ''},"
+            f" translation {result.setup_seconds * 1000:.1f} ms"
+            + (" (compiled)" if compiled and build else " (from the cache)" if cache and cache.hit else "")
+        )
+    if options.state_json is not None:
+        try:
+            options.state_json.write_text(json.dumps(result.state(), indent=2) + "\n")
+        except OSError as e:
+            error(f"{options.state_json}: {e.strerror or e}")
+            return 1
+    if outcome.exit_code:
+        error(f"{options.programs[0]}: {outcome.message}")
+    return outcome.exit_code
+
+
+def engine_builder(
+    compiled: Compiled | None, engine: str, no_cache: bool
+) -> tuple[Callable[[Machine], Engine] | None, TranslationCache | None]:
+    """How to build the engine: from the compiled file's translations, through the cache, or
+    (None) as usual; and the cache, to tell whether it had the translations."""
+    if compiled is not None:
+        from .saved import restored
+
+        saved = compiled.engines.get(engine)
+        return (None if saved is None else lambda machine: restored(machine, saved, engine)), None
+    if engine == "interp" or no_cache:
+        return None, None
+    from .cache import TranslationCache, cache_directory, disabled_by_environment
+
+    if disabled_by_environment():
+        return None, None
+    cache = TranslationCache(cache_directory(), _warn)
+    return (lambda machine: cache.build(machine, engine, ENGINES[engine])), cache  # type: ignore[arg-type,return-value]
+
+
+#: Options that take a value, by name: how to read a value typer would take unchanged
+#: (None: not such a value, so typer must say what is wrong with it).
+_DIGITS = re.compile(r"0|[1-9][0-9]*")
+
+
+def _engine(text: str) -> str | None:
+    return text if text in ENGINES else None
+
+
+def _edition(text: str) -> int | None:
+    return int(text) if text in ("2", "3") else None
+
+
+def _count(text: str) -> int | None:
+    return int(text) if _DIGITS.fullmatch(text) else None
+
+
+def _address(text: str) -> int | None:
+    try:
+        return parse_address(text)
+    except ValueError:
+        return None
+
+
+def _path(text: str) -> Path | None:
+    return Path(text) if text and not text.startswith("-") else None
+
+
+def _file(text: str) -> Path | None:
+    """--input is a file: typer refuses a directory."""
+    return None if os.path.isdir(text) else _path(text)
+
+
+_VALUES = {
+    "--engine": ("engine", _engine),
+    "--edition": ("edition", _edition),
+    "--pc": ("pc", _address),
+    "--max-steps": ("max_steps", _count),
+    "--input": ("input_file", _file),
+    "--state-json": ("state_json", _path),
+    "--os-image": ("os_image", _path),
+}
+_FLAGS = {"--stats": "stats", "--os": "full_system", "--no-cache": "no_cache"}
+
+
+def parse_run(args: Sequence[str]) -> RunOptions | None:
+    """The options of `run ARGS...` when they are plain; None for typer to parse."""
+    programs: list[Path] = []
+    values: dict[str, object] = {}
+    rest = iter(args)
+    for arg in rest:
+        name, equals, inline = arg.partition("=")
+        if name in _VALUES and name not in values:
+            text = inline if equals else next(rest, None)
+            key, read = _VALUES[name]
+            value = None if text is None else read(text)
+            if value is None:
+                return None
+            values[name] = (key, value)
+        elif arg in _FLAGS and arg not in values:
+            values[arg] = (_FLAGS[arg], True)
+        elif (program := _path(arg)) is not None and program.suffix.lower() != ".pyc":
+            programs.append(program)
+        else:
+            return None
+    if not programs:
+        return None
+    return RunOptions(programs, **dict(values.values()))  # type: ignore[arg-type]
+
+
+def main() -> None:
+    """`lc3jit`: a plain run here, everything else through the typer CLI."""
+    args = sys.argv[1:]
+    options = parse_run(args[1:]) if args[:1] == ["run"] else None
+    if options is None:
+        from .cli import main as typer_main
+
+        typer_main()
+        return
+    try:
+        code = run_program(options)
+    except KeyboardInterrupt:  # as typer ends a command interrupted outside the run
+        code = 130
+    except OSError as e:
+        if e.errno != errno.EPIPE:
+            raise
+        # As typer ends on a closed pipe: exit 1, and nothing more written to it at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 1
+    sys.exit(code)

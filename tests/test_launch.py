@@ -1,0 +1,132 @@
+"""The `lc3jit` entry point: a plain `run` without typer, the same to the user as through typer."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lc3jit.launch import RunOptions, parse_run
+
+EXAMPLES = Path(__file__).parent.parent / "examples"
+PROGRAMS = Path(__file__).parent / "programs"
+HELLO = str(EXAMPLES / "hello.obj")
+ECHO = str(EXAMPLES / "echo.obj")
+
+#: The whole CLI through typer, as `lc3jit.cli` runs it when the fast path declines.
+THROUGH_TYPER = "import sys; from lc3jit.cli import main; sys.argv[0] = 'lc3jit'; main()"
+#: The entry point, noting at exit whether it imported typer (in the file `typer-imported`).
+ENTRY_POINT = (
+    "import atexit, pathlib, sys; from lc3jit.launch import main;"
+    " atexit.register(lambda: pathlib.Path('typer-imported').write_text(str('typer' in sys.modules)));"
+    " sys.argv[0] = 'lc3jit'; main()"
+)
+
+
+def process(code: str, args: list[str], tmp_path: Path, keys: bytes = b"") -> tuple[int, str, str]:
+    """Exit code, stdout and stderr of `python -c code run ARGS`, in tmp_path, with a
+    translation cache of its own that each call starts empty (so both ways translate)."""
+    cache = tmp_path / "cache"
+    shutil.rmtree(cache, ignore_errors=True)
+    done = subprocess.run(
+        [sys.executable, "-c", code, "run", *args],
+        input=keys,
+        capture_output=True,
+        cwd=tmp_path,
+        env={**os.environ, "XDG_CACHE_HOME": str(cache)},
+        timeout=120,
+        check=False,
+    )
+    return done.returncode, done.stdout.decode(), done.stderr.decode()
+
+
+def both_ways(args: list[str], tmp_path: Path, keys: bytes = b"") -> tuple[tuple[int, str, str], bool]:
+    """What the user sees through typer; and whether the entry point, showing the same, used typer."""
+    expected = process(THROUGH_TYPER, args, tmp_path, keys)
+    (tmp_path / "state.json").unlink(missing_ok=True)
+    seen = [expected, process(ENTRY_POINT, args, tmp_path, keys)]
+    if "--stats" in args:  # times differ from run to run
+        seen = [(code, out, re.sub(r"[0-9.]+", "N", err)) for code, out, err in seen]
+    assert seen[1] == seen[0]
+    return expected, (tmp_path / "typer-imported").read_text() == "True"
+
+
+@pytest.mark.parametrize(
+    ("args", "keys"),
+    [
+        ([HELLO], b""),
+        ([HELLO, "--engine", "interp"], b""),
+        (["--engine=blocks", HELLO, "--max-steps", "3"], b""),
+        ([ECHO, "--max-steps=0", "--engine", "regions"], b""),
+        ([HELLO, "--stats", "--edition", "2"], b""),
+        ([HELLO, "--stats", "--no-cache", "--engine", "blocks"], b""),
+        (["--os", HELLO, "--pc", "x3000"], b""),
+        ([ECHO, "--input", str(EXAMPLES / "echo.asm")], b""),
+        ([ECHO], b"typed keys\n"),
+        ([ECHO], b""),  # input ends: exit 5
+        (["missing.obj"], b""),
+        ([str(PROGRAMS / "all_traps.asm"), "--os-image", HELLO, "--max-steps", "50"], b""),
+    ],
+)
+def test_plain_runs_skip_typer_and_look_the_same(args: list[str], keys: bytes, tmp_path: Path) -> None:
+    _, used_typer = both_ways(args, tmp_path, keys)
+    assert not used_typer
+
+
+def test_state_json_is_the_same_without_typer(tmp_path: Path) -> None:
+    args = [HELLO, "--state-json", "state.json", "--engine", "blocks"]
+    process(THROUGH_TYPER, args, tmp_path)
+    expected = (tmp_path / "state.json").read_text()
+    _, used_typer = both_ways(args, tmp_path)
+    assert (tmp_path / "state.json").read_text() == expected
+    assert not used_typer
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--help"],
+        [HELLO, "--engine", "nope"],
+        [HELLO, "--max-steps", "-1"],
+        [HELLO, "--max-steps", "012"],
+        [HELLO, "--engine", "interp", "--engine", "blocks"],
+        ["--eng", "interp", HELLO],
+        [HELLO, "--", "more"],
+        [HELLO, "--pc", "x10000"],
+        [HELLO, "--edition", "4"],
+        [HELLO, "--input", "."],
+        [HELLO, "--stats=yes"],
+        [HELLO, "--engine"],
+        [HELLO, "--trace", "-"],
+        [str(EXAMPLES / "hello.pyc")],
+        [],
+    ],
+)
+def test_other_command_lines_go_to_typer(args: list[str], tmp_path: Path) -> None:
+    assert parse_run(args) is None
+    (code, _, err), used_typer = both_ways(args, tmp_path)
+    assert used_typer
+    assert code in (0, 1, 2), err  # help, a usage error, or (after --) a missing file
+
+
+def test_parse_reads_every_option() -> None:
+    args = ["a.obj", "--engine", "interp", "--edition=2", "--pc", "x3001", "--max-steps", "10"]
+    args += ["--input", "keys", "--stats", "--state-json", "s.json", "--os", "--os-image", "os.obj", "b.asm"]
+    assert parse_run([*args, "--no-cache"]) == RunOptions(
+        [Path("a.obj"), Path("b.asm")], "interp", 2, 0x3001, 10, Path("keys"), True, Path("s.json"), True,
+        Path("os.obj"), True,
+    )  # fmt: skip
+
+
+def test_the_fast_path_uses_the_translation_cache(tmp_path: Path) -> None:
+    """The second plain run of a program loads what the first saved."""
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    command = [sys.executable, "-m", "lc3jit", "run", HELLO, "--stats"]
+    runs = [subprocess.run(command, capture_output=True, env=env, timeout=120, check=True) for _ in range(2)]
+    assert b"(from the cache)" not in runs[0].stderr
+    assert b"(from the cache)" in runs[1].stderr
