@@ -226,10 +226,6 @@ class Simulator:
             raise KeyError(f"no label {where!r} in the program")
         return value
 
-    def label_at(self, address: int) -> str | None:
-        """The first label naming this address, if any."""
-        return next((name for name, a in self.symbols.items() if a == address), None)
-
     @property
     def engine(self) -> Engine:
         """The engine, built (translating ahead of time) on first use."""

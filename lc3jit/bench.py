@@ -2,6 +2,8 @@
 
 Runs alternate between engines (interp, blocks, interp, blocks, ...) so that a slow spell
 of a shared machine falls on all of them alike, and the median of the runs is reported.
+An engine named ENGINE@LOC runs under the debugger with a breakpoint at LOC, continued
+through at each hit: what breakpoints cost, checked like any engine.
 Every run of every engine must end in the same output, architectural state, memory,
 instruction count and stop reason as the first engine's first run: a benchmark of a
 wrong translation is worthless, so a difference is an `MismatchError`, not a footnote.
@@ -45,6 +47,7 @@ the ahead-of-time translation (null for the floor).
 from __future__ import annotations
 
 import importlib.util
+import io
 import json
 import os
 import platform
@@ -66,7 +69,7 @@ from runtime.errors import LC3Error
 from runtime.loader import Image
 
 from .capture import CapturedConsole
-from .session import boot, run_machine
+from .session import RunResult, boot, run_machine
 
 FORMAT_VERSION = 1
 FLOOR = "python"  # the name of the floor's row
@@ -152,9 +155,42 @@ def observe(
 ) -> tuple[Observation, float, float | None]:
     """One run of one engine: what it ended with, its running time and its setup time."""
     console = CapturedConsole(keys)
-    result = run_machine(boot(images, console, edition), engine)
+    if BREAK in engine:
+        result = run_with_breakpoint(images, engine, console, edition)
+    else:
+        result = run_machine(boot(images, console, edition), engine)
     state = result.state()
     return Observation(console.output, state, tuple(result.machine.mem)), result.seconds, result.setup_seconds
+
+
+#: ENGINE@LOC in --engines: the engine with a breakpoint at LOC (a label or an address).
+BREAK = "@"
+
+
+def run_with_breakpoint(
+    images: Sequence[Image], spec: str, console: CapturedConsole, edition: int
+) -> RunResult:
+    """ENGINE@LOC: run under the debugger with a breakpoint at LOC, continuing each time it is
+    hit, so the run ends as the engine's own does: what breakpoints cost (`lc3jit debug`)."""
+    from .api import Simulator  # the debugger only for the runs that ask for it
+    from .debugger import Debugger
+
+    engine, _, location = spec.partition(BREAK)
+    start = time.perf_counter()
+    debugger = Debugger(
+        lambda: Simulator(*images, engine=engine, edition=edition, console=console), io.StringIO()
+    )
+    sim = debugger.sim
+    try:
+        address = sim.address(location)
+    except (KeyError, ValueError):
+        raise LC3Error(f"{images[0].name}: no label or address {location!r} for {spec}") from None
+    debugger.execute(f"break x{address:04X}")
+    ready = time.perf_counter()
+    outcome = debugger.go()
+    while outcome.reason == "breakpoint":
+        outcome = debugger.go()
+    return RunResult(outcome, sim.machine, sim.engine, time.perf_counter() - ready, ready - start)
 
 
 def observe_process(
@@ -163,6 +199,8 @@ def observe_process(
     """One run as a user starts it, `lc3jit run` in a process of its own, start-up included:
     its output and final state (memory stays inside the process), and its CPU time (user
     and system: on a shared machine, steadier than the time on the clock)."""
+    if BREAK in engine:
+        raise LC3Error(f"{program}: {engine}: a breakpoint is timed in this process only, not with --process")
     with tempfile.TemporaryDirectory() as folder:
         state_path = Path(folder) / "state.json"
         command = [sys.executable, "-m", "lc3jit", "run", program, "--engine", engine]

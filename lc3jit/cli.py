@@ -516,8 +516,9 @@ def _saved_build(compiled: Compiled, engine: str) -> Callable[[Machine, bool], D
 
 
 def _engine_list(value: str) -> list[str]:
+    """Engine names, each perhaps with @LOC: that engine with a breakpoint at LOC."""
     names = [name.strip() for name in value.split(",") if name.strip()]
-    unknown = [name for name in names if name not in ENGINES]
+    unknown = [name for name in names if name.partition(bench.BREAK)[0] not in ENGINES]
     if unknown or not names:
         raise typer.BadParameter(f"no engine {', '.join(unknown)!r}; choose from {', '.join(ENGINES)}")
     return names
@@ -530,7 +531,12 @@ def bench_command(
     ],
     input_file: InputFile = None,
     engines: Annotated[
-        str | None, typer.Option("--engines", help="Comma-separated engine names (default: all).")
+        str | None,
+        typer.Option(
+            "--engines",
+            help="Comma-separated engine names (default: all); ENGINE@LOC runs ENGINE under the debugger"
+            " with a breakpoint at LOC (a label or address), continued through at each hit.",
+        ),
     ] = None,
     repeat: Annotated[
         int, typer.Option("--repeat", min=1, help="Runs of each engine; the median counts.")

@@ -279,3 +279,20 @@ def test_readme_table_from_bench_json(tmp_path: Path) -> None:
     )
     assert cells[6] == f"{engines['regions']['time_over_floor']:.2f}"
     assert lines[5].startswith(f"| geometric mean |  |  | x{engines['blocks']['ratio_to_interp']:.2f} ")
+
+
+def test_an_engine_with_a_breakpoint_ends_as_the_engine_does() -> None:
+    """ENGINE@LOC: under the debugger, continued through each of PRINT_DEC's 20 hits, the run
+    must end with the same output, state, memory and count as the others (bench checks)."""
+    document = bench_json(EXAMPLES / "fib.asm", "--engines", "interp,regions@PRINT_DEC,blocks@x3004")
+    [program] = document["programs"]
+    assert [e["engine"] for e in program["engines"]] == ["interp", "regions@PRINT_DEC", "blocks@x3004"]
+    assert program["stop_reason"] == "halt"
+    assert program["output"].endswith("4181\nHALT\n")
+    result = lc3jit("bench", EXAMPLES / "fib.asm", "--engines", "regions@NOWHERE", "--repeat", "1")
+    assert result.exit_code == 1
+    assert (
+        result.stderr
+        == f"lc3jit: {EXAMPLES / 'fib.asm'}: no label or address 'NOWHERE' for regions@NOWHERE\n"
+    )
+    assert lc3jit("bench", EXAMPLES / "fib.asm", "--engines", "fast@NEXT").exit_code == 2
