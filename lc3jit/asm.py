@@ -231,8 +231,9 @@ class _Assembler:
                 f"no .END for the .ORIG on line {self.block.line}",
             )
             self.close_block()
-        if not self.blocks and not self.diagnostics:
-            self.report(_Statement(1, self.lines[0]), 1, "no .ORIG directive: nothing to assemble")
+        if not self.blocks and not self.error_count():
+            found = "no words" if self.diagnostics else "no .ORIG directive"
+            self.report(_Statement(1, self.lines[0]), 1, f"{found}: nothing to assemble")
 
     def lay_out(self, statement: _Statement) -> bool:
         """Pass 1 for one line; True when it is an .END."""
@@ -266,8 +267,9 @@ class _Assembler:
 
     def close_block(self) -> None:
         block, self.block = self.block, None
-        if not block.words and self.error_count() == block.errors_before:  # else it is why
-            self.report(_Statement(block.line, self.lines[block.line - 1]), 1, ".ORIG block with no words")
+        if not block.words:  # lc3as and others take it: nothing to load
+            if self.error_count() == block.errors_before:  # else the errors are why
+                self.warn(_Statement(block.line, self.lines[block.line - 1]), 1, ".ORIG block with no words")
         elif not block.overflowed:
             self.blocks.append(block)
 
@@ -287,6 +289,8 @@ class _Assembler:
         block = self.block
         if op == ".BLKW":
             count = self.single_number(statement, 0, WORD_MASK)
+            if count == 0:  # lc3as takes it and writes nothing: so do we, but say so
+                self.warn(statement, statement.operands[0].column, ".BLKW 0 reserves no words")
             self.place(statement, [0] * (count or 0))
         elif op == ".STRINGZ":
             self.place(statement, self.string(statement))
@@ -428,12 +432,13 @@ class _Assembler:
     def fit(self, statement: _Statement, operand: Field, token: Token, value: int) -> int | None:
         """A literal for a field, as lc3as reads it: a 16-bit pattern with the top bit set is
         negative, and a value that fits only unsigned keeps its low bits (with a warning)."""
-        if 0x8000 <= value <= WORD_MASK:
+        decimal = _DECIMAL.fullmatch(token.text) is not None  # a number, not a bit pattern
+        if 0x8000 <= value <= WORD_MASK and not decimal:
             value -= 1 << 16
         if operand.fits(value):
             return value
         low, high = _bounds(operand)
-        if -(1 << (operand.width - 1)) <= value < 1 << operand.width:
+        if not decimal and -(1 << (operand.width - 1)) <= value < 1 << operand.width:
             kept = operand.extract(operand.insert(value))
             self.warn(
                 statement,
@@ -446,6 +451,11 @@ class _Assembler:
             statement, token.column, f"{token.text} is out of range for {operand.name} ({low} to {high})"
         )
         return None
+
+
+#: A decimal literal: out of a field's range it is an error; hex and binary literals are bit
+#: patterns, which keep their low bits (with a warning) as lc3as does.
+_DECIMAL = re.compile(r"#?-?[0-9]+")
 
 
 def _odd_escape(text: str) -> bool:
@@ -537,10 +547,13 @@ def _split(number: int, text: str) -> tuple[_Statement, list[tuple[int, str]]]:
         op, tokens = tokens[0], tokens[1:]
         operands, operand_problems = _operands(tokens)
         if op.kind != "word" or not is_keyword(op.text):
-            # "FOO R1": FOO is the unknown instruction, not a label before R1.
             looks_like_operand = _kind(op) == "register" or parse_number(op.text) is not None
-            culprit = first if statement.label is first and looks_like_operand else op
-            problems.append((culprit.column, f"unknown instruction or directive {culprit.text}"))
+            if statement.label is first and looks_like_operand:
+                # "FOO R1, R2": FOO is the unknown instruction, not a label before R1; the
+                # rest says nothing more (no label to define, no operands to check).
+                statement.label = None
+                return statement, [(first.column, f"unknown instruction or directive {first.text}")]
+            problems.append((op.column, f"unknown instruction or directive {op.text}"))
         elif not operand_problems:
             statement.op, statement.operands = op, operands
         problems += operand_problems
@@ -608,6 +621,8 @@ def assemble_file(path: Path) -> Assembly:
         raise LoadError(path, e.strerror or str(e)) from None
     if len(data) > 64 * MAX_OBJ_BYTES:
         raise LoadError(path, "too large for an LC-3 source file")
+    if b"\0" in data:
+        raise LoadError(path, "a binary file, not assembly text (an .obj? name it so)")
     return assemble(data, str(path))
 
 
@@ -637,6 +652,14 @@ def write_outputs(assembly: Assembly, obj: Path) -> list[Path]:
     """Write each block's .obj and .sym; the .obj paths written, in block order."""
     paths = output_paths(obj, len(assembly.images))
     for image, path in zip(assembly.images, paths, strict=True):
-        path.write_bytes(obj_bytes(image))
-        path.with_suffix(".sym").write_text(sym_text(image.symbols))
+        _write(path, obj_bytes(image))
+        _write(path.with_suffix(".sym"), sym_text(image.symbols).encode())
     return paths
+
+
+def _write(path: Path, data: bytes) -> None:
+    """Write a file; an OSError names it even when the write, not the open, failed (a full disk)."""
+    try:
+        path.write_bytes(data)
+    except OSError as e:
+        raise OSError(e.errno, e.strerror, str(path)) from e

@@ -39,9 +39,12 @@ from .session import (
 )
 
 EXIT_CODES_HELP = """
-Exit codes: 0 after HALT; 1 load or assembly error; 2 usage error; 3 machine fault
+Exit codes: 0 after HALT; 1 load or assembly error, or output not written; 2 usage
+error; 3 machine fault
 (illegal opcode, unknown trap vector with no OS); 4 step limit reached; 5 input ended
-while the program waited for a key; 130 interrupted (Ctrl-C).
+while the program waited for a key; 129 SIGHUP; 130 interrupted (Ctrl-C); 141 output
+pipe closed; 143 SIGTERM. The output is written as the program prints; --stats and
+--state-json give the exact state however the run ends.
 """
 
 app = typer.Typer(

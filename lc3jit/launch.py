@@ -128,7 +128,7 @@ def run_program(options: RunOptions, compiled: Compiled | None = None) -> int:
         except OSError as e:
             error(f"{options.state_json}: {e.strerror or e}")
             return 1
-    if outcome.exit_code:
+    if outcome.exit_code and outcome.message:  # a broken pipe ends quietly, as Unix tools do
         error(f"{options.programs[0]}: {outcome.message}")
     return outcome.exit_code
 

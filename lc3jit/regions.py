@@ -213,6 +213,9 @@ class RegionCompiler(BlockCompiler):
             for b in blocks
         }
         self.checks = self.budget_checks()  # start -> room the block checks for
+        # Out of budget, the region leaves at a block that checks (a loop head): entered
+        # there again, it runs on in this code, not in a region translated from there.
+        self.entries = [*entries, *sorted(self.checks.keys() - set(entries))]
         self.paid_by = self.prepaid()  # block start -> the block that counts it
         self.ahead = self.chains()  # block start -> instructions after it that its count paid
         self.way_out = Label()
@@ -603,13 +606,15 @@ class RegionTranslator(BlockTranslator):
     def translate_region(self, dispatcher: Dispatcher, blocks: list[Block]) -> list[Translation]:
         """One code object; a function for each entry, told apart by its default `entry`."""
         entries = region_entries(blocks)
+        compiler = RegionCompiler(blocks, entries, self.edition, self.access_control, self.hints)
+        entries = compiler.entries
         sites = {b.end for b in blocks if hinted_site(b)}
         key = (tuple((b.start, *(i.word for i in b.instructions)) for b in blocks), *entries)
         learnt = ((site, *self.hints[site]) for site in sorted(sites & self.hints.keys()))
         key += (self.edition, self.access_control, *learnt)  # code differs with what jumps learnt
         code = shared_code.get(key) if shared_code is not None else None
         if code is None:
-            code = RegionCompiler(blocks, entries, self.edition, self.access_control, self.hints).compile()
+            code = compiler.compile()
             if shared_code is not None:
                 shared_code[key] = code
         root = blocks[0].start

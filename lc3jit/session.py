@@ -19,6 +19,7 @@ from runtime.interp import Interpreter
 from runtime.loader import Image, load_image_file
 from runtime.machine import Machine
 from runtime.outcome import Outcome
+from runtime.signals import stop_on_signals
 
 
 class Runnable(Protocol):
@@ -149,19 +150,26 @@ def run_machine(
     max_steps: int | None = None,
     build: Callable[[Machine], Engine] | None = None,
 ) -> RunResult:
-    """Build the engine (timed apart) and run it inside the console's raw mode.
+    """Build the engine (timed apart, the ending signals already stopping it) and run it.
 
     `build` builds it instead of ENGINES (from saved translations: a compiled file, the cache).
     """
-    start = time.perf_counter()
-    engine = (build or ENGINES[engine_name])(machine)
-    return run_engine(engine, max_steps, time.perf_counter() - start)
+    with stop_on_signals(machine):
+        start = time.perf_counter()
+        engine = (build or ENGINES[engine_name])(machine)
+        return run_engine(engine, max_steps, time.perf_counter() - start)
 
 
 def run_engine(engine: Runnable, max_steps: int | None = None, setup_seconds: float = 0.0) -> RunResult:
-    """Run an engine already built (and perhaps run before) inside the console's raw mode."""
+    """Run an engine already built (and perhaps run before) with the console running (raw
+    keys, output streamed) and the ending signals stopping it exactly. An ending requested
+    from outside (a signal, a display that cannot be written) is the run's outcome, even
+    when the program stopped on its own meanwhile: its output is incomplete. It is then
+    cleared, so that the engine may run on (a debugger after Ctrl-C)."""
     machine = engine.machine
-    start = time.perf_counter()
-    with machine.console.raw_mode():
-        outcome = engine.run(max_steps)
-    return RunResult(outcome, machine, engine, time.perf_counter() - start, setup_seconds)
+    with stop_on_signals(machine):
+        start = time.perf_counter()
+        with machine.console.running():
+            outcome = machine.ending or engine.run(max_steps)
+        seconds = time.perf_counter() - start
+    return RunResult(machine.take_ending() or outcome, machine, engine, seconds, setup_seconds)

@@ -51,6 +51,7 @@ from .errors import LC3Error, LoadError
 from .isa import WORD_MASK
 from .loader import Image
 from .machine import Machine
+from .signals import stop_on_signals
 
 #: The first pair of every payload: what it is, and the version of its layout. A file
 #: whose FORMAT differs is refused (compile it again): the layout, or the contract
@@ -353,15 +354,13 @@ def main(
     if late_translator is not None:
         translator = late_translator(DEFAULT_ENGINE, machine.edition, saved.leaders, machine.access_control)
     dispatcher = long_lived(lambda m: saved_dispatcher(m, saved, translator))(machine)
-    try:
-        with console.raw_mode():
-            outcome = dispatcher.run(args.max_steps)
-    except BrokenPipeError:  # the display went away (`| head`): as `lc3jit run` ends then
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # what is left unwritten goes
-        return 1
+    try:  # as `lc3jit run`: output streamed, signals and a lost display end the run exactly
+        with stop_on_signals(machine), console.running():
+            outcome = machine.ending or dispatcher.run(args.max_steps)
+        outcome = machine.take_ending() or outcome
     finally:
         gc.unfreeze()
-    if outcome.exit_code:
+    if outcome.exit_code and outcome.message:  # a broken pipe ends quietly
         if console.mid_line and console.on_terminal and sys.stderr.isatty():
             print(file=sys.stderr)  # the message starts a line of its own
         print(f"{prog}: {outcome.message}", file=sys.stderr)

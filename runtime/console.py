@@ -3,68 +3,168 @@
 On a terminal, keys arrive when the user presses them and KBSR polls without blocking,
 as the classic C VM does with select(). From a pipe or a file the same program must run
 the same way every time, so a poll waits for the next byte: a key is "waiting" exactly
-when input remains. At the end of scripted input a poll says so (`exhausted`) and the
-machine ends the run instead of spinning forever.
+when input remains. At the end of scripted input a poll finds no key (`exhausted`).
+
+Output goes out as the program makes it, never piling up: on a terminal at every write
+(as the C VM flushes after every trap), into a pipe or a file at every newline, every
+64 KiB, and, for a line still open, within FLUSH_INTERVAL (a thread flushes it while
+`running()`). A write that fails (a reader gone, a full disk, a closed descriptor) is
+reported once, through `when_lost`, and later output is dropped: the machine ends the
+run at its next instruction.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import select
 import sys
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from typing import BinaryIO
+
+from .errors import StopRequested
 
 try:
     import termios
 except ImportError:  # pragma: no cover - not on POSIX
     termios = None  # type: ignore[assignment]
 
+#: Seconds an unfinished line waits at most before it is written to a pipe or a file.
+FLUSH_INTERVAL = 0.05
+#: Bytes held at most before they are written, whatever the program prints.
+FLUSH_SIZE = 1 << 16
+#: Seconds a wait for a key sleeps in select() between looks at whether the run must end.
+WAIT_SLICE = 0.05
+
+
+class ClosedDisplay:
+    """The display when the process has no stdout (`>&-`): every write fails as write(2) would."""
+
+    def write(self, data: bytes) -> int:
+        raise OSError(errno.EBADF, "stdout is closed")
+
+    def flush(self) -> None:
+        """Nothing is held."""
+
+    def isatty(self) -> bool:
+        return False
+
+
+class FdDisplay:
+    """A file descriptor written directly: an error shows at once, nothing is held back."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def write(self, data: bytes) -> int:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self.fd, view) :]
+        return len(data)
+
+    def flush(self) -> None:
+        """Nothing is held."""
+
+    def isatty(self) -> bool:
+        return os.isatty(self.fd)
+
 
 class Console:
-    """Byte streams for the keyboard and the display, with output buffered until input."""
+    """Byte streams for the keyboard and the display."""
 
     def __init__(self, keyboard: BinaryIO | None, display: BinaryIO, interactive: bool = False) -> None:
         self._keyboard = keyboard
+        self._keyboard_fd: int | None = None  # read unbuffered, so that select() sees what is left
+        with contextlib.suppress(AttributeError, OSError, ValueError):
+            self._keyboard_fd = keyboard.fileno()  # type: ignore[union-attr]
         self._display = display
         self._interactive = interactive
         self._pending: int | None = None  # a byte read ahead by a scripted poll
-        self._out = bytearray()
+        self._out = bytearray()  # only ever changed in place: the flusher thread holds it too
+        self._flushing = threading.Lock()  # one writer at a time, in order
         self.exhausted = keyboard is None
-        # On a terminal, a program that prints while it computes shows each line at once.
         self.on_terminal = display.isatty()
-        self.mid_line = False  # did the output so far stop in the middle of a line?
+        self._flushed = 0  # bytes passed to the display (or lost with it)
+        self._line_ended = True  # did the last of them end a line (or is there none)?
+        self.lost: OSError | None = None  # why the display could not be written
+        self.when_lost: Callable[[OSError], None] | None = None
+        self.stop_requested = False  # set by the machine: waits for a key give up
 
     @classmethod
     def for_process(cls, input_path: str | None = None) -> Console:
-        """stdin/stdout, or a file as the keyboard; interactive only on a terminal."""
-        display = sys.stdout.buffer
+        """stdin/stdout, or a file as the keyboard; interactive only on a terminal.
+
+        Closed stdin reads as no input at all; closed stdout fails at the first write.
+        """
+        display: BinaryIO
+        if sys.stdout is None:  # Python's stdout when descriptor 1 is closed
+            display = ClosedDisplay()  # type: ignore[assignment]
+        else:
+            display = sys.stdout.buffer
+            with contextlib.suppress(AttributeError, OSError, ValueError):
+                display.flush()
+                display = FdDisplay(display.fileno())  # type: ignore[assignment]
         if input_path is not None:
             return cls(open(input_path, "rb"), display)  # the file lives as long as the run
+        if sys.stdin is None:
+            return cls(None, display)
         stdin = sys.stdin.buffer
         return cls(stdin, display, interactive=stdin.isatty())
 
     def write(self, data: bytes) -> None:
-        self._out += data
-        if data:
-            self.mid_line = not data.endswith(b"\n")
-        if self.on_terminal and b"\n" in data:
+        out = self._out
+        out += data  # in place: the flusher thread holds the same bytearray
+        if self.on_terminal or 0x0A in data or len(out) >= FLUSH_SIZE:
             self.flush()
 
-    def flush(self) -> None:
-        if self._out:
-            self._display.write(self._out)
-            self._out.clear()
-        self._display.flush()
+    @property
+    def mid_line(self) -> bool:
+        """Did the output so far stop in the middle of a line?"""
+        return bool(self._out) or not self._line_ended
 
-    def key_ready(self) -> bool:
-        """Is a key waiting? Never blocks on a terminal; waits for the next byte of a script."""
+    @mid_line.setter
+    def mid_line(self, value: bool) -> None:
+        """Someone else (a debugger sharing the terminal) ended the line, or opened one."""
+        self.flush()
+        self._line_ended = not value
+
+    @property
+    def bytes_written(self) -> int:
+        """Bytes the program has written so far (held ones included, lost ones too)."""
+        return self._flushed + len(self._out)
+
+    def flush(self) -> None:
+        with self._flushing:
+            if self.lost is not None:
+                self._flushed += len(self._out)
+                self._out.clear()
+                return
+            try:
+                if self._out:
+                    data = bytes(self._out)
+                    del self._out[: len(data)]
+                    self._flushed += len(data)
+                    self._line_ended = data[-1] == 0x0A
+                    self._display.write(data)
+                self._display.flush()
+            except OSError as error:
+                self.lost = error
+            else:
+                return
+        if self.when_lost is not None:
+            self.when_lost(self.lost)
+
+    def key_ready(self, wait: float = 0.0) -> bool:
+        """Is a key waiting? A terminal is looked at for up to `wait` seconds (returning
+        as soon as a key comes); a script gives its next byte at once."""
         if self._pending is None and not self.exhausted:
-            if self._interactive and not select.select([self._keyboard], [], [], 0)[0]:
+            if self._interactive:
                 if self._out:  # a program polling for a key waits for the user, who must see the screen
                     self.flush()
-                return False
+                if not self._select(wait):
+                    return False
             self._pending = self._read_byte()
         return self._pending is not None
 
@@ -75,16 +175,63 @@ class Console:
             return key
         return None if self.exhausted else self._read_byte()
 
+    def _select(self, timeout: float) -> bool:
+        """Can the keyboard be read within timeout (None: however long it takes)?
+
+        Long waits go in slices, so that an ending requested meanwhile (a signal: Python
+        retries select() after its handler) is seen within WAIT_SLICE: StopRequested.
+        """
+        if self._keyboard_fd is None:  # an in-memory script: always readable
+            return True
+        while True:
+            slice_ = WAIT_SLICE if timeout is None else min(timeout, WAIT_SLICE)
+            if select.select([self._keyboard_fd], [], [], slice_)[0]:
+                return True
+            if self.stop_requested:
+                raise StopRequested
+            if timeout is not None:
+                timeout -= slice_
+                if timeout <= 0:
+                    return False
+
     def _read_byte(self) -> int | None:
         self.flush()
         keyboard = self._keyboard
         assert keyboard is not None  # not exhausted, so there is a keyboard
-        # On a terminal, read the fd unbuffered: what select() saw is what we read.
-        data = os.read(keyboard.fileno(), 1) if self._interactive else keyboard.read(1)
+        self._select(None)
+        try:
+            fd = self._keyboard_fd
+            data = keyboard.read(1) if fd is None else os.read(fd, 1)
+        except OSError:  # unreadable (a directory, a descriptor open for writing): no more keys
+            data = b""
         if not data:
             self.exhausted = True
             return None
         return data[0]
+
+    @contextlib.contextmanager
+    def running(self) -> Iterator[None]:
+        """The console for a run: raw keys on a terminal, and a line left open in a pipe
+        or a file written within FLUSH_INTERVAL; everything written and restored after."""
+        if self.on_terminal:
+            with self.raw_mode():
+                yield
+            return
+        done = threading.Event()
+
+        def flush_open_lines() -> None:
+            while not done.wait(FLUSH_INTERVAL):
+                if self._out:
+                    self.flush()
+
+        flusher = threading.Thread(target=flush_open_lines, name="lc3jit-flush", daemon=True)
+        flusher.start()
+        try:
+            with self.raw_mode():
+                yield
+        finally:
+            done.set()
+            flusher.join()
 
     @contextlib.contextmanager
     def raw_mode(self) -> Iterator[None]:

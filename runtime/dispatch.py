@@ -23,11 +23,11 @@ import time
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
-from .errors import Leave, Stop
-from .interp import Interpreter
+from .errors import Leave, Stop, StopRequested
+from .interp import Interpreter, stop_requested
 from .isa import POSITIVE, WORD_MASK
 from .machine import ILLEGAL_OPCODE, WATCH_TRANSLATED, Machine
-from .outcome import INTERRUPTED, UNLIMITED, Outcome
+from .outcome import UNLIMITED, Outcome
 from .traps import trap
 
 #: How often a block may be invalidated by stores before its words stay interpreted.
@@ -45,6 +45,9 @@ TRANSLATION_ALLOWANCE = 0.05
 INTERPRET_AT = 0x10000
 #: While keyboard interrupts are enabled, the most instructions a region runs per call.
 INTERRUPT_SLICE = 1000
+#: Otherwise: a region comes back this often (a few milliseconds), so that a requested
+#: stop (a signal, a lost display) is taken soon, at an exact instruction.
+RUN_SLICE = 1 << 20
 
 
 class LeaveBlock(Leave):
@@ -103,6 +106,7 @@ class Dispatcher:
         self.region_count = [0]  # instructions the last region ran
         self.globals = self._block_globals()
         machine.code_write_hooks.append(self._code_written)
+        machine.stop_hooks.append(self._stop)
 
     def _block_globals(self) -> dict[str, object]:
         """What generated code may name: the machine's state and the slow paths."""
@@ -128,6 +132,12 @@ class Dispatcher:
     def install(self, translation: Translation) -> None:
         self.install_entries([translation])
 
+    def _enter(self, translation: Translation) -> None:
+        """The table's entry at the translation's start."""
+        start = translation.start
+        self.table[start] = translation.function if self.runs is None else self._counted(translation)
+        self.sizes[start] = translation.length
+
     def install_entries(self, translations: Sequence[Translation]) -> None:
         """Install translations that cover the same words (the entries of one region):
         each word is marked once, however many entries there are."""
@@ -136,8 +146,7 @@ class Dispatcher:
             if self.stops:
                 self.cut.add(start)
             self.blocks[start] = translation
-            self.table[start] = translation.function if self.runs is None else self._counted(translation)
-            self.sizes[start] = translation.length
+            self._enter(translation)
         starts = {translation.start for translation in translations}
         watch, covering = self.machine.watch, self.covering
         for word in translations[0].covered():
@@ -265,6 +274,19 @@ class Dispatcher:
             if start not in self.blocks and start not in self.stops:
                 self._settle(start)
 
+    def _stop(self, on: bool) -> None:
+        """A stop was requested: whatever the loop calls next raises StopRequested (the
+        table first: an entry whose size is already read gets the stopper, never a
+        function of another size). Or no longer: the translations back in the table, the
+        breakpoints' steps too, and every other PC cold again."""
+        self.table[:] = [stop_requested if on else self._miss] * len(self.table)
+        self.sizes[:] = [1] * len(self.sizes)
+        if not on:
+            for translation in self.blocks.values():
+                self._enter(translation)
+            for pc in self.stops:
+                self.table[pc] = self.interpreter.steps[pc]
+
     def left_through(self, site: int, target: int) -> None:
         """Translated code left through the JMP or JSRR at site for target (every so many
         times: a sample); a translator that learns targets is told."""
@@ -294,14 +316,14 @@ class Dispatcher:
         limit = UNLIMITED if max_steps is None else max_steps
         pc = start = m.pc
         done = size = 0
-        slice_ = INTERRUPT_SLICE if m.kbsr_ie else UNLIMITED
+        slice_ = INTERRUPT_SLICE if m.kbsr_ie else RUN_SLICE
         self.started, self.translating = time.perf_counter(), 0.0
         try:
             while True:
                 try:
                     while True:
                         start = pc
-                        if slice_ != UNLIMITED and done < limit and m.interrupt_pending():
+                        if slice_ == INTERRUPT_SLICE and done < limit and m.interrupt_pending():
                             size = 1  # an interrupt refused (no handler) ran nothing
                             pc = start = m.take_interrupt(pc)
                         if size := sizes[pc]:  # a block or an interpreter step
@@ -326,13 +348,15 @@ class Dispatcher:
                 except Leave as leave:
                     done += self._executed(start, size, leave.at, True)
                     pc = leave.resume_pc
-                    slice_ = INTERRUPT_SLICE if m.kbsr_ie else UNLIMITED
+                    slice_ = INTERRUPT_SLICE if m.kbsr_ie else RUN_SLICE
         except Stop as stop:
             done += self._executed(start, size, stop.at, stop.completed)
             pc = stop.resume_pc
             return Outcome.from_stop(stop)
-        except KeyboardInterrupt:
-            return INTERRUPTED
+        except StopRequested:  # before the entry at start ran anything
+            pc = start
+            assert m.ending is not None
+            return m.ending
         finally:
             m.pc = pc
             m.icount += done

@@ -69,6 +69,22 @@ class InputExhausted(Stop):
     exit_code = 5
 
 
+class StopRequested(Exception):  # noqa: N818 - control flow, not an error
+    """Raised where an engine looks for its next instruction, after something outside the
+    program (a signal, an output that cannot be written) asked the run to end: nothing of
+    that instruction has run, so the engine's state is exact. `Machine.ending` says why."""
+
+
+class Ended(Stop):
+    """A requested ending taken inside an instruction that waited for a key: the
+    instruction did not complete, so the run could go on from it."""
+
+    def __init__(self, at: int, reason: str, exit_code: int, message: str) -> None:
+        super().__init__(at, False, message)
+        self.reason = reason
+        self.exit_code = exit_code
+
+
 class Breakpoint(Stop):
     """A debugger's stop before the instruction at `at` (not executed): a breakpoint, or the
     return point of a call made through the API."""
@@ -86,4 +102,7 @@ class Watched(Stop):
 
 #: Exit codes of reasons that are not exceptions raised inside the machine.
 STEP_LIMIT_EXIT = 4
-INTERRUPTED_EXIT = 130
+#: Ended by a signal: 128 + its number, as a shell reports a process killed by it.
+SIGNAL_EXIT_BASE = 128
+#: The output could not be written (a full disk, a closed descriptor): as Unix tools do.
+OUTPUT_ERROR_EXIT = 1

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .errors import Breakpoint, Leave, Stop
+from .errors import Breakpoint, Leave, Stop, StopRequested
 from .isa import COND, WORD_MASK, Instruction, decode
 from .machine import ILLEGAL_OPCODE, IO_BASE, WATCH_DECODED, Machine, user_address
-from .outcome import INTERRUPTED, STEP_LIMIT, UNLIMITED, Outcome
+from .outcome import STEP_LIMIT, UNLIMITED, Outcome
 from .traps import trap
 
 #: One instruction, bound to its operands: called with its own address, returns the next PC.
@@ -321,6 +321,7 @@ class Interpreter:
         self.steps: list[Step] = [self._miss] * len(machine.mem)
         self.stops: set[int] = set()  # PCs to stop before: a debugger's breakpoints
         machine.code_write_hooks.append(self._forget)
+        machine.stop_hooks.append(self._stop)
 
     def set_stop(self, pc: int, on: bool) -> None:
         """Stop before the instruction at pc (a breakpoint), or no longer.
@@ -369,6 +370,13 @@ class Interpreter:
     def _forget(self, address: int, at: int) -> None:
         self.steps[address] = stop_here if address in self.stops else self._miss
 
+    def _stop(self, on: bool) -> None:
+        """A stop was requested: every next step raises StopRequested instead of running;
+        or no longer: every word is decoded again when reached, the breakpoints kept."""
+        self.steps[:] = [stop_requested if on else self._miss] * len(self.steps)
+        for pc in () if on else self.stops:
+            self.steps[pc] = stop_here
+
     def run(self, max_steps: int | None = None) -> Outcome:
         """Run until a stop or max_steps instructions; count them in machine.icount.
 
@@ -405,12 +413,18 @@ class Interpreter:
             done += ran + stop.completed
             pc = stop.resume_pc
             return Outcome.from_stop(stop)
-        except KeyboardInterrupt:
+        except StopRequested:
             done += ran
-            return INTERRUPTED
+            assert m.ending is not None
+            return m.ending
         finally:
             m.pc = pc
             m.icount += done
+
+
+def stop_requested(_: int) -> int:
+    """What every step and block becomes once a stop is requested (Machine.request_stop)."""
+    raise StopRequested
 
 
 def _noop(pc: int) -> int:

@@ -73,10 +73,19 @@ def parse_obj(path: Path) -> Image:
         raise LoadError(path, "empty file")
     if len(data) > MAX_OBJ_BYTES:
         raise LoadError(path, f"more than {MAX_OBJ_BYTES} bytes: runs past xFFFF wherever it loads")
+    if _is_text(data):  # checked first: text of an odd length would say "odd number of bytes"
+        kind = "assembly source: name it .asm" if b".orig" in data.lower() else "name it .hex or .bin"
+        raise LoadError(path, f"a text file, not an .obj of 16-bit words ({kind})")
     if len(data) % 2:
         raise LoadError(path, f"odd number of bytes ({len(data)}): an .obj holds 16-bit words")
     words = [data[i] << 8 | data[i + 1] for i in range(0, len(data), 2)]
     return Image(words[0], tuple(words[1:]), str(path))
+
+
+def _is_text(data: bytes) -> bool:
+    """Lines of printable ASCII: what an .obj never is (its origin alone has a byte
+    outside that range for every origin below x2020, and words of code many more)."""
+    return b"\n" in data and all(0x20 <= byte < 0x7F or byte in b"\t\r\n" for byte in data)
 
 
 _HEX_WORD = re.compile(r"(?:0?[xX])?([0-9a-fA-F]{1,4})")
@@ -113,11 +122,22 @@ def parse_sym(path: Path) -> dict[str, int]:
     return symbols
 
 
+#: What the file name's extension says a program file holds (`.asm` is assembled by lc3jit).
+FORMATS = (".obj", ".hex", ".bin", ".asm")
+
+
+def unknown_format(path: Path) -> LoadError:
+    found = f"extension {path.suffix!r}" if path.suffix else "no extension"
+    return LoadError(path, f"{found}: a program is {', '.join(FORMATS[:-1])} or {FORMATS[-1]}")
+
+
 def load_image_file(path: Path) -> Image:
     """An `.obj`, `.hex` or `.bin` file, with the `.sym` beside an `.obj` when there is one."""
     suffix = path.suffix.lower()
     if suffix in (".hex", ".bin"):
         return parse_text(path, binary=suffix == ".bin")
+    if suffix != ".obj":
+        raise unknown_format(path)
     image = parse_obj(path)
     sym = path.with_suffix(".sym")
     if sym.is_file():

@@ -20,8 +20,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .console import Console
-from .errors import Halted, InputExhausted, Leave, MachineFault
+from .errors import Ended, Halted, InputExhausted, Leave, MachineFault, StopRequested
 from .isa import CC_VALUE, COND, NOOP_WORDS, WORD_MASK
+from .outcome import Outcome, output_lost
 
 MEMORY_WORDS = 0x10000
 KBSR, KBDR, DSR, DDR, PSR_ADDR, MCR = 0xFE00, 0xFE02, 0xFE04, 0xFE06, 0xFFFC, 0xFFFE
@@ -53,6 +54,13 @@ WATCH_CODE = WATCH_DECODED | WATCH_TRANSLATED
 #: path, which wraps the address. Memory itself needs no guard: a negative index wraps.
 GUARD_WORDS = 32
 
+#: With scripted input used up, a KBSR read finds no key and reads 0. The program is
+#: evidently waiting for a key, and the run ends (exit 5), at the read that is the
+#: WAITING_POLLS-th in a row to find no key with nothing written to the display since.
+WAITING_POLLS = 10_000
+#: Under an OS, on a terminal, a KBSR read from system space (the OS's GETC and IN)
+#: that finds no key sleeps up to this many seconds for one, instead of spinning.
+OS_KEY_WAIT = 0.05
 #: The most no-op words an engine runs as one step (see `Machine.noop_run_end`): it sets
 #: up a run in time proportional to its length, wherever control enters it.
 MAX_NOOP_RUN = 4096
@@ -92,6 +100,8 @@ class Machine:
         self.kbsr_ie = 0
         self.kbd_latch: int | None = None  # a key seen by a KBSR poll, not yet read
         self.kbdr = 0
+        self.empty_polls = 0  # KBSR reads in a row that found no key, with nothing written since
+        self.written_at_poll = 0  # the console's bytes_written at the last of them
         self.mcr = MCR_CLOCK
         self.watch = [0] * MEMORY_WORDS + [WATCH_GUARD] * GUARD_WORDS
         for address in (KBSR, KBDR, DSR, DDR, MCR) + ((PSR_ADDR,) if edition == 3 else ()):
@@ -100,6 +110,12 @@ class Machine:
             for address in (*range(USER_BASE), *range(IO_BASE, MEMORY_WORDS)):
                 self.watch[address] |= WATCH_PROTECTED
         self.code_write_hooks: list[CodeWriteHook] = []
+        self.code_writes = 0  # stores into words some engine holds decoded or translated
+        # An ending asked for from outside the program (a signal, a lost display), and
+        # what each engine does to take it before its next instruction.
+        self.ending: Outcome | None = None
+        self.stop_hooks: list[Callable[[bool], None]] = []  # called with True to stop, False to go on
+        console.when_lost = self._output_lost
         self.observer: StoreObserver | None = None
         # Addresses the program's symbol table names (.sym or the assembler): translators
         # start blocks there. Knowledge about the loaded program, like memory contents.
@@ -164,18 +180,64 @@ class Machine:
             raise Leave(at, self.access_violation(address, at))
         return self.load(address, at)
 
-    def key_waiting(self) -> bool:
+    def request_stop(self, ending: Outcome) -> None:
+        """End the run before the next instruction, exactly, with `ending` (the first
+        asked for wins); safe from a signal handler or another thread, as the engines'
+        hooks only swap what they call next."""
+        if self.ending is None:
+            self.ending = ending
+        self.console.stop_requested = True
+        for hook in self.stop_hooks:
+            hook(True)
+
+    def take_ending(self) -> Outcome | None:
+        """The ending requested during the run that just ended, cleared: the engines put
+        back what they call, and the machine may run on (a debugger after Ctrl-C)."""
+        ending, self.ending = self.ending, None
+        if ending is not None:
+            self.console.stop_requested = False
+            for hook in self.stop_hooks:
+                hook(False)
+        return ending
+
+    def _output_lost(self, error: OSError) -> None:
+        self.request_stop(output_lost(error))
+
+    def _ended(self, at: int) -> Ended:
+        """The requested ending, taken inside the instruction at `at` that waited for a key."""
+        ending = self.ending
+        assert ending is not None  # the console gives up a wait only once one is requested
+        return Ended(at, ending.reason, ending.exit_code, ending.message)
+
+    def key_waiting(self, wait: float = 0.0) -> bool:
         """KBSR[15]: a key seen by a poll and not yet read (scripted: input remains)."""
-        if self.kbd_latch is None and self.console.key_ready():
+        if self.kbd_latch is None and self.console.key_ready(wait):
             self.kbd_latch = self.console.read_key()
         return self.kbd_latch is not None
+
+    def poll_keyboard(self, at: int) -> int:
+        """A read of KBSR by the instruction at `at` (see WAITING_POLLS and OS_KEY_WAIT)."""
+        console = self.console
+        wait = OS_KEY_WAIT if not self.host_traps and at < USER_BASE else 0.0
+        try:
+            ready = self.key_waiting(wait)
+        except StopRequested:
+            raise self._ended(at) from None
+        if ready:
+            self.empty_polls = 0
+            return KBSR_READY | self.kbsr_ie
+        if console.exhausted:
+            written = console.bytes_written
+            self.empty_polls = self.empty_polls + 1 if written == self.written_at_poll else 1
+            self.written_at_poll = written
+            if self.empty_polls >= WAITING_POLLS:
+                raise InputExhausted(at, False, "input ended while the program polls KBSR")
+        return self.kbsr_ie
 
     def load_io(self, address: int, at: int) -> int:
         """A load from xFE00-xFFFF: device registers read live, the rest is memory."""
         if address == KBSR:
-            if not self.key_waiting() and self.console.exhausted:
-                raise InputExhausted(at, False, "input ended while the program polls KBSR")
-            return (KBSR_READY if self.kbd_latch is not None else 0) | self.kbsr_ie
+            return self.poll_keyboard(at)
         if address == KBDR:
             if self.kbd_latch is not None:
                 self.kbdr, self.kbd_latch = self.kbd_latch, None
@@ -206,6 +268,7 @@ class Machine:
             self.observer(address, value, at, pushed)
 
     def _forget_code(self, address: int, at: int) -> None:
+        self.code_writes += 1
         self.watch[address] &= ~WATCH_CODE
         for hook in self.code_write_hooks:
             hook(address, at)
@@ -232,7 +295,10 @@ class Machine:
         """The next key for GETC or IN: one a KBSR poll already saw, or wait for one."""
         key, self.kbd_latch = self.kbd_latch, None
         if key is None:
-            key = self.console.read_key()
+            try:
+                key = self.console.read_key()
+            except StopRequested:
+                raise self._ended(at) from None
             if key is None:
                 raise InputExhausted(at, False, "input ended while the program waits for a key")
         self.kbdr = key
@@ -254,15 +320,25 @@ class Machine:
     def enter_supervisor(
         self, vector_address: int, return_pc: int, at: int, priority: int | None = None
     ) -> int:
-        """Push PSR and PC on the supervisor stack and return the handler's address."""
+        """Push PSR and PC on the supervisor stack and return the handler's address.
+
+        The pushes are stores like any other: onto code (R6 aimed at the program) they
+        drop its translations, and the instruction (TRAP, or one taking an exception)
+        then leaves translated code, which may be running those very words, as a store
+        into code does. An interrupt (`priority`) is taken between instructions, where
+        no translated code runs."""
         psr = self.psr
         if self.user_mode:
             self.saved_usp = self.reg[6]
             self.reg[6] = self.saved_ssp
         self.psr_mode = self.psr_mode & PSR_PRIORITY if priority is None else priority << 8
+        code_writes = self.code_writes
         self.push(psr, at)  # in supervisor mode already: the stack is closed to user mode
         self.push(return_pc, at)
-        return self.mem[vector_address]
+        handler = self.mem[vector_address]
+        if self.code_writes != code_writes and priority is None:
+            raise Leave(at, handler)
+        return handler
 
     def exception(self, vector: int, at: int, message: str) -> int:
         """Take exception `vector` through the table, or fault if nothing handles it."""

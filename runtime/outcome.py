@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import errno
+import signal
 from dataclasses import dataclass
 
-from .errors import INTERRUPTED_EXIT, STEP_LIMIT_EXIT, Stop
+from .errors import OUTPUT_ERROR_EXIT, SIGNAL_EXIT_BASE, STEP_LIMIT_EXIT, Stop
 
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    reason: str  # "halt", "fault", "step-limit", "input-exhausted", "interrupted"
+    #: "halt", "fault", "step-limit", "input-exhausted", "interrupted" (a signal),
+    #: "broken-pipe" or "output-error"
+    reason: str
     exit_code: int
     message: str = ""
 
@@ -19,7 +23,24 @@ class Outcome:
 
 
 STEP_LIMIT = Outcome("step-limit", STEP_LIMIT_EXIT, "step limit reached")
-INTERRUPTED = Outcome("interrupted", INTERRUPTED_EXIT, "interrupted")
+
+
+def interrupted(signum: int) -> Outcome:
+    """Ended by SIGINT (Ctrl-C), SIGTERM or SIGHUP: exit 128 + the signal's number."""
+    name = signal.Signals(signum).name
+    return Outcome(
+        "interrupted", SIGNAL_EXIT_BASE + signum, "interrupted" + ("" if name == "SIGINT" else f" ({name})")
+    )
+
+
+def output_lost(error: OSError) -> Outcome:
+    """The display could not be written. A reader that went away (EPIPE, as in `| head`)
+    ends the run quietly with 128 + SIGPIPE, as a Unix tool killed by SIGPIPE; anything
+    else (a full disk, a closed descriptor) is one line and exit 1."""
+    if error.errno == errno.EPIPE:
+        return Outcome("broken-pipe", SIGNAL_EXIT_BASE + signal.SIGPIPE)
+    return Outcome("output-error", OUTPUT_ERROR_EXIT, f"cannot write the output: {error.strerror or error}")
+
 
 #: A budget that no run reaches, for runs without --max-steps.
 UNLIMITED = 1 << 62

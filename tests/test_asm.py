@@ -168,11 +168,32 @@ def test_label_on_orig_and_end_lines() -> None:
     assert image.symbols == {"FIRST": 0x3000, "LAST": 0x3001}
 
 
-def test_immediate_that_fits_only_unsigned_keeps_low_bits_as_lc3as_does() -> None:
-    assert words("ADD R1, R1, #16") == (0x1270,)
-    assert warnings("ADD R1, R1, #16") == [
-        (2, 13, "#16 does not fit imm5 (-16 to 15); keeping its low 5 bits: -16")
+@pytest.mark.parametrize("number", ["#16", "16", "#-17", "#65535"])
+def test_a_decimal_immediate_out_of_range_is_an_error(number: str) -> None:
+    """A decimal literal is a number: it fits its field or it is wrong (only hex and binary
+    literals are bit patterns that keep their low bits)."""
+    assert errors(f".ORIG x3000\nADD R1, R1, {number}\n.END\n") == [
+        (2, 13, f"{number} is out of range for imm5 (-16 to 15)")
     ]
+
+
+def test_an_unknown_mnemonic_is_one_error_and_not_a_label() -> None:
+    source = ".ORIG x3000\nADDD R1, R1, #1\nADDD R2, R2, #1\nHALT\n.END\n"
+    assert errors(source) == [
+        (2, 1, "unknown instruction or directive ADDD"),
+        (3, 1, "unknown instruction or directive ADDD"),
+    ]
+
+
+def test_blkw_0_reserves_nothing_with_a_warning_as_lc3as_writes_nothing() -> None:
+    assert words("A .BLKW 0\nB HALT") == (0xF025,)
+    assert warnings("A .BLKW 0\nB HALT") == [(2, 9, ".BLKW 0 reserves no words")]
+
+
+def test_an_orig_block_with_no_words_is_a_warning_beside_other_blocks() -> None:
+    assembly = assemble(".ORIG x4000\n.END\n.ORIG x3000\nHALT\n.END\n")
+    assert [(image.origin, image.words) for image in assembly.images] == [(0x3000, (0xF025,))]
+    assert [(d.line, d.message) for d in assembly.warnings] == [(1, ".ORIG block with no words")]
 
 
 def test_out_of_range_hex_immediate_keeps_low_bits_with_a_warning() -> None:
@@ -187,8 +208,8 @@ def test_sixteen_bit_negative_hex_is_negative_as_in_lc3as() -> None:
     assert warnings("ADD R1, R1, xFFFF") == []
 
 
-def test_trap_vector_from_a_negative_keeps_its_low_bits() -> None:
-    assert words("TRAP #-1") == (0xF0FF,)
+def test_trap_vector_from_a_16_bit_pattern_keeps_its_low_bits() -> None:
+    assert words("TRAP xFFFF") == (0xF0FF,)
 
 
 def test_text_after_end_is_ignored_with_one_warning() -> None:
@@ -285,7 +306,7 @@ def test_label_out_of_reach_is_an_error() -> None:
         ("; only a comment\n", (1, 1, "no .ORIG directive: nothing to assemble")),
         (".ORIG x10000\nHALT\n.END", (1, 7, "x10000 is out of range for .ORIG (0 to 65535)")),
         (".ORIG\nHALT\n.END", (1, 1, ".ORIG takes one number")),
-        (".ORIG x3000\n.END", (1, 1, ".ORIG block with no words")),
+        (".ORIG x3000\n.END", (1, 1, "no words: nothing to assemble")),
         (".ORIG xFFFF\nHALT\nHALT\n.END", (3, 1, "the block from xFFFF runs past xFFFF")),
     ],
 )

@@ -31,7 +31,18 @@ def test_help_lists_every_exit_code() -> None:
     result = lc3jit("run", "--help")
     assert result.exit_code == 0
     text = " ".join(result.stdout.split())
-    for phrase in ("0 after HALT", "1 load", "2 usage", "3 machine fault", "4 step limit", "5 input", "130"):
+    for phrase in (
+        "0 after HALT",
+        "1 load",
+        "2 usage",
+        "3 machine fault",
+        "4 step limit",
+        "5 input",
+        "129",
+        "130",
+        "141",
+        "143",
+    ):
         assert phrase in text
 
 
@@ -43,7 +54,12 @@ def test_help_lists_every_exit_code() -> None:
         ([SET_N, trap(0x26)], [], 3, "unknown trap vector x26 at x3001"),
         ([op("BR", nzp=0b111, pcoffset9=-1)], ["--max-steps", 100], 4, "step limit reached"),
         ([GETC, HALT], [], 5, "input ended while the program waits for a key"),
-        ([op("LDI", dr=0, pcoffset9=0), KBSR], [], 5, "input ended while the program polls KBSR"),
+        (
+            [op("LDI", dr=0, pcoffset9=1), op("BR", nzp=0b011, pcoffset9=-2), KBSR],
+            [],
+            5,
+            "input ended while the program polls KBSR",
+        ),
     ],
     ids=["halt", "illegal-opcode", "unknown-trap", "step-limit", "getc-no-input", "kbsr-no-input"],
 )

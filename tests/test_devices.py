@@ -8,8 +8,9 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
+from lc3jit.asm import assemble
 from runtime.console import Console
-from runtime.machine import DDR, DSR, KBDR, KBSR, MCR, PSR_ADDR, Machine
+from runtime.machine import DDR, DSR, KBDR, KBSR, MCR, PSR_ADDR, WAITING_POLLS, Machine
 
 from .conftest import Run, run_on
 from .machine_code import HALT, execute, op
@@ -35,15 +36,67 @@ def test_a_kbsr_poll_sees_a_scripted_key_and_kbdr_reads_it(engine: str, edition:
     assert m.reg[2] == m.reg[3] == ord("q")  # KBDR keeps the last key
 
 
-@edition
-def test_a_kbsr_poll_with_no_input_left_ends_the_run(engine: str, edition: int) -> None:
-    run = execute(
-        engine, [op("ADDI", dr=1, sr1=1, imm5=1), *load_from(KBSR, 1), HALT], keys=b"", edition=edition
-    )
+def run_source(engine: str, source: str, keys: bytes, max_steps: int = 1_000_000) -> Run:
+    image = assemble(f".ORIG x3000\n{source}\n.END\n").images[0]
+    display = io.BytesIO()
+    machine = Machine(Console(io.BytesIO(keys), display))
+    machine.load_words(image.origin, list(image.words))
+    machine.pc = image.origin
+    return run_on(engine, machine, display, max_steps)
+
+
+ECHO_UNTIL_DOT = """
+POLL    LDI R1, KBSR_P
+        BRzp POLL
+        LDI R0, KBDR_P
+        OUT
+        LD R2, MINUS_DOT
+        ADD R2, R0, R2
+        BRnp POLL
+        LDI R1, KBSR_P      ; anything left? reads 0: nothing
+        LEA R0, LAST
+        PUTS
+        HALT
+KBSR_P  .FILL xFE00
+KBDR_P  .FILL xFE02
+MINUS_DOT .FILL #-46
+LAST    .STRINGZ "\\nbye\\n"
+"""
+
+
+def test_a_kbsr_read_with_no_input_left_reads_0_and_the_program_goes_on(engine: str) -> None:
+    run = run_source(engine, ECHO_UNTIL_DOT, b"hi.")
+    assert (run.outcome.reason, run.output) == ("halt", b"hi.\nbye\nHALT\n")
+    assert run.machine.reg[1] == 0  # KBSR[15] clear
+
+
+def test_kbsr_polled_again_and_again_with_no_input_left_ends_the_run_exactly(engine: str) -> None:
+    """The WAITING_POLLS-th empty poll in a row, with nothing printed since, does not run."""
+    run = run_source(engine, "LOOP ADD R3, R3, #1\nLDI R1, KBSR_P\nBRzp LOOP\nHALT\nKBSR_P .FILL xFE00", b"")
     assert (run.outcome.reason, run.outcome.exit_code) == ("input-exhausted", 5)
     assert "polls KBSR" in run.outcome.message
-    assert run.machine.icount == 1  # the poll did not complete
+    assert run.machine.reg[3] == WAITING_POLLS
+    assert run.machine.icount == 3 * (WAITING_POLLS - 1) + 1
     assert run.machine.pc == 0x3001
+
+
+def test_a_program_that_prints_between_empty_polls_is_not_waiting(engine: str) -> None:
+    source = "LOOP LDI R1, KBSR_P\nLD R0, STAR\nOUT\nBRnzp LOOP\nKBSR_P .FILL xFE00\nSTAR .FILL x2A"
+    run = run_source(engine, source, b"", max_steps=4 * 3 * WAITING_POLLS)
+    assert run.outcome.reason == "step-limit"
+    assert run.output == b"*" * (3 * WAITING_POLLS)
+
+
+def test_a_key_read_resets_the_count_of_empty_polls(engine: str) -> None:
+    """Polls that find a key are not empty: only the ones after the last key count."""
+    run = run_source(
+        engine,
+        "LOOP LDI R1, KBSR_P\nBRzp LOOP\nLDI R0, KBDR_P\nBRnzp LOOP\nKBSR_P .FILL xFE00\nKBDR_P .FILL xFE02",
+        b"ab",
+    )
+    assert run.outcome.reason == "input-exhausted"
+    assert run.machine.icount == 2 * 4 + 2 * (WAITING_POLLS - 1)
+    assert run.machine.reg[0] == ord("b")
 
 
 @edition

@@ -22,7 +22,7 @@ from runtime import dispatch
 from runtime.console import Console
 from runtime.isa import FORMS_BY_NAME, WORD_MASK, form_of
 from runtime.loader import Image
-from runtime.machine import DSR, KBDR, KBSR, MCR, Machine
+from runtime.machine import DSR, EXCEPTION_TABLE, ILLEGAL_OPCODE, KBDR, KBSR, MCR, Machine
 
 from .conftest import Run, make_machine, run_on
 
@@ -149,6 +149,59 @@ def test_random_programs_agree_in_user_mode_under_the_os(
     assert_same(*runs)
 
 
+#: A trap routine and an illegal-opcode handler placed inside the program, entered by
+#: TRAP x40 and opcode 1101 with PSR and PC pushed on a stack (R6) aimed at the code.
+PUSH_VECTOR = 0x40
+
+
+@st.composite
+def pushing_program(draw: st.DrawFn) -> tuple[list[int], list[int], bytes, int, int]:
+    words, registers, keys = draw(program())
+    size = len(words)
+    for at in draw(st.lists(st.integers(0, size - 1), max_size=3)):
+        words[at] = FORMS_BY_NAME["TRAP"].encode(trapvect8=PUSH_VECTOR)
+    registers[6] = ORIGIN + draw(st.integers(0, size + 2))
+    return words, registers, keys, ORIGIN + draw(st.integers(0, size)), ORIGIN + draw(st.integers(0, size))
+
+
+def run_pushing(engine: str, case: tuple[list[int], list[int], bytes, int, int]) -> Run:
+    words, registers, keys, routine, handler = case
+    machine, display = make_machine(words, ORIGIN, keys, 3)
+    machine.reg[:] = registers
+    machine.load_words(PUSH_VECTOR, [routine])
+    machine.load_words(EXCEPTION_TABLE + ILLEGAL_OPCODE, [handler])
+    return run_on(engine, machine, display, max_steps=3000)
+
+
+@pytest.mark.parametrize("engine", OTHER_ENGINES)
+@MANY
+@given(case=pushing_program())
+def test_pushes_onto_a_stack_aimed_at_the_code_agree(
+    engine: str, case: tuple[list[int], list[int], bytes, int, int]
+) -> None:
+    """3rd-edition TRAP, exceptions and RTI move R6 and write through it: PSR and PC pushed
+    onto the program's own words must be run as the new words they are, by every engine."""
+    assert_same(run_pushing("interp", case), run_pushing(engine, case))
+
+
+def test_a_trap_that_pushes_onto_the_words_after_it_runs_the_pushed_words(engine: str) -> None:
+    """TRAP x40 with its routine at the next word and R6 two words further: the pushed PC
+    (x3003, ST R0 #3) and PSR (x0001: codes P, a BR that never branches) replace the ADDs."""
+    words = [
+        FORMS_BY_NAME["LEA"].encode(dr=6, pcoffset9=4),  # x3000: R6 = x3005
+        FORMS_BY_NAME["ADDI"].encode(dr=0, sr1=0, imm5=7),  # x3001
+        FORMS_BY_NAME["TRAP"].encode(trapvect8=PUSH_VECTOR),  # x3002
+        FORMS_BY_NAME["ADDI"].encode(dr=1, sr1=1, imm5=1),  # x3003, then x3003: ST R0, #3
+        FORMS_BY_NAME["ADDI"].encode(dr=2, sr1=2, imm5=1),  # x3004, then x0001
+        FORMS_BY_NAME["TRAP"].encode(trapvect8=0x25),  # x3005: HALT
+    ]
+    case = (words, [0] * 8, b"", ORIGIN + 3, ORIGIN)
+    expected, actual = run_pushing("interp", case), run_pushing(engine, case)
+    assert_same(expected, actual)
+    assert actual.machine.mem[ORIGIN + 3 : ORIGIN + 5] == [ORIGIN + 3, 0x0001]
+    assert (actual.machine.reg[1], actual.machine.reg[2], actual.machine.mem[ORIGIN + 7]) == (0, 0, 7)
+
+
 REAL_PROGRAMS = [
     (["2048.obj"], b"n" + b"wasd" * 60 + b"n"),
     (["2048.obj"], b"y" + b"dsaw" * 30),
@@ -189,11 +242,11 @@ class HumanConsole(Console):
         self.pace = random.Random(seed)
         self.polls_left = self.pace.randrange(400)
 
-    def key_ready(self) -> bool:
+    def key_ready(self, wait: float = 0.0) -> bool:
         if self.polls_left > 0 and not self.exhausted:
             self.polls_left -= 1
             return False
-        return super().key_ready()
+        return super().key_ready(wait)
 
     def read_key(self) -> int | None:
         self.polls_left = self.pace.randrange(400)

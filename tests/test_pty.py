@@ -150,3 +150,47 @@ def test_a_message_after_output_starts_its_own_line(start: Callable[..., Termina
     assert terminal.wait() == 5
     screen = terminal.read_until("\n", count=2)
     assert screen.startswith(f"name? \nlc3jit: {program}: ")
+
+
+ASK = '.ORIG x3000\nLEA R0, ASK\nPUTS\nGETC\nOUT\nHALT\nASK .STRINGZ "key? "\n.END\n'
+#: Prints without a newline, then counts forever.
+COUNTING = '.ORIG x3000\nLEA R0, SAY\nPUTS\nLOOP ADD R1, R1, #1\nBRnzp LOOP\nSAY .STRINGZ "working"\n.END\n'
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system time the process has used so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.mark.parametrize("engine", ["regions", "blocks", "interp"])
+def test_under_the_os_a_wait_for_a_key_sleeps_instead_of_spinning(
+    start: Callable[..., Terminal], tmp_path: Path, engine: str
+) -> None:
+    """lc3os's GETC polls KBSR; on a terminal each empty poll sleeps in select() for a key.
+    A spinning wait would use most of a core for the second watched (it used 36-44 %)."""
+    program = tmp_path / "ask.asm"
+    program.write_text(ASK)
+    terminal = start(program, "--os", "--engine", engine)
+    terminal.read_until("key? ")
+    used = cpu_seconds(terminal.process.pid)
+    time.sleep(1.0)
+    assert cpu_seconds(terminal.process.pid) - used < 0.2
+    terminal.type(b"k")  # a key ends the sleep at once
+    assert terminal.read_until("HALT\n").endswith("key? kHALT\n")
+    assert terminal.wait() == 0
+
+
+@pytest.mark.parametrize("engine", ["regions", "blocks", "interp"])
+def test_sigterm_on_a_terminal_shows_the_output_restores_the_terminal_and_exits_143(
+    start: Callable[..., Terminal], tmp_path: Path, engine: str
+) -> None:
+    program = tmp_path / "count.asm"
+    program.write_text(COUNTING)
+    terminal = start(program, "--engine", engine)
+    cooked = termios.tcgetattr(terminal.slave)
+    terminal.read_until("working")  # at once, with no newline, while it counts
+    terminal.process.send_signal(signal.SIGTERM)
+    assert terminal.wait() == 143
+    assert terminal.read_until("(SIGTERM)\n").endswith(f"working\nlc3jit: {program}: interrupted (SIGTERM)\n")
+    assert termios.tcgetattr(terminal.slave) == cooked

@@ -1,0 +1,45 @@
+"""SIGINT, SIGTERM and SIGHUP end a run the way Ctrl-C does: exactly, at an instruction.
+
+Python's own SIGINT raises KeyboardInterrupt wherever the process happens to be: in the
+middle of translated code whose registers live in fast locals (a region holds them for
+its whole run), so they are lost with its frame. Here a signal only asks the machine to
+stop (`Machine.request_stop`): every engine takes that before its next instruction,
+with its state written back, and the run ends with exit 128 + the signal's number.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+from collections.abc import Iterator
+from types import FrameType
+
+from .machine import Machine
+from .outcome import interrupted
+
+ENDING_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+@contextlib.contextmanager
+def stop_on_signals(machine: Machine) -> Iterator[None]:
+    """While inside, the ending signals stop the machine; their handlers restored after.
+
+    Outside the main thread Python cannot install handlers: the signals keep theirs. A
+    signal a parent left ignored (a background job's SIGINT, nohup's SIGHUP) stays ignored.
+    """
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        machine.request_stop(interrupted(signum))
+
+    saved = {}
+    try:
+        for signum in ENDING_SIGNALS:
+            if signal.getsignal(signum) is not signal.SIG_IGN:
+                saved[signum] = signal.signal(signum, stop)
+    except ValueError:  # not the main thread
+        pass
+    try:
+        yield
+    finally:
+        for signum, handler in saved.items():
+            signal.signal(signum, handler)

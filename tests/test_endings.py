@@ -1,0 +1,280 @@
+"""However a run ends, nothing is lost: `lc3jit run` as a real process, its output in a
+pipe or a file, stopped by signals, writing into a closed pipe, a full disk or a closed
+descriptor, reading from a closed stdin. Every such ending is checked on every engine,
+and the state it reports is the state after exactly that many instructions."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from lc3jit.session import ENGINES
+
+#: Seconds a process gets to show what a test waits for (a hang fails, it does not block).
+TIMEOUT = 30.0
+
+#: Prints a line without its newline, then counts forever: R1 = iterations begun, R2 = 2 x
+#: iterations done, so any state in the loop says how many instructions ran.
+COUNTING = """
+        .ORIG x3000
+        LEA R0, HELLO
+        PUTS
+LOOP    ADD R1, R1, #1
+        ADD R2, R2, #2
+        BRnzp LOOP
+HELLO   .STRINGZ "counting, no newline yet"
+        .END
+"""
+
+#: A line of output, again and again.
+LINES = """
+        .ORIG x3000
+LOOP    LEA R0, LINE
+        PUTS
+        ADD R1, R1, #1
+        BRnzp LOOP
+LINE    .STRINGZ "a line of output\\n"
+        .END
+"""
+
+#: Says hello, then waits for a key with GETC.
+ASK = """
+        .ORIG x3000
+        LEA R0, HELLO
+        PUTS
+        GETC
+        OUT
+        HALT
+HELLO   .STRINGZ "key? "
+        .END
+"""
+
+engines = pytest.mark.parametrize("engine", sorted(ENGINES))
+
+
+def lc3jit(*args: object) -> list[str]:
+    return [sys.executable, "-m", "lc3jit", *map(str, args)]
+
+
+@pytest.fixture
+def spawn() -> Iterator[Callable[..., subprocess.Popen[bytes]]]:
+    """Start `lc3jit ARGS` with pipes (or what the test passes); never leave it running."""
+    started: list[subprocess.Popen[bytes]] = []
+
+    def start(*args: object, **options: object) -> subprocess.Popen[bytes]:
+        options = {
+            "stdin": subprocess.DEVNULL,
+            "stdout": subprocess.PIPE,
+            "stderr": subprocess.PIPE,
+            **options,
+        }
+        started.append(subprocess.Popen(lc3jit(*args), **options))  # type: ignore[call-overload]
+        return started[-1]
+
+    yield start
+    for process in started:
+        if process.poll() is None:
+            process.kill()
+        process.communicate(timeout=TIMEOUT)
+
+
+def source(tmp_path: Path, text: str, name: str = "prog.asm") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def read_until(stream: object, text: bytes) -> bytes:
+    """Read a child's pipe until text shows, failing (not blocking) if it does not."""
+    fd = stream.fileno()  # type: ignore[attr-defined]
+    seen = b""
+    deadline = time.monotonic() + TIMEOUT
+    while text not in seen:
+        if not select.select([fd], [], [], max(deadline - time.monotonic(), 0))[0]:
+            raise AssertionError(f"no {text!r} within {TIMEOUT} s; seen {seen!r}")
+        data = os.read(fd, 4096)
+        if not data:
+            raise AssertionError(f"the pipe closed before {text!r}; seen {seen!r}")
+        seen += data
+    return seen
+
+
+def state_after(tmp_path: Path, program: Path, engine: str, steps: int) -> dict[str, object]:
+    """The state a run reports after exactly `steps` instructions (--max-steps)."""
+    path = tmp_path / f"after-{steps}.json"
+    run = subprocess.run(
+        lc3jit("run", program, "--engine", engine, "--max-steps", steps, "--state-json", path),
+        capture_output=True,
+        timeout=TIMEOUT,
+    )
+    assert run.returncode == 4
+    return json.loads(path.read_text())
+
+
+ARCHITECTURAL = ("registers", "pc", "psr", "cond", "saved_ssp", "saved_usp", "instructions")
+
+
+@engines
+@pytest.mark.parametrize(
+    ("signum", "code", "message"),
+    [
+        (signal.SIGTERM, 143, "interrupted (SIGTERM)"),
+        (signal.SIGHUP, 129, "interrupted (SIGHUP)"),
+        (signal.SIGINT, 130, "interrupted"),
+    ],
+    ids=["SIGTERM", "SIGHUP", "SIGINT"],
+)
+def test_a_signal_ends_the_run_with_its_output_and_its_exact_state(
+    spawn: Callable[..., subprocess.Popen[bytes]],
+    tmp_path: Path,
+    engine: str,
+    signum: int,
+    code: int,
+    message: str,
+) -> None:
+    program = source(tmp_path, COUNTING)
+    state_json = tmp_path / "state.json"
+    process = spawn("run", program, "--engine", engine, "--stats", "--state-json", state_json)
+    assert read_until(process.stdout, b"no newline yet") == b"counting, no newline yet"  # while it runs
+    process.send_signal(signum)
+    out, err = process.communicate(timeout=TIMEOUT)
+    assert (process.returncode, out) == (code, b"")  # nothing more: the loop prints nothing
+    lines = err.decode().splitlines()
+    assert len(lines) == 2 and "instructions in" in lines[0]  # --stats
+    assert lines[1] == f"lc3jit: {program}: {message}"
+    state = json.loads(state_json.read_text())
+    assert (state["stop_reason"], state["exit_code"]) == ("interrupted", code)
+    steps = state["instructions"]
+    assert steps > 1000  # it ran a while: the state is not the one at the start
+    after = state_after(tmp_path, program, engine, steps)
+    assert {k: state[k] for k in ARCHITECTURAL} == {k: after[k] for k in ARCHITECTURAL}
+
+
+@engines
+def test_a_signal_while_waiting_for_a_key_ends_the_run_at_once(
+    spawn: Callable[..., subprocess.Popen[bytes]], tmp_path: Path, engine: str
+) -> None:
+    """GETC waits on a pipe that stays open and says nothing: SIGTERM still ends it."""
+    program = source(tmp_path, ASK)
+    state_json = tmp_path / "state.json"
+    process = spawn("run", program, "--engine", engine, "--state-json", state_json, stdin=subprocess.PIPE)
+    read_until(process.stdout, b"key? ")
+    process.send_signal(signal.SIGTERM)
+    process.wait(timeout=TIMEOUT)
+    assert process.returncode == 143
+    state = json.loads(state_json.read_text())
+    assert (state["pc"], state["instructions"]) == (0x3002, 2)  # on GETC, not done
+
+
+@engines
+def test_output_reaches_a_pipe_line_by_line_while_the_program_runs(
+    spawn: Callable[..., subprocess.Popen[bytes]], tmp_path: Path, engine: str
+) -> None:
+    process = spawn("run", source(tmp_path, LINES), "--engine", engine)
+    assert read_until(process.stdout, b"output\n").startswith(b"a line of output\n")
+
+
+@engines
+def test_an_unfinished_line_reaches_a_file_while_the_program_runs(
+    spawn: Callable[..., subprocess.Popen[bytes]], tmp_path: Path, engine: str
+) -> None:
+    out = tmp_path / "out.txt"
+    with out.open("wb") as f:
+        process = spawn("run", source(tmp_path, COUNTING), "--engine", engine, stdout=f)
+    deadline = time.monotonic() + TIMEOUT
+    while out.read_bytes() != b"counting, no newline yet":
+        assert process.poll() is None and time.monotonic() < deadline, out.read_bytes()
+        time.sleep(0.05)
+
+
+@engines
+def test_a_reader_that_goes_away_ends_the_run_quietly_with_141(
+    spawn: Callable[..., subprocess.Popen[bytes]], tmp_path: Path, engine: str
+) -> None:
+    """`lc3jit run lines.asm | head -c 10`: head reads 10 bytes and exits; so does lc3jit."""
+    state_json = tmp_path / "state.json"
+    process = spawn("run", source(tmp_path, LINES), "--engine", engine, "--state-json", state_json)
+    assert process.stdout is not None
+    assert os.read(process.stdout.fileno(), 10)
+    process.stdout.close()
+    assert process.wait(timeout=TIMEOUT) == 141
+    assert process.stderr is not None and process.stderr.read() == b""
+    state = json.loads(state_json.read_text())
+    assert (state["stop_reason"], state["exit_code"]) == ("broken-pipe", 141)
+
+
+def test_head_ends_the_pipeline_at_once(tmp_path: Path) -> None:
+    """The shell pipeline itself; the timeout only turns a hang into a failure."""
+    command = f"{' '.join(lc3jit('run', source(tmp_path, LINES)))} | head -c 10"
+    run = subprocess.run(["sh", "-c", command], capture_output=True, timeout=TIMEOUT)
+    assert (run.returncode, run.stdout, run.stderr) == (0, b"a line of ", b"")
+
+
+@engines
+def test_a_full_disk_is_one_line_and_exit_1(
+    spawn: Callable[..., subprocess.Popen[bytes]], tmp_path: Path, engine: str
+) -> None:
+    program = source(tmp_path, LINES)
+    with open("/dev/full", "wb") as full:
+        process = spawn("run", program, "--engine", engine, stdout=full)
+        _, err = process.communicate(timeout=TIMEOUT)
+    assert process.returncode == 1
+    assert err.decode() == f"lc3jit: {program}: cannot write the output: No space left on device\n"
+
+
+def test_a_closed_stdout_is_one_line_and_exit_1(tmp_path: Path) -> None:
+    program = source(tmp_path, LINES)
+    run = subprocess.run(
+        ["sh", "-c", f"{' '.join(lc3jit('run', program))} >&-"], capture_output=True, timeout=TIMEOUT
+    )
+    assert run.returncode == 1
+    assert run.stderr.decode() == f"lc3jit: {program}: cannot write the output: stdout is closed\n"
+
+
+def test_a_closed_stdin_is_input_that_has_ended(tmp_path: Path) -> None:
+    program = source(tmp_path, ASK)
+    run = subprocess.run(
+        ["sh", "-c", f"{' '.join(lc3jit('run', program))} <&-"], capture_output=True, timeout=TIMEOUT
+    )
+    assert (run.returncode, run.stdout) == (5, b"key? ")
+    assert run.stderr.decode() == f"lc3jit: {program}: input ended while the program waits for a key\n"
+
+
+def test_asm_onto_a_full_disk_names_the_file(tmp_path: Path) -> None:
+    run = subprocess.run(
+        lc3jit("asm", source(tmp_path, ASK), "-o", "/dev/full"), capture_output=True, timeout=TIMEOUT
+    )
+    assert (run.returncode, run.stderr) == (1, b"lc3jit: /dev/full: No space left on device\n")
+
+
+def test_a_long_run_into_a_file_keeps_memory_flat(tmp_path: Path) -> None:
+    """Output is written as it comes: the process's peak memory does not grow with it."""
+    program = source(tmp_path, LINES)
+
+    def peak_kib(steps: int) -> int:
+        script = (
+            "import resource, sys; from lc3jit.cli import main; sys.argv = sys.argv[1:]\n"
+            "try: main()\n"
+            "except SystemExit: print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+        )
+        with (tmp_path / "out.txt").open("wb") as out:
+            run = subprocess.run(
+                [sys.executable, "-c", script, "lc3jit", "run", program, "--max-steps", str(steps)],
+                stdout=out,
+                stderr=subprocess.PIPE,
+                timeout=TIMEOUT * 4,
+            )
+        assert (tmp_path / "out.txt").stat().st_size > steps  # 17 bytes every 4 instructions
+        return int(run.stderr.split()[-1])
+
+    small, large = peak_kib(100_000), peak_kib(3_000_000)  # 0.4 MB and 13 MB of output
+    assert large - small < 6 * 1024
