@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from runtime.collector import long_lived
 from runtime.console import Console
 from runtime.errors import LC3Error
 
@@ -69,8 +70,6 @@ def _warn(message: str) -> None:
 def run_program(options: RunOptions, compiled: Compiled | None = None) -> int:
     """Load, boot and run (a compiled program's images and translations, when given); print
     what the user sees; the exit code."""
-    from runtime.compiled import long_lived
-
     from .api import Simulator
 
     try:

@@ -32,20 +32,19 @@ its code: a compiled file is as trusted as any Python file.
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import importlib.util
 import marshal
 import os
 import sys
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import CodeType, FunctionType
-from typing import TypeVar
 
 from .boot import boot
+from .collector import collector_paused, long_lived
 from .console import Console
 from .dispatch import Dispatcher, Translation, Translator
 from .errors import LC3Error, LoadError
@@ -81,8 +80,6 @@ except ImportError:  # without it, the interpreter runs that code
     LateTranslator = None
 sys.exit(main({PLACEHOLDER!r}, LateTranslator))
 '''
-
-T = TypeVar("T")
 
 #: Gives, for an engine name, an edition, the leaders and access control, the translator
 #: of code not compiled ahead (lc3jit.saved.LateTranslator when lc3jit is installed).
@@ -322,36 +319,6 @@ def saved_dispatcher(
         dispatcher = Dispatcher(machine, translator, profile)
         install(dispatcher, saved)
     return dispatcher
-
-
-def long_lived(build: Callable[[Machine], T]) -> Callable[[Machine], T]:
-    """The engine builder, with what lives until the run ends moved out of the garbage
-    collector's sight (gc.freeze): what was alive before (the modules, the machine) and what
-    the builder made (the translations, the dispatcher's maps). Collecting among those finds
-    nothing and costs milliseconds each time, first of all right after saved code was loaded.
-    Whoever runs the engine calls gc.unfreeze() when the run is over."""
-
-    def build_long_lived(machine: Machine) -> T:
-        gc.freeze()
-        engine = build(machine)
-        gc.freeze()
-        return engine
-
-    return build_long_lived
-
-
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """Loading saved code makes thousands of containers (code objects, functions, the sets
-    of the dispatcher's covering map), all of them kept: collecting garbage among them,
-    which their number would trigger several times, finds none and costs milliseconds."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def main(
