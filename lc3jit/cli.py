@@ -261,6 +261,8 @@ def compile_command(
 
     if _is_compiled(programs):
         raise typer.BadParameter("already compiled: give the program itself", param_hint="'PROGRAMS...'")
+    if reason := why_not_translated():
+        raise fail(f"nothing to compile: {reason}")
     start_pc = _address(pc, "--pc")
     try:
         system = os_images(edition, os_image) if full_system or os_image else []

@@ -317,7 +317,9 @@ def test_an_unknown_python_runs_on_the_interpreter_with_one_warning(monkeypatch:
         assert "engine interp" in result.stderr
 
 
-def test_an_unknown_python_benches_and_dumps_clearly(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_unknown_python_benches_dumps_and_compiles_clearly(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.setattr(emitter, "PY", (3, 16))
     bench = CliRunner().invoke(app, ["bench", str(EXAMPLES / "hello.obj"), "--repeat", "1", "--json"])
     assert bench.exit_code == 0
@@ -330,13 +332,22 @@ def test_an_unknown_python_benches_and_dumps_clearly(monkeypatch: pytest.MonkeyP
         "lc3jit: no translated code to dump: the translator does not know the bytecode of Python "
         "3.16 (it knows 3.11 to 3.15)"
     ]
+    compiled = CliRunner().invoke(
+        app, ["compile", str(EXAMPLES / "hello.obj"), "-o", str(tmp_path / "h.pyc")]
+    )
+    assert compiled.exit_code == 1
+    assert compiled.stderr.strip().splitlines() == [
+        "lc3jit: nothing to compile: the translator does not know the bytecode of Python 3.16"
+        " (it knows 3.11 to 3.15)"
+    ]
+    assert not (tmp_path / "h.pyc").exists()
 
 
 def test_an_unknown_python_in_a_real_process() -> None:
-    """The whole CLI in its own process with the version faked: one warning line, the
-    program's output, exit 0, no traceback."""
+    """The installed `lc3jit` entry point in its own process with the version faked: one
+    warning line, the program's output, exit 0, no traceback."""
     script = (
-        "import sys; import lc3jit.emitter as e; e.PY = (3, 16); from lc3jit.cli import main; "
+        "import sys; import lc3jit.emitter as e; e.PY = (3, 16); from lc3jit.launch import main; "
         f"sys.argv = ['lc3jit', 'run', {str(EXAMPLES / 'hello.obj')!r}]; main()"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=60)
