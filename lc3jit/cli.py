@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -608,4 +609,12 @@ def version() -> None:
 
 
 def main() -> None:
-    app()
+    """Every command through typer; output that cannot be written ends it as `run` ends."""
+    try:
+        if sys.stdout is None:  # descriptor 1 closed: print() would drop every line silently
+            raise OSError(errno.EBADF, "stdout is closed")
+        app()
+    except OSError as e:
+        from .launch import output_failed
+
+        sys.exit(output_failed(e))

@@ -12,7 +12,6 @@ a test runs each shape both ways and compares what a user sees.
 
 from __future__ import annotations
 
-import errno
 import gc
 import json
 import os
@@ -26,6 +25,7 @@ from typing import TYPE_CHECKING
 from runtime.collector import long_lived
 from runtime.console import Console
 from runtime.errors import LC3Error
+from runtime.outcome import Outcome, output_lost
 
 from .numbers import parse_address
 from .session import ENGINES, Engine
@@ -237,9 +237,24 @@ def main() -> None:
     except KeyboardInterrupt:  # as typer ends a command interrupted outside the run
         code = 130
     except OSError as e:
-        if e.errno != errno.EPIPE:
-            raise
-        # As typer ends on a closed pipe: exit 1, and nothing more written to it at exit.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        code = 1
+        code = output_failed(e)
     sys.exit(code)
+
+
+def output_failed(error: OSError) -> int:
+    """End a command whose output could not be written as `lc3jit run` ends a program's:
+    a reader that went away quietly with 141, a full disk or a closed stdout with one line
+    and exit 1 (runtime.outcome.output_lost); never a traceback. Standard output then
+    points at /dev/null, so that nothing fails again at exit."""
+    outcome = output_lost(error)
+    if error.filename is not None:  # not the output: a file a command could not write
+        outcome = Outcome(outcome.reason, outcome.exit_code, f"{error.filename}: {error.strerror or error}")
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # descriptor 1, even when closed
+    if outcome.message:
+        error_line = f"lc3jit: {outcome.message}\n"
+        try:
+            sys.stderr.write(error_line)
+            sys.stderr.flush()
+        except OSError:
+            pass  # no stderr either: the exit code is all that is left
+    return outcome.exit_code

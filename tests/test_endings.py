@@ -256,6 +256,31 @@ def test_asm_onto_a_full_disk_names_the_file(tmp_path: Path) -> None:
     assert (run.returncode, run.stderr) == (1, b"lc3jit: /dev/full: No space left on device\n")
 
 
+EXAMPLES = Path(__file__).parent.parent / "examples"
+
+#: Commands other than run that write to stdout (all through typer).
+WRITERS = [("disasm", EXAMPLES / "2048.obj"), ("dump", EXAMPLES / "hello.obj"), ("version",)]
+
+
+@pytest.mark.parametrize("command", WRITERS, ids=[c[0] for c in WRITERS])
+def test_every_command_ends_a_full_disk_or_closed_stdout_in_one_line(command: tuple[object, ...]) -> None:
+    with open("/dev/full", "wb") as full:
+        run = subprocess.run(lc3jit(*command), stdout=full, stderr=subprocess.PIPE, timeout=TIMEOUT)
+    assert (run.returncode, run.stderr) == (1, b"lc3jit: cannot write the output: No space left on device\n")
+    closed = subprocess.run(
+        ["sh", "-c", f"{' '.join(lc3jit(*command))} >&-"], capture_output=True, timeout=TIMEOUT
+    )
+    assert (closed.returncode, closed.stderr) == (1, b"lc3jit: cannot write the output: stdout is closed\n")
+
+
+def test_a_listing_into_head_ends_quietly() -> None:
+    """`lc3jit disasm | head -1`: the rest of the listing has nowhere to go; no traceback."""
+    command = f"{' '.join(lc3jit('disasm', EXAMPLES / '2048.obj'))} | head -1"
+    run = subprocess.run(["sh", "-c", command], capture_output=True, timeout=TIMEOUT)
+    assert (run.returncode, run.stderr) == (0, b"")
+    assert run.stdout.split() == [b".ORIG", b"x3000"]
+
+
 def test_a_long_run_into_a_file_keeps_memory_flat(tmp_path: Path) -> None:
     """Output is written as it comes: the process's peak memory does not grow with it."""
     program = source(tmp_path, LINES)
