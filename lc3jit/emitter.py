@@ -16,7 +16,7 @@ false); this module turns each into the instructions of the running Python:
 - locals: 3.13+ have superinstructions for two loads or stores in a row
   (LOAD_FAST_LOAD_FAST, STORE_FAST_LOAD_FAST, STORE_FAST_STORE_FAST), one dispatch
   instead of two; 3.14+ push borrowed references (LOAD_FAST_BORROW, no reference count
-  paid) where the value is used up before its local can change. `finish` rewrites the
+  paid) where the value is used up before its local can change. `to_code` rewrites the
   code into these forms, as CPython's own compiler does, after the code generator has
   written it in the plain ones.
 Bad bytecode crashes the interpreter instead of raising, so every form here is tested
@@ -277,7 +277,7 @@ USES_THEN_DROPS = frozenset(
 
 
 #: Values popped and pushed by the instructions this module writes, on 3.14+ (COPY
-#: counted as a push; its copy and the original are both marked as not borrowable).
+#: counted as a push; after a COPY or a SWAP nothing on the stack is borrowable).
 STACK_EFFECTS = {
     "BINARY_OP": (2, 1),
     "COMPARE_OP": (2, 1),
@@ -342,7 +342,7 @@ def borrowable_loads(items: Sequence[Instr | Label]) -> list[int]:
         del on_stack[len(on_stack) - len(used) :]
         if name in USES_THEN_DROPS:
             borrowed += [p for p in used if p is not None]
-        if name == "COPY":
+        if name in ("COPY", "SWAP"):  # which value is where is no longer tracked
             on_stack = [None] * len(on_stack)
         on_stack += [None] * pushes
         if item.has_jump() or name in ENDS:

@@ -271,6 +271,17 @@ def test_borrowed_loads_only_where_the_value_is_used_up_before_its_local_changes
     # Still on the stack at a label, or duplicated: owned.
     assert _loads_borrowed(Instr("LOAD_FAST", "a"), Label(), Instr("RETURN_VALUE")) == []
     assert _loads_borrowed(Instr("LOAD_FAST", "a"), Instr("COPY", 1), add, Instr("RETURN_VALUE")) == []
+    # Swapped under another value: `a` is what STORE_FAST keeps, so it stays owned.
+    assert (
+        _loads_borrowed(
+            Instr("LOAD_FAST", "a"),
+            Instr("LOAD_CONST", 1),
+            Instr("SWAP", 2),
+            Instr("STORE_FAST", "y"),
+            Instr("POP_TOP"),
+        )
+        == []
+    )
     # Under a conditional jump's operand, the value lives on past the jump: owned.
     target = Label()
     assert _loads_borrowed(
