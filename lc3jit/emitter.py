@@ -52,7 +52,7 @@ STACK_BOUND = 10
 #: An instruction without argument (None is an argument: LOAD_CONST None).
 NO_ARG = object()
 
-__all__ = ["ENDS", "BinaryOp", "Compare", "Emitter", "Instr", "Label", "speaks_this_python"]
+__all__ = ["ENDS", "BinaryOp", "Compare", "Emitter", "Instr", "Label", "speaks_this_python", "unknown_python"]
 
 
 def speaks_this_python() -> bool:
@@ -62,6 +62,14 @@ def speaks_this_python() -> bool:
     engines run on the interpreter instead.
     """
     return PY in SPOKEN
+
+
+def unknown_python() -> str | None:
+    """What to tell a user whose Python this module does not speak; None where it does."""
+    if speaks_this_python():
+        return None
+    (first, *_, last) = (f"{major}.{minor}" for major, minor in SPOKEN)
+    return f"the translator does not know the bytecode of Python {PY[0]}.{PY[1]} (it knows {first} to {last})"
 
 
 class Emitter:

@@ -63,16 +63,13 @@ def why_not_translated() -> str | None:
     """Why the translated engines may not run on this Python, or None when they may.
 
     They may only where the emitter knows the running Python's bytecode; a bytecode
-    library that cannot even be imported here counts as not knowing it.
+    library that cannot even be imported here is a reason too.
     """
     try:
-        from .emitter import PY, speaks_this_python
-    except ImportError:
-        PY = sys.version_info[:2]  # noqa: N806
-    else:
-        if speaks_this_python():
-            return None
-    return f"the translator does not know the bytecode of Python {PY[0]}.{PY[1]} (it knows 3.11 to 3.15)"
+        from .emitter import unknown_python
+    except ImportError as e:
+        return f"the translator cannot be loaded on Python {sys.version.split()[0]} ({e})"
+    return unknown_python()
 
 
 def engines_on_this_python(names: Sequence[str], warn: Callable[[str], None]) -> list[str]:
