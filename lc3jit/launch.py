@@ -12,6 +12,7 @@ a test runs each shape both ways and compares what a user sees.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import os
@@ -25,7 +26,7 @@ from typing import TYPE_CHECKING
 from runtime.collector import long_lived
 from runtime.console import Console
 from runtime.errors import LC3Error
-from runtime.outcome import Outcome, output_lost
+from runtime.outcome import output_lost
 
 from .numbers import parse_address
 from .session import ENGINES, Engine
@@ -241,20 +242,17 @@ def main() -> None:
     sys.exit(code)
 
 
-def output_failed(error: OSError) -> int:
+def output_failed(failure: OSError) -> int:
     """End a command whose output could not be written as `lc3jit run` ends a program's:
     a reader that went away quietly with 141, a full disk or a closed stdout with one line
     and exit 1 (runtime.outcome.output_lost); never a traceback. Standard output then
     points at /dev/null, so that nothing fails again at exit."""
-    outcome = output_lost(error)
-    if error.filename is not None:  # not the output: a file a command could not write
-        outcome = Outcome(outcome.reason, outcome.exit_code, f"{error.filename}: {error.strerror or error}")
+    outcome = output_lost(failure)
+    message = outcome.message
+    if failure.filename is not None:  # not the output: a file a command could not write
+        message = f"{failure.filename}: {failure.strerror or failure}"
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # descriptor 1, even when closed
-    if outcome.message:
-        error_line = f"lc3jit: {outcome.message}\n"
-        try:
-            sys.stderr.write(error_line)
-            sys.stderr.flush()
-        except OSError:
-            pass  # no stderr either: the exit code is all that is left
+    if message:
+        with contextlib.suppress(OSError):  # no stderr either: the exit code is all that is left
+            error(message)
     return outcome.exit_code
