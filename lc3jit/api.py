@@ -27,16 +27,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TextIO
 
-from runtime.console import Console
-from runtime.errors import LC3Error
-from runtime.isa import WORD_MASK
-from runtime.loader import Image
-from runtime.machine import Machine
-from runtime.outcome import Outcome
-
-from .capture import CapturedConsole
-from .numbers import parse_number
-from .session import (
+from lc3jit.session import (
     ENGINES,
     Engine,
     RunResult,
@@ -46,6 +37,14 @@ from .session import (
     os_images,
     run_engine,
 )
+from lc3jit.toolchain.numbers import parse_number
+from lc3jit.tools.capture import CapturedConsole
+from runtime.console import Console
+from runtime.errors import LC3Error
+from runtime.isa import WORD_MASK
+from runtime.loader import Image
+from runtime.machine import Machine
+from runtime.outcome import Outcome
 
 #: Where a subroutine called through the API returns to: R7 holds it, and the engine
 #: stops before running it. The word below the device registers, where no program's
@@ -176,7 +175,9 @@ class Simulator:
         images = [p for p in programs if isinstance(p, Image)]
         images += load_images([Path(p) for p in programs if not isinstance(p, Image)], warn=self._warning)
         if source is not None:
-            from .asm import assemble  # the assembler, the disassembler, the tracer: when used
+            from lc3jit.toolchain.asm import (
+                assemble,  # the assembler, the disassembler, the tracer: when used
+            )
 
             assembly = assemble(source, "<source>")
             for warning in assembly.warnings:
@@ -309,13 +310,13 @@ class Simulator:
         With check (the default) any ending but HALT (or a debugger's stop) raises its
         RunError; Ctrl-C raises KeyboardInterrupt. The result holds the outcome and times.
         With trace, a line per instruction whose PC is in trace_range [start, stop) goes
-        to that file, and the run goes through the interpreter (see lc3jit/trace.py).
+        to that file, and the run goes through the interpreter (see lc3jit/tools/trace.py).
         """
         if max_steps is None:
             max_steps = self.max_steps
         if trace is not None:
-            from .disasm import labels_by_address
-            from .trace import Tracer
+            from lc3jit.toolchain.disasm import labels_by_address
+            from lc3jit.tools.trace import Tracer
 
             tracer = Tracer(self.machine, trace, labels_by_address(self.symbols), *trace_range)
             result = run_engine(tracer, max_steps)

@@ -13,24 +13,10 @@ import typer
 from rich.console import Console as RichConsole
 from rich.progress import Progress
 
-from runtime.compiled import Compiled, read_compiled, saved_dispatcher
-from runtime.console import Console
-from runtime.dispatch import Dispatcher
-from runtime.errors import LC3Error
-from runtime.loader import Image, load_image_file
-from runtime.machine import Machine
-
-from . import __version__, bench
-from .api import Simulator
-from .asm import assemble_file, write_outputs
-from .capture import CapturedConsole
-from .disasm import write_listing
-from .dump import DUMPABLE, inspect_program, write_text
-from .dump import to_json as dump_json
-from .launch import RunOptions, run_program
-from .numbers import parse_address
-from .saved import recording_translator
-from .session import (
+from lc3jit import __version__
+from lc3jit.api import Simulator
+from lc3jit.launch import RunOptions, run_program
+from lc3jit.session import (
     ENGINES,
     boot,
     engines_on_this_python,
@@ -38,6 +24,20 @@ from .session import (
     os_images,
     why_not_translated,
 )
+from lc3jit.toolchain.asm import assemble_file, write_outputs
+from lc3jit.toolchain.disasm import write_listing
+from lc3jit.toolchain.numbers import parse_address
+from lc3jit.tools import bench
+from lc3jit.tools.capture import CapturedConsole
+from lc3jit.tools.dump import DUMPABLE, inspect_program, write_text
+from lc3jit.tools.dump import to_json as dump_json
+from lc3jit.translator.saved import recording_translator
+from runtime.compiled import Compiled, read_compiled, saved_dispatcher
+from runtime.console import Console
+from runtime.dispatch import Dispatcher
+from runtime.errors import LC3Error
+from runtime.loader import Image, load_image_file
+from runtime.machine import Machine
 
 EXIT_CODES_HELP = """
 Exit codes: 0 after HALT; 1 load or assembly error, or output not written; 2 usage
@@ -258,7 +258,11 @@ def compile_command(
     trap and interrupt routines; labels and the targets of tables of addresses that look like
     code); what it translated and what it left to run time is printed. Loading a .pyc runs its
     code: a compiled file is as trusted as any Python file."""
-    from .compile import compile_program, describe, write_compiled  # the translator, only when compiling
+    from lc3jit.translator.compile import (  # the translator, only when compiling
+        compile_program,
+        describe,
+        write_compiled,
+    )
 
     if _is_compiled(programs):
         raise typer.BadParameter("already compiled: give the program itself", param_hint="'PROGRAMS...'")
@@ -309,7 +313,7 @@ def debug(
     ] = None,
 ) -> None:
     """Debug a program: breakpoints, watches, stepping, registers and memory, at a prompt."""
-    from .debugger import Debugger, interact
+    from lc3jit.tools.debugger import Debugger, interact
 
     start_pc = _address(pc, "--pc")
     keys_from_stdin = input_file is not None or commands is not None or sys.stdin.isatty()
@@ -468,7 +472,7 @@ def dump(
     edition: Edition = 3,
 ) -> None:
     """Show each translated block: LC-3 disassembly, exits, Python bytecode (LC-3 addresses as
-    line numbers), and a summary. JSON is documented in lc3jit/dump.py."""
+    line numbers), and a summary. JSON is documented in lc3jit/tools/dump.py."""
     if addr is not None and address_range is not None:
         raise typer.BadParameter("--addr and --range exclude each other")
     if input_file is not None and not run_first:
@@ -492,7 +496,7 @@ def dump(
         machine = boot(images, console, compiled.edition, compiled.pc, compiled.system)
         build = _saved_build(compiled, engine)
         if output_format == "text":
-            from .compile import describe
+            from lc3jit.translator.compile import describe
 
             typer.echo(f"compiled file {programs[0]}, by lc3jit {compiled.version}")
             for line in describe(compiled):
@@ -549,7 +553,7 @@ def bench_command(
         typer.Option("--floor", help="Also time PROG.py beside PROG: hand-written Python, no emulation."),
     ] = False,
     json_output: Annotated[
-        bool, typer.Option("--json", help="Write the results as JSON (see lc3jit/bench.py).")
+        bool, typer.Option("--json", help="Write the results as JSON (see lc3jit/tools/bench.py).")
     ] = False,
     process: Annotated[
         bool,
@@ -615,6 +619,6 @@ def main() -> None:
             raise OSError(errno.EBADF, "stdout is closed")
         app()
     except OSError as e:
-        from .launch import output_failed
+        from lc3jit.launch import output_failed
 
         sys.exit(output_failed(e))

@@ -23,19 +23,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lc3jit.session import ENGINES, Engine
+from lc3jit.toolchain.numbers import parse_address
 from runtime.collector import long_lived
 from runtime.console import Console
 from runtime.errors import LC3Error
 from runtime.outcome import output_lost
 
-from .numbers import parse_address
-from .session import ENGINES, Engine
-
 if TYPE_CHECKING:
+    from lc3jit.translator.cache import TranslationCache
     from runtime.compiled import Compiled
     from runtime.machine import Machine
-
-    from .cache import TranslationCache
 
 
 @dataclass
@@ -71,7 +69,7 @@ def _warn(message: str) -> None:
 def run_program(options: RunOptions, compiled: Compiled | None = None) -> int:
     """Load, boot and run (a compiled program's images and translations, when given); print
     what the user sees; the exit code."""
-    from .api import Simulator
+    from lc3jit.api import Simulator
 
     try:
         console = Console.for_process(str(options.input_file) if options.input_file else None)
@@ -140,13 +138,13 @@ def engine_builder(
     """How to build the engine: from the compiled file's translations, through the cache, or
     (None) as usual; and the cache, to tell whether it had the translations."""
     if compiled is not None:
-        from .saved import restored
+        from lc3jit.translator.saved import restored
 
         saved = compiled.engines.get(engine)
         return (None if saved is None else lambda machine: restored(machine, saved, engine)), None
     if engine == "interp" or no_cache:
         return None, None
-    from .cache import TranslationCache, cache_directory, disabled_by_environment
+    from lc3jit.translator.cache import TranslationCache, cache_directory, disabled_by_environment
 
     if disabled_by_environment():
         return None, None
@@ -229,7 +227,7 @@ def main() -> None:
     args = sys.argv[1:]
     options = parse_run(args[1:]) if args[:1] == ["run"] else None
     if options is None:
-        from .cli import main as typer_main
+        from lc3jit.cli import main as typer_main
 
         typer_main()
         return

@@ -40,13 +40,13 @@ class Engine(Runnable, Protocol):
 
 
 def _blocks(machine: Machine) -> Engine:
-    from .translate import block_engine  # the translator and `bytecode`: only to translate
+    from lc3jit.translator.translate import block_engine  # the translator and `bytecode`: only to translate
 
     return block_engine(machine)
 
 
 def _regions(machine: Machine) -> Engine:
-    from .regions import region_engine
+    from lc3jit.translator.regions import region_engine
 
     return region_engine(machine)
 
@@ -66,7 +66,7 @@ def why_not_translated() -> str | None:
     library that cannot even be imported here is a reason too.
     """
     try:
-        from .emitter import unknown_python
+        from lc3jit.translator.emitter import unknown_python
     except ImportError as e:
         return f"the translator cannot be loaded on Python {sys.version.split()[0]} ({e})"
     return unknown_python()
@@ -95,7 +95,7 @@ def load_images(paths: Sequence[Path], warn: Callable[[str], None] | None = None
     images: list[Image] = []
     for path in paths:
         if path.suffix.lower() == ".asm":
-            from .asm import assemble_file  # the assembler: only for sources
+            from lc3jit.toolchain.asm import assemble_file  # the assembler: only for sources
 
             assembly = assemble_file(path)
             for warning in assembly.warnings if warn else ():

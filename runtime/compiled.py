@@ -75,14 +75,14 @@ try:
 except ImportError:
     sys.exit(sys.argv[0] + ": needs the runtime package of lc3jit (pip install lc3jit)")
 try:  # with lc3jit, code not compiled ahead of time is translated when it gets hot
-    from lc3jit.saved import LateTranslator
+    from lc3jit.translator.saved import LateTranslator
 except ImportError:  # without it, the interpreter runs that code
     LateTranslator = None
 sys.exit(main({PLACEHOLDER!r}, LateTranslator))
 '''
 
 #: Gives, for an engine name, an edition, the leaders and access control, the translator
-#: of code not compiled ahead (lc3jit.saved.LateTranslator when lc3jit is installed).
+#: of code not compiled ahead (lc3jit.translator.saved.LateTranslator when lc3jit is installed).
 LateTranslatorFactory = Callable[[str, int, frozenset[int], bool], Translator]
 
 

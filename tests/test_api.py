@@ -15,7 +15,7 @@ from lc3jit.api import (
     Simulator,
     StepLimitError,
 )
-from lc3jit.asm import AssemblyError
+from lc3jit.toolchain.asm import AssemblyError
 from runtime.errors import LoadError
 
 EXAMPLES = Path(__file__).parent.parent / "examples"

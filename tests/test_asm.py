@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner, Result
 
-from lc3jit.asm import Assembly, AssemblyError, assemble, obj_bytes, sym_text
 from lc3jit.cli import app
+from lc3jit.toolchain.asm import Assembly, AssemblyError, assemble, obj_bytes, sym_text
 from runtime.isa import TRAP_NAMES, decode
 from runtime.loader import SourceLine, load_image_file, parse_sym
 

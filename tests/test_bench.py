@@ -10,11 +10,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-from lc3jit import bench, session
-from lc3jit.asm import assemble_file, obj_bytes
-from lc3jit.bench import FORMAT_VERSION
+from lc3jit import session
 from lc3jit.cli import app
 from lc3jit.session import load_images
+from lc3jit.toolchain.asm import assemble_file, obj_bytes
+from lc3jit.tools import bench
+from lc3jit.tools.bench import FORMAT_VERSION
 from runtime.interp import Interpreter
 from runtime.machine import Machine
 from runtime.outcome import Outcome

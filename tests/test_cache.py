@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-import lc3jit.cache
-from lc3jit.cache import TranslationCache, cache_directory, entry_key, translator_fingerprint
+import lc3jit.translator.cache
 from lc3jit.cli import app
 from lc3jit.session import ENGINES, boot, load_images
+from lc3jit.translator.cache import TranslationCache, cache_directory, entry_key, translator_fingerprint
 from runtime.compiled import parse_compiled
 from runtime.console import Console
 from runtime.errors import LoadError
@@ -82,7 +82,7 @@ def test_a_directory_of_another_user_is_not_used(
 ) -> None:
     translation_cache.mkdir(mode=0o700)
     someone_else = os.getuid() + 1
-    monkeypatch.setattr(lc3jit.cache.os, "getuid", lambda: someone_else)
+    monkeypatch.setattr(lc3jit.translator.cache.os, "getuid", lambda: someone_else)
     result = run(EXAMPLES / "hello.obj")
     assert (
         result.stderr.splitlines()[0]
@@ -186,7 +186,7 @@ def test_another_lc3jit_never_loads_the_entries(
     translation_cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     run(EXAMPLES / "fib.obj")
-    monkeypatch.setattr(lc3jit.cache, "__version__", "99.0")
+    monkeypatch.setattr(lc3jit.translator.cache, "__version__", "99.0")
     translator_fingerprint.cache_clear()
     try:
         result = run(EXAMPLES / "fib.obj")

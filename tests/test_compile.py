@@ -23,9 +23,9 @@ from typer.testing import CliRunner, Result
 import runtime
 from lc3jit import __version__
 from lc3jit.cli import app
-from lc3jit.compile import compile_program, find_entries, quiet_machine
-from lc3jit.saved import restored
 from lc3jit.session import ENGINES, boot, load_images, os_images
+from lc3jit.translator.compile import compile_program, find_entries, quiet_machine
+from lc3jit.translator.saved import restored
 from runtime import compiled as compiled_module
 from runtime.compiled import Compiled, parse_compiled, saved_dispatcher
 from runtime.console import Console

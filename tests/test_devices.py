@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from lc3jit.asm import assemble
+from lc3jit.toolchain.asm import assemble
 from runtime.console import Console
 from runtime.machine import DDR, DSR, KBDR, KBSR, MCR, PSR_ADDR, WAITING_POLLS, Machine
 

@@ -15,9 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lc3jit import regions
-from lc3jit.regions import MAX_HINTS, region_engine
 from lc3jit.session import ENGINES, boot, load_images, os_images
+from lc3jit.translator import regions
+from lc3jit.translator.regions import MAX_HINTS, region_engine
 from runtime import dispatch
 from runtime.console import Console
 from runtime.isa import FORMS_BY_NAME, WORD_MASK, form_of

@@ -9,9 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from lc3jit.asm import assemble, obj_bytes, write_outputs
 from lc3jit.cli import app
-from lc3jit.disasm import ListingLine, iter_listing, write_listing
+from lc3jit.toolchain.asm import assemble, obj_bytes, write_outputs
+from lc3jit.toolchain.disasm import ListingLine, iter_listing, write_listing
 from runtime.loader import Image, load_image_file
 
 

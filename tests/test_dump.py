@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-from lc3jit.capture import CapturedConsole
 from lc3jit.cli import app
-from lc3jit.dump import FORMAT_VERSION, inspect_program, write_text
 from lc3jit.session import boot, load_images
+from lc3jit.tools.capture import CapturedConsole
+from lc3jit.tools.dump import FORMAT_VERSION, inspect_program, write_text
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 PROGRAMS = Path(__file__).parent / "programs"

@@ -16,9 +16,9 @@ from types import FunctionType, SimpleNamespace
 import pytest
 from typer.testing import CliRunner
 
-from lc3jit import emitter
 from lc3jit.cli import app
-from lc3jit.emitter import BinaryOp, Compare, Emitter, Instr, Label, borrowable_loads
+from lc3jit.translator import emitter
+from lc3jit.translator.emitter import BinaryOp, Compare, Emitter, Instr, Label, borrowable_loads
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 
@@ -358,7 +358,7 @@ def test_an_unknown_python_in_a_real_process() -> None:
     """The installed `lc3jit` entry point in its own process with the version faked: one
     warning line, the program's output, exit 0, no traceback."""
     script = (
-        "import sys; import lc3jit.emitter as e; e.PY = (3, 16); from lc3jit.launch import main; "
+        "import sys; import lc3jit.translator.emitter as e; e.PY = (3, 16); from lc3jit.launch import main; "
         f"sys.argv = ['lc3jit', 'run', {str(EXAMPLES / 'hello.obj')!r}]; main()"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=60)

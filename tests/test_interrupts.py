@@ -6,8 +6,8 @@ import io
 
 import pytest
 
-from lc3jit.regions import region_engine
 from lc3jit.session import boot, load_images
+from lc3jit.translator.regions import region_engine
 from runtime.console import Console
 
 from .machine_code import HALT, execute, op

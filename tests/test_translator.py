@@ -12,13 +12,13 @@ from bytecode import Bytecode
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lc3jit.asm import assemble
-from lc3jit.blocks import Exit, find_blocks
-from lc3jit.codegen import EMITTERS, BlockCompiler
-from lc3jit.emitter import STACK_BOUND
-from lc3jit.regions import RegionCompiler, region_blocks, region_entries, region_roots
 from lc3jit.session import ENGINES, boot, os_images
-from lc3jit.translate import MAX_AHEAD
+from lc3jit.toolchain.asm import assemble
+from lc3jit.translator.blocks import Exit, find_blocks
+from lc3jit.translator.codegen import EMITTERS, BlockCompiler
+from lc3jit.translator.emitter import STACK_BOUND
+from lc3jit.translator.regions import RegionCompiler, region_blocks, region_entries, region_roots
+from lc3jit.translator.translate import MAX_AHEAD
 from runtime.console import Console
 from runtime.isa import FORMS, FORMS_BY_NAME, WORD_MASK
 from runtime.loader import Image, parse_obj

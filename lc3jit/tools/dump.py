@@ -63,17 +63,16 @@ from typing import TextIO
 from rich.console import Console as RichConsole
 from rich.text import Text
 
+from lc3jit.toolchain.disasm import ListingLine, format_line, iter_listing, labels_by_address
+from lc3jit.toolchain.numbers import format_address
+from lc3jit.tools.capture import CapturedConsole
+from lc3jit.translator.blocks import Block, Successor
+from lc3jit.translator.codegen import compile_block
+from lc3jit.translator.regions import Region, RegionTranslator, region_engine
+from lc3jit.translator.translate import BlockTranslator, block_engine
 from runtime.dispatch import Dispatcher
 from runtime.loader import Image
 from runtime.machine import Machine
-
-from .blocks import Block, Successor
-from .capture import CapturedConsole
-from .codegen import compile_block
-from .disasm import ListingLine, format_line, iter_listing, labels_by_address
-from .numbers import format_address
-from .regions import Region, RegionTranslator, region_engine
-from .translate import BlockTranslator, block_engine
 
 FORMAT_VERSION = 1
 OPNAME_WIDTH = 24  # as dis lays out its columns

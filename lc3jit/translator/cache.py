@@ -35,14 +35,14 @@ from array import array
 from collections.abc import Callable
 from pathlib import Path
 
+import lc3jit
 import runtime
+from lc3jit import __version__
+from lc3jit.translator.saved import restored, saved_engine
 from runtime.compiled import Compiled, SavedEngine, parse_compiled, write_atomically
 from runtime.dispatch import Dispatcher
 from runtime.errors import LoadError
 from runtime.machine import Machine
-
-from . import __version__
-from .saved import restored, saved_engine
 
 #: Set to anything but "" or "0" to turn the cache off.
 DISABLE_VARIABLE = "LC3JIT_NO_CACHE"
@@ -70,11 +70,12 @@ def translator_fingerprint() -> bytes:
     size and modification time of every source file of lc3jit and runtime, as CPython's
     own bytecode cache tells an edited source (once a process, well under a millisecond)."""
     sources = []
-    for package in (os.path.dirname(__file__), os.path.dirname(runtime.__file__)):
-        with os.scandir(package) as found:
-            sources += [
-                (f.path, f.stat().st_size, f.stat().st_mtime_ns) for f in found if f.name.endswith(".py")
-            ]
+    for package in (lc3jit.__path__[0], runtime.__path__[0]):
+        for directory, _, names in os.walk(package):
+            for name in names:
+                if name.endswith(".py"):
+                    found = os.stat(path := os.path.join(directory, name))
+                    sources.append((path, found.st_size, found.st_mtime_ns))
     return hashlib.sha256(repr((__version__, importlib.util.MAGIC_NUMBER, sorted(sources))).encode()).digest()
 
 

@@ -26,14 +26,13 @@ from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import CodeType
 
+from lc3jit.translator.blocks import Block, Exit, Successor, find_blocks
+from lc3jit.translator.codegen import REGISTER_ONLY, TABLES, BlockCompiler, load_registers, make_function
+from lc3jit.translator.emitter import ENDS, BinaryOp, Compare, Emitter, Instr, Label
+from lc3jit.translator.translate import BlockTranslator, entry_points
 from runtime.dispatch import INTERPRET_AT, Dispatcher, Translation
 from runtime.isa import Instruction
 from runtime.machine import Machine
-
-from .blocks import Block, Exit, Successor, find_blocks
-from .codegen import REGISTER_ONLY, TABLES, BlockCompiler, load_registers, make_function
-from .emitter import ENDS, BinaryOp, Compare, Emitter, Instr, Label
-from .translate import BlockTranslator, entry_points
 
 #: Code objects by the words, entries and options they were compiled from, shared by every
 #: engine in the process once a caller that translates the same program again and again

@@ -14,12 +14,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lc3jit.toolchain.numbers import parse_number
 from runtime.errors import LC3Error, LoadError
 from runtime.isa import ALIASES, FORMS, PC_RELATIVE, WORD_MASK, Field, Flow, Form
 from runtime.loader import MAX_OBJ_BYTES, Image, SourceLine
 from runtime.machine import MEMORY_WORDS
-
-from .numbers import parse_number
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,18 +29,17 @@ import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from lc3jit import __version__
+from lc3jit.session import boot
+from lc3jit.toolchain.numbers import format_address
+from lc3jit.translator.blocks import UNLIKELY_CODE, Block, Exit, find_blocks
+from lc3jit.translator.regions import region_engine
+from lc3jit.translator.saved import saved_engine
+from lc3jit.translator.translate import block_engine, entry_points
 from runtime.compiled import Compiled, Report, write_atomically
 from runtime.console import Console
 from runtime.loader import Image
 from runtime.machine import Machine
-
-from . import __version__
-from .blocks import UNLIKELY_CODE, Block, Exit, find_blocks
-from .numbers import format_address
-from .regions import region_engine
-from .saved import saved_engine
-from .session import boot
-from .translate import block_engine, entry_points
 
 #: The engines whose translations a compiled file holds, the one `python FILE.pyc` runs first.
 SAVED_ENGINES = {"regions": region_engine, "blocks": block_engine}

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Container, Sequence
 
+from lc3jit.translator.blocks import Block, block_at, find_blocks
+from lc3jit.translator.codegen import compile_block, make_function
 from runtime.dispatch import Dispatcher, Translation
 from runtime.machine import EXCEPTION_TABLE, TRAP_TABLE, VECTORS, Machine
-
-from .blocks import Block, block_at, find_blocks
-from .codegen import compile_block, make_function
 
 
 class BlockTranslator:

@@ -10,20 +10,19 @@ from __future__ import annotations
 from collections.abc import Container, Sequence
 from typing import TYPE_CHECKING
 
+from lc3jit.translator.blocks import Block, Exit
 from runtime.compiled import SavedBlock, SavedEngine, SavedRegion, saved_dispatcher
 from runtime.dispatch import Dispatcher, Translation
 from runtime.isa import WORD_MASK, decode
 from runtime.machine import Machine
 
-from .blocks import Block, Exit
-
 if TYPE_CHECKING:
-    from .translate import BlockTranslator
+    from lc3jit.translator.translate import BlockTranslator
 
 
 def saved_engine(dispatcher: Dispatcher) -> SavedEngine:
     """What a block or region engine translated ahead of time, before it ran."""
-    from .translate import BlockTranslator
+    from lc3jit.translator.translate import BlockTranslator
 
     translator = dispatcher.translator
     assert isinstance(translator, BlockTranslator)
@@ -46,8 +45,8 @@ def translator_for(
     engine: str, edition: int, leaders: Container[int], access_control: bool
 ) -> BlockTranslator:
     """The translator of engine `engine` (blocks or regions), as its engine builds it."""
-    from .regions import RegionTranslator
-    from .translate import BlockTranslator
+    from lc3jit.translator.regions import RegionTranslator
+    from lc3jit.translator.translate import BlockTranslator
 
     kind = RegionTranslator if engine == "regions" else BlockTranslator
     return kind(edition, leaders, access_control)
@@ -82,7 +81,7 @@ def saved_block(mem: Sequence[int], start: int, length: int, exit: str) -> Block
 def recording_translator(machine: Machine, engine: str, saved: SavedEngine) -> BlockTranslator:
     """The engine's translator with its records (what `lc3jit dump` reads) filled in from
     saved code, as if it had translated that code itself."""
-    from .regions import Region, RegionTranslator
+    from lc3jit.translator.regions import Region, RegionTranslator
 
     translator = translator_for(engine, machine.edition, saved.leaders, machine.access_control)
     mem = machine.mem

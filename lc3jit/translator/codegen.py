@@ -28,11 +28,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from types import CodeType, FunctionType
 
+from lc3jit.translator.blocks import Block
+from lc3jit.translator.emitter import BinaryOp, Compare, Emitter, Label
 from runtime.isa import WORD_MASK, Instruction
 from runtime.machine import IO_BASE, PSR_USER, USER_BASE, user_address
-
-from .blocks import Block
-from .emitter import BinaryOp, Compare, Emitter, Label
 
 SIGN = 0x8000
 WRAP = WORD_MASK + 1

@@ -20,12 +20,11 @@ from __future__ import annotations
 
 from typing import TextIO
 
+from lc3jit.toolchain.disasm import instruction_text
 from runtime.interp import Interpreter
 from runtime.isa import Instruction, decode
 from runtime.machine import EXCEPTION_TABLE, IO_BASE, KEYBOARD_VECTOR, WATCH_OBSERVED, Machine
 from runtime.outcome import STEP_LIMIT, UNLIMITED, Outcome
-
-from .disasm import instruction_text
 
 TEXT_WIDTH = 24
 

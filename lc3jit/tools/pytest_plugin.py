@@ -2,7 +2,7 @@
 
 Installed with lc3jit, it is registered through the `pytest11` entry point, so any pytest
 run has it (`-p no:lc3jit` turns it off); without installing, a conftest.py can load it
-with `pytest_plugins = ["lc3jit.pytest_plugin"]`.
+with `pytest_plugins = ["lc3jit.tools.pytest_plugin"]`.
 
     def test_multiply(lc3):
         sim = lc3()                           # the program named by --lc3-program
@@ -15,7 +15,7 @@ Each call of `lc3(...)` is a fresh `lc3jit.api.Simulator` (so tests share no sta
 in any order or process), with the step limit of --lc3-max-steps: a solution that loops
 forever fails its test with StepLimitError instead of hanging the grader. The program's
 files are read and assembled once per process, and their translation is shared by the
-engines of all its tests (`lc3jit.regions.shared_code`).
+engines of all its tests (`lc3jit.translator.regions.shared_code`).
 """
 
 from __future__ import annotations
@@ -26,11 +26,10 @@ from pathlib import Path
 
 import pytest
 
+from lc3jit.api import Simulator
+from lc3jit.session import load_images
+from lc3jit.translator import regions
 from runtime.loader import Image
-
-from . import regions
-from .api import Simulator
-from .session import load_images
 
 DEFAULT_MAX_STEPS = 1_000_000
 

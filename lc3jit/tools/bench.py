@@ -65,11 +65,10 @@ from typing import TextIO
 from rich.console import Console as RichConsole
 from rich.table import Table
 
+from lc3jit.session import RunResult, boot, run_machine
+from lc3jit.tools.capture import CapturedConsole
 from runtime.errors import LC3Error
 from runtime.loader import Image
-
-from .capture import CapturedConsole
-from .session import RunResult, boot, run_machine
 
 FORMAT_VERSION = 1
 FLOOR = "python"  # the name of the floor's row
@@ -172,8 +171,8 @@ def run_with_breakpoint(
 ) -> RunResult:
     """ENGINE@LOC: run under the debugger with a breakpoint at LOC, continuing each time it is
     hit, so the run ends as the engine's own does: what breakpoints cost (`lc3jit debug`)."""
-    from .api import Simulator  # the debugger only for the runs that ask for it
-    from .debugger import Debugger
+    from lc3jit.api import Simulator  # the debugger only for the runs that ask for it
+    from lc3jit.tools.debugger import Debugger
 
     engine, _, location = spec.partition(BREAK)
     start = time.perf_counter()

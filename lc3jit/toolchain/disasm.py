@@ -13,11 +13,10 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import TextIO
 
+from lc3jit.toolchain.asm import SPELLINGS, Spelling, is_keyword, is_label
+from lc3jit.toolchain.numbers import format_address
 from runtime.isa import PC_RELATIVE, Form, Instruction, decode
 from runtime.loader import Image
-
-from .asm import SPELLINGS, Spelling, is_keyword, is_label
-from .numbers import format_address
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,16 +26,15 @@ from collections.abc import Callable, Iterable
 from types import ModuleType
 from typing import TextIO
 
+from lc3jit.api import Simulator
+from lc3jit.session import Runnable, run_engine
+from lc3jit.toolchain.disasm import instruction_text, labels_by_address
+from lc3jit.toolchain.numbers import parse_number
 from runtime.errors import Watched
 from runtime.interp import Interpreter
 from runtime.isa import WORD_MASK, Flow, Instruction, decode, to_signed
 from runtime.machine import IO_BASE, WATCH_OBSERVED
 from runtime.outcome import STEP_LIMIT, Outcome
-
-from .api import Simulator
-from .disasm import instruction_text, labels_by_address
-from .numbers import parse_number
-from .session import Runnable, run_engine
 
 #: How far from a label an address is still shown as LABEL+n.
 LABEL_REACH = 0x100

@@ -1,0 +1,1 @@
+"""The toolchain: the assembler, the disassembler, and the number literals both read."""

@@ -1,0 +1,2 @@
+"""The tools built on running programs: benchmarks, block dumps, the debugger, traces, and
+the pytest plugin for graders."""
