@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from .errors import Leave, Stop, StopRequested
 from .interp import Interpreter, stop_requested
-from .isa import POSITIVE, WORD_MASK
+from .isa import NEGATIVE, POSITIVE, WORD_MASK, ZERO
 from .machine import ILLEGAL_OPCODE, WATCH_TRANSLATED, Machine
 from .outcome import UNLIMITED, Outcome
 from .traps import trap
@@ -119,6 +119,8 @@ class Dispatcher:
             "R": m.reg,
             "m": m,
             "POSITIVE": POSITIVE,
+            "NEGATIVE": NEGATIVE,
+            "ZERO": ZERO,
             "LOAD": m.load_checked if m.access_control else m.load,
             "FETCH": m.fetch_violation,
             "STORE": self.store_from_block,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dis
 import io
+import itertools
 import random
 from pathlib import Path
 
@@ -176,6 +177,35 @@ LOOP    ADD R6, R6, #-1
 STACK   .FILL x4000
 START   .FILL x7FF0
         .END""",
+    # A difference computed only for its branch (dead on both ways: left unwrapped, tested
+    # with a table), wrapping past 2^16 halfway; codes of such a sum seen in the next
+    # block; a NOT of a word added to a word, only branched on; ways out (HALT, the
+    # budget) that write such registers back.
+    "compares across blocks": """
+        .ORIG x3000
+        LD R4, MINUS
+        LD R2, START
+        AND R5, R5, #0
+LOOP    ADD R3, R2, R4
+        BRzp DONE
+        ADD R2, R2, #3
+        ADD R5, R5, #1
+        BRnzp LOOP
+DONE    ADD R2, R2, #0
+        ADD R3, R2, R4
+        BRnzp SEEN
+SEEN    BRp POS
+        ADD R6, R6, #1
+POS     NOT R1, R2
+        ADD R1, R1, R4
+        BRnp LOOP2
+LOOP2   ADD R3, R3, R4
+        ADD R0, R0, #-1
+        BRp LOOP2
+        HALT
+MINUS   .FILL xE000
+START   .FILL x1FC0
+        .END""",
     # Recursion 300 deep with a stack in R6 and R7 saved on it.
     "deep recursion": """
         .ORIG x3000
@@ -211,6 +241,24 @@ def test_region_cases_agree_at_any_budget(engine: str, name: str, budget: int | 
     assert_same(*runs)
     if budget is None:
         assert runs[1].outcome.reason == "halt"
+
+
+def test_a_difference_only_branched_on_is_not_wrapped() -> None:
+    """The usual compare (ADD R3, R2, R4 then BRzp, R3 written again before anything
+    reads it) costs no wrap in a region: only the sums the loop goes on to use do."""
+    words = assembled(REGION_PROGRAMS["compares across blocks"])
+    machine, _ = make_machine(words, ORIGIN)
+    blocks = find_blocks(machine.mem, [ORIGIN])
+    region = region_blocks(blocks, ORIGIN)
+    code = RegionCompiler(region, region_entries(region), machine.edition).compile()
+    compared = {ORIGIN + 3: "ADD R3, R2, R4", ORIGIN + 5: "ADD R2, R2, #3"}
+    wraps = {at: 0 for at in compared}  # compares with xFFFF (ways out wrap with `&`, aside)
+    listing = list(dis.get_instructions(code))
+    for constant, compare in itertools.pairwise(listing):
+        line = compare.positions.lineno if compare.positions else None
+        if line in wraps and constant.argval == WORD_MASK and compare.opname == "COMPARE_OP":
+            wraps[line] += 1
+    assert wraps == {ORIGIN + 3: 0, ORIGIN + 5: 1}, compared
 
 
 def test_recursion_result() -> None:

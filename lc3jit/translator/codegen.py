@@ -30,7 +30,7 @@ from types import CodeType, FunctionType
 
 from lc3jit.translator.blocks import Block
 from lc3jit.translator.emitter import BinaryOp, Compare, Emitter, Label
-from runtime.isa import WORD_MASK, Instruction
+from runtime.isa import CODE_TABLE_RANGE, WORD_MASK, Instruction
 from runtime.machine import IO_BASE, PSR_USER, USER_BASE, user_address
 
 SIGN = 0x8000
@@ -40,22 +40,27 @@ FULL = (0, WORD_MASK)  # the bounds of a word
 LOOSE = 1 << 29
 ALL_REGISTERS = range(8)
 
-#: The branch test for each nzp mask of BR, on the value v that set the codes: a
-#: comparison, the name of a global table of bools to index with v, or None for v's own
-#: truth; and the truth that takes the branch. BRnzp and BR with nzp = 000 need no test.
-BRANCH_TESTS: dict[int, tuple[tuple[Compare, int] | str | None, bool]] = {
-    0b100: ((Compare.GE, SIGN), True),  # n: bit 15 set
-    0b011: ((Compare.GE, SIGN), False),  # zp: not n
-    0b010: (None, False),  # z: v is 0
-    0b101: (None, True),  # np: not z
-    0b001: ("POSITIVE", True),  # p: 0 < v < x8000
-    0b110: ("POSITIVE", False),  # nz: not p
+#: A branch test on the value v that set the codes: a comparison, the name of a global
+#: table of bools to index with v (runtime.isa: right for v not wrapped yet too), or
+#: None for v's own truth.
+Test = tuple[Compare, int] | str | None
+
+#: For each nzp mask of BR: its test on a word and the truth that takes the branch, then
+#: the same with a table, for a value not wrapped to 16 bits. BRnzp and BR with nzp = 000
+#: need no test.
+BRANCH_TESTS: dict[int, tuple[Test, bool, str, bool]] = {
+    0b100: ((Compare.GE, SIGN), True, "NEGATIVE", True),  # n: bit 15 set
+    0b011: ((Compare.GE, SIGN), False, "NEGATIVE", False),  # zp: not n
+    0b010: (None, False, "ZERO", True),  # z: v is 0
+    0b101: (None, True, "ZERO", False),  # np: not z
+    0b001: ("POSITIVE", True, "POSITIVE", True),  # p: 0 < v < x8000
+    0b110: ("POSITIVE", False, "POSITIVE", False),  # nz: not p
 }
 
 
 #: The lists and tuples generated code indexes on its hot paths: memory, the write map,
-#: and the branch table.
-TABLES = ("M", "W", "POSITIVE")
+#: and the branch tables.
+TABLES = ("M", "W", "POSITIVE", "NEGATIVE", "ZERO")
 
 #: Forms that touch nothing but registers: nothing outside the block can see their codes.
 REGISTER_ONLY = frozenset({"ADD", "ADDI", "AND", "ANDI", "NOT", "LEA"})
@@ -105,12 +110,17 @@ class BlockCompiler:
         self.written.add(r)
 
     def settle_cc(self) -> None:
-        """Copy the register that stands for the codes into `cc`."""
+        """Copy the register that stands for the codes into `cc`, which holds a word."""
         if self.cc_alias is not None:
             self.e.load(f"r{self.cc_alias}")
+            self.wrap(*self.range_of(self.cc_alias))
             self.e.store("cc")
             self.cc_local = True
             self.cc_alias = None
+
+    def cc_range(self) -> tuple[int, int]:
+        """The bounds of the value push_cc pushes (`cc` and `m.ccv` hold words)."""
+        return FULL if self.cc_alias is None else self.range_of(self.cc_alias)
 
     def push_cc(self) -> None:
         if self.cc_alias is not None:
@@ -126,15 +136,18 @@ class BlockCompiler:
         self.write_back()
 
     def write_back(self) -> None:
-        """Make R and m.ccv what the interpreter would have at this point."""
+        """Make R and m.ccv what the interpreter would have at this point: words, wrapped
+        here (on the way out only) where the locals hold sums not wrapped yet."""
         e = self.e
         for r in sorted(self.written):
             e.load(f"r{r}")
+            self.wrap(*self.range_of(r))
             e.global_("R")
             e.const(r)
             e.store_subscript()
         if self.cc_alias is not None or self.cc_local:
             self.push_cc()
+            self.wrap(*self.cc_range())
             e.global_("m")
             e.store_attr("ccv")
 
@@ -147,12 +160,15 @@ class BlockCompiler:
         return lo >= 0 and hi <= WORD_MASK
 
     def result(self, r: int, sets_cc: bool, bounds: tuple[int, int] = FULL) -> None:
-        """Pop a value within bounds into register r, wrapped to 16 bits where it must be."""
+        """Pop a value within bounds into register r, wrapped to 16 bits where it must be.
+
+        The codes it sets need no wrap: a branch tests an unwrapped value with a table
+        (runtime.isa.POSITIVE), and `cc`, `R` and `m.ccv` get words where they are set."""
         lo, hi = bounds
-        if self.exact[self.index] or (sets_cc and not self.cc_dead) or not -LOOSE < lo <= hi < LOOSE:
+        if self.exact[self.index] or not -LOOSE < lo <= hi < LOOSE:
             bounds = self.wrap(lo, hi)
+        self.set_reg(r, sets_cc)  # which settles codes r stood for, at r's old bounds
         self.ranges[r] = bounds
-        self.set_reg(r, sets_cc)
 
     def wrap(self, lo: int, hi: int) -> tuple[int, int]:
         """Wrap the value on the stack, within lo..hi, to 16 bits: by one compare and one
@@ -334,7 +350,7 @@ class BlockCompiler:
         self.checked_loads = self.access_control and user_address(block.start)
         dead = self.dead_codes(block)
         self.exact = self.exact_results(block)
-        self.ranges = {}
+        self.ranges = self.entry_ranges(block)
         self.cc_alias = None
         for index, ins in enumerate(block.instructions):
             self.index = index
@@ -362,23 +378,39 @@ class BlockCompiler:
                 overwritten = True
         return dead[::-1]
 
+    def entry_ranges(self, block: Block) -> dict[int, tuple[int, int]]:
+        """The bounds of the registers' locals where the block starts: words, from R."""
+        return {}
+
+    def wanted_after(self, block: Block) -> Iterable[int]:
+        """The registers whose locals must hold words when the block ends: none, as its
+        ways out write words to R (regions keep locals across blocks: see there)."""
+        return ()
+
     def exact_results(self, block: Block) -> list[bool]:
         """For each instruction: must the value it writes be a 16-bit word at once?
 
         Register-to-register arithmetic is right modulo 2^16 whatever the size of its
-        operands, so a sum can stay unwrapped while only such instructions read it. It is
-        wrapped before anything else may see the registers (a load, a store, a jump, a way
-        out, the end of the block) or where the codes it sets are seen, and never if it is
-        overwritten first: 5x computed as x + x, twice, then + x, wraps once.
+        operands, so a sum can stay unwrapped while only such instructions (and branches,
+        through tables) read it. It is wrapped where something reads it as a word (an
+        address, a value stored, a jump's target) or after the block where
+        `wanted_after` says so, and never if it is overwritten first: 5x computed as
+        x + x, twice, then + x, wraps once. A way out (a slow path, an exit, a helper)
+        wraps the values it writes back, out of the way of the fast path. Under access
+        control every other instruction wants words, as before this was understood.
         """
-        exact, wanted = [], set(ALL_REGISTERS)  # registers read as words later on
+        exact, wanted = [], set(self.wanted_after(block))  # registers read as words later on
         for ins in reversed(block.instructions):
-            if ins.form.name not in REGISTER_ONLY or self.access_control:
+            if ins.form.name in REGISTER_ONLY and not self.access_control:
+                exact.append(ins.dr in wanted)
+                wanted.discard(ins.dr)
+            elif self.access_control:
                 exact.append(True)
                 wanted = set(ALL_REGISTERS)
             else:
-                exact.append(ins.dr in wanted)
+                exact.append(True)
                 wanted.discard(ins.dr)
+                wanted |= word_reads(ins)
         return exact[::-1]
 
     def fetch_check(self, at: int) -> None:
@@ -400,6 +432,12 @@ class BlockCompiler:
         load_registers(prologue, self.loaded)
         self.e.code[1:1] = prologue.code[1:]  # after RESUME
         return self.e.to_code(("pc",))
+
+
+def word_reads(ins: Instruction) -> set[int]:
+    """The registers an instruction that is not register-to-register reads as words: a
+    base address, a value stored, a jump's target."""
+    return {r for r in (ins.sr, ins.baser) if r is not None}
 
 
 def load_registers(e: Emitter, registers: Iterable[int]) -> None:
@@ -471,11 +509,13 @@ def emit_andi(c: BlockCompiler, ins: Instruction) -> None:
 
 @emitter("NOT")
 def emit_not(c: BlockCompiler, ins: Instruction) -> None:
+    """NOT v is xFFFF - v modulo 2^16: from xFFFF plus as many 2^16 as keep it non-negative."""
     lo, hi = c.range_of(ins.sr)
-    c.e.const(WORD_MASK)
+    ones = WORD_MASK + WRAP * max(0, -(-(hi - WORD_MASK) // WRAP))
+    c.e.const(ones)
     c.push_reg(ins.sr)
     c.e.binary(BinaryOp.SUBTRACT)
-    c.result(ins.dr, True, (WORD_MASK - hi, WORD_MASK - lo))
+    c.result(ins.dr, True, (ones - hi, ones - lo))
 
 
 @emitter("BR")
@@ -485,7 +525,10 @@ def emit_br(c: BlockCompiler, ins: Instruction) -> None:
     elif ins.nzp == 0:
         c.exit_to(ins.next_pc)
     else:
-        test, when = BRANCH_TESTS[ins.nzp]
+        test, when = branch_test(ins.nzp, c.cc_range())
+        if test == "wrap":  # a long chain of sums, beyond the tables
+            c.wrap_register(c.cc_alias)  # type: ignore[arg-type]
+            test, when = branch_test(ins.nzp, c.cc_range())
         if isinstance(test, str):
             c.push_table(test)
             c.push_cc()
@@ -497,6 +540,20 @@ def emit_br(c: BlockCompiler, ins: Instruction) -> None:
                 c.e.compare(test[0])
         c.exit_if(ins.target, when, is_bool=test is not None)
         c.exit_to(ins.next_pc)
+
+
+def branch_test(nzp: int, bounds: tuple[int, int]) -> tuple[Test, bool]:
+    """The test of BR (nzp) on a value within bounds, and the truth that takes the branch:
+    on a word, a comparison or its truth; on a sum not wrapped yet, a table, or its truth
+    for BRz and BRnp where it cannot reach +-2^16 (there it is 0 only where the word is
+    0); "wrap" where neither will do (the value must be wrapped first)."""
+    word_test, word_when, table, table_when = BRANCH_TESTS[nzp]
+    lo, hi = bounds
+    if (lo >= 0 and hi <= WORD_MASK) or (word_test is None and lo > -WRAP and hi < WRAP):
+        return word_test, word_when
+    if CODE_TABLE_RANGE[0] <= lo and hi <= CODE_TABLE_RANGE[1]:
+        return table, table_when
+    return "wrap", False
 
 
 @emitter("JMP")

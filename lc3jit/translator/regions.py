@@ -27,7 +27,13 @@ from dataclasses import dataclass
 from types import CodeType
 
 from lc3jit.translator.blocks import Block, Exit, Successor, find_blocks
-from lc3jit.translator.codegen import REGISTER_ONLY, TABLES, BlockCompiler, load_registers, make_function
+from lc3jit.translator.codegen import (
+    LOOSE,
+    REGISTER_ONLY,
+    BlockCompiler,
+    load_registers,
+    make_function,
+)
 from lc3jit.translator.emitter import ENDS, BinaryOp, Compare, Emitter, Instr, Label
 from lc3jit.translator.translate import BlockTranslator, entry_points
 from runtime.dispatch import INTERPRET_AT, Dispatcher, Translation
@@ -51,6 +57,10 @@ LOCAL = frozenset({"taken", "fallthrough", "return"})
 STRAIGHT_EXITS = frozenset({Exit.FALLTHROUGH, Exit.LIMIT, Exit.BRANCH})
 
 REGISTER_FIELDS = ("dr", "sr", "sr1", "sr2", "baser")
+
+#: Where a slow path was left for later: block, instruction index, line, the register
+#: standing for the codes, the bounds of the registers' locals.
+Where = tuple[Block, int, int, int | None, dict[int, tuple[int, int]]]
 
 #: Targets a JMP or JSRR (by its address) was seen leaving a region for, at run time.
 Hints = Mapping[int, Sequence[int]]
@@ -203,8 +213,8 @@ class RegionCompiler(BlockCompiler):
         self.written = {ins.dr for ins in instructions if ins.dr is not None} | ({7} if calls else set())
         self.returns = return_points(blocks, hints)  # RET block start -> where it may return
         self.cc_local = True  # `cc` is loaded at entry: one local for the whole region
-        #: Slow paths not yet emitted, with where they were (block, index, line, cc_alias).
-        self.cold: list[tuple[Label, tuple[Block, int, int, int | None], Callable[[], None]]] = []
+        #: Slow paths not yet emitted, with where they were (see `slow_path`).
+        self.cold: list[tuple[Label, Where, Callable[[], None]]] = []
         inside = self.labels.keys()
         self.edges = {  # start -> the blocks of the region control may go to next
             b.start: [s.address for s in successors_of(b, hints) if s.address in inside]
@@ -217,15 +227,20 @@ class RegionCompiler(BlockCompiler):
         self.entries = [*entries, *sorted(self.checks.keys() - set(entries))]
         self.paid_by = self.prepaid()  # block start -> the block that counts it
         self.ahead = self.chains()  # block start -> instructions after it that its count paid
+        self.live = self.live_registers()  # block start -> registers it may read before writing
+        self.unwrapped = self.unwrapped_registers()  # block start -> registers maybe not words there
         self.way_out = Label()
         self.current = blocks[0]
+        self.tables: set[str] = set()  # of TABLES, those the code indexes
 
     # Registers: every register the region names is a local from entry to exit.
     def reg(self, r: int) -> str:
         return f"r{r}"
 
     def push_table(self, name: str) -> None:
-        """A fast local, loaded at entry: cheaper than a global in a loop."""
+        """A fast local, loaded at entry (only those the region uses): cheaper than a
+        global in a loop."""
+        self.tables.add(name)
         self.e.load(name)
 
     def reload(self) -> None:
@@ -236,6 +251,7 @@ class RegionCompiler(BlockCompiler):
         e.load_attr("ccv")
         e.store("cc")
         self.cc_alias = None
+        self.ranges = {}
 
     def count(self, pending: int) -> None:
         """N[0] = instructions run so far, less `pending` of the current block."""
@@ -255,8 +271,14 @@ class RegionCompiler(BlockCompiler):
         self.count(self.unpaid())
 
     def leave(self, pending: int) -> None:
-        """Go to the shared way out with (next PC on the stack, instructions not run)."""
+        """Go to the shared way out with (next PC on the stack, instructions not run), the
+        registers' locals wrapped to words first where they may not be."""
         self.settle_cc()
+        ranges = dict(self.ranges)
+        for r in sorted(self.written):
+            if not self.is_word(r):
+                self.wrap_register(r)
+        self.ranges = ranges  # for the code after, which this way does not reach
         self.e.const(pending)
         self.e.jump(self.way_out)
 
@@ -272,7 +294,8 @@ class RegionCompiler(BlockCompiler):
     def slow_path(self, slow: Label, emit: Callable[[], None]) -> None:
         """Out of line, after every block: a slow path here leaves, so the fast path needs
         no jump over it."""
-        self.cold.append((slow, (self.current, self.index, self.e.line, self.cc_alias), emit))
+        where = (self.current, self.index, self.e.line, self.cc_alias, dict(self.ranges))
+        self.cold.append((slow, where, emit))
 
     def slow_load(self, push_address: Callable[[], None], at: int) -> None:
         self.bail(at)
@@ -439,6 +462,64 @@ class RegionCompiler(BlockCompiler):
 
         return {b.start: of(b.start) for b in self.blocks}
 
+    def live_registers(self) -> dict[int, set[int]]:
+        """For each block: the registers the region may read before writing them, from its
+        start on (a way out is no read: it wraps what it writes back, see `leave`).
+
+        A sum that sets a register dead after its block (a difference computed only for
+        the branch that follows, the usual compare) then stays unwrapped: the branch
+        tests it with a table, and nothing else reads it before it is written again.
+        """
+        reads: dict[int, set[int]] = {}
+        writes: dict[int, set[int]] = {}
+        for block in self.blocks:
+            read, written = set(), set()
+            for ins in block.instructions:
+                read |= register_reads(ins) - written
+                written |= register_writes(ins)
+            reads[block.start], writes[block.start] = read, written
+        live = {start: set(read) for start, read in reads.items()}
+        changed = True
+        while changed:
+            changed = False
+            for block in reversed(self.blocks):
+                after = set().union(*(live[t] for t in self.edges[block.start]))
+                now = reads[block.start] | (after - writes[block.start])
+                if now != live[block.start]:
+                    live[block.start], changed = now, True
+        return live
+
+    def wanted_after(self, block: Block) -> set[int]:
+        """The registers a block of the region goes on to read: their locals hold words."""
+        return set().union(*(self.live[t] for t in self.edges[block.start]))
+
+    def unwrapped_registers(self) -> dict[int, set[int]]:
+        """For each block: the registers whose locals may hold sums not wrapped yet where it
+        starts (dead there, see live_registers: only a way out reads them, and wraps)."""
+        left: dict[int, set[int]] = {}  # block -> registers its own last write leaves unwrapped
+        writes: dict[int, set[int]] = {}
+        for block in self.blocks:
+            last: dict[int, bool] = {}
+            for ins, exact in zip(block.instructions, self.exact_results(block), strict=True):
+                for r in register_writes(ins):
+                    last[r] = exact or ins.form.name not in REGISTER_ONLY
+            left[block.start] = {r for r, exact in last.items() if not exact}
+            writes[block.start] = set(last)
+        into: dict[int, set[int]] = {b.start: set() for b in self.blocks}
+        changed = True
+        while changed:
+            changed = False
+            for block in self.blocks:
+                out = (into[block.start] - writes[block.start]) | left[block.start]
+                for target in self.edges[block.start]:
+                    if not out <= into[target]:
+                        into[target] |= out
+                        changed = True
+        return into
+
+    def entry_ranges(self, block: Block) -> dict[int, tuple[int, int]]:
+        return {r: (-LOOSE + 1, LOOSE - 1) for r in self.unwrapped[block.start]}
+
     def unpaid(self) -> int:
         """Instructions counted but not run, at the current instruction (not yet run)."""
         return self.current.length - self.index + self.ahead[self.current.start]
@@ -468,6 +549,7 @@ class RegionCompiler(BlockCompiler):
         e = self.e
         # The codes are in `cc` here, unless the block sets them before anything sees them.
         self.current, self.index, self.cc_alias = block, 0, None
+        self.ranges = self.entry_ranges(block)
         e.line = block.start
         e.place(self.labels[block.start])
         counted = block.length + self.ahead[block.start]
@@ -497,8 +579,8 @@ class RegionCompiler(BlockCompiler):
     def emit_cold(self) -> None:
         """The slow paths of the blocks emitted so far, near them (short jumps)."""
         e = self.e
-        for slow, (block, index, line, alias), emit in self.cold:
-            self.current, self.index, e.line, self.cc_alias = block, index, line, alias
+        for slow, (block, index, line, alias, ranges), emit in self.cold:
+            self.current, self.index, e.line, self.cc_alias, self.ranges = block, index, line, alias, ranges
             e.place(slow)
             emit()
         self.cold = []
@@ -506,9 +588,6 @@ class RegionCompiler(BlockCompiler):
     def compile(self) -> CodeType:
         e = self.e
         self.reload()
-        for table in TABLES:
-            e.global_(table)
-            e.store(table)
         e.load("budget")
         e.store("n")
         for entry in self.entries[1:]:  # the root is the first block: no test for it
@@ -521,7 +600,7 @@ class RegionCompiler(BlockCompiler):
         self.emit_cold()
         e.line = self.block.start
         e.place(self.way_out)  # stack: next PC, instructions of the current block not run
-        self.cc_alias = None  # every way here settled the codes in `cc`
+        self.cc_alias, self.ranges = None, {}  # every way here settled the codes, wrapped the locals
         e.load("budget")
         e.load("n")
         e.binary(BinaryOp.SUBTRACT)
@@ -532,7 +611,31 @@ class RegionCompiler(BlockCompiler):
         e.store_subscript()
         self.write_back()
         e.return_top()
+        tables = Emitter("tables", self.block.start)
+        for table in sorted(self.tables):
+            tables.global_(table)
+            tables.store(table)
+        e.code[1:1] = tables.code[1:]  # after RESUME
         return e.to_code(("budget", "entry"))
+
+
+def register_reads(ins: Instruction) -> set[int]:
+    """The registers an instruction reads, for liveness: AND R, R, #0 reads none, and a
+    TRAP reads R (written back, wrapped, before it), not the locals."""
+    if ins.form.name == "ANDI" and not ins.imm5:
+        return set()
+    return {r for field in ("sr", "sr1", "sr2", "baser") if (r := getattr(ins, field)) is not None}
+
+
+def register_writes(ins: Instruction) -> set[int]:
+    """The registers whose locals an instruction sets: JSR and JSRR set R7, and a TRAP
+    that comes back inside the region reloads them all from R."""
+    name = ins.form.name
+    if name == "TRAP":
+        return set(range(8))
+    if name in ("JSR", "JSRR"):
+        return {7}
+    return set() if ins.dr is None else {ins.dr}
 
 
 @dataclass(frozen=True, slots=True)
