@@ -46,6 +46,10 @@ WATCH_TRANSLATED = 4  # a translated block covers it
 WATCH_GUARD = 8  # past xFFFF: see below
 WATCH_PROTECTED = 16  # closed to user mode: the store checks the privilege
 WATCH_OBSERVED = 32  # a debugger or a trace wants to know: `Machine.observer` sees the store
+#: Every word from xFE00 on, device or not: a store there takes the slow path (a plain
+#: write where no device is), so translated code that stored without it knows the address
+#: was below xFE00, as it knows for a load (see codegen.BlockCompiler.address_checked).
+WATCH_IO = 64
 WATCH_CODE = WATCH_DECODED | WATCH_TRANSLATED
 
 #: The write map is longer than memory: translated code indexes it with BaseR + offset6
@@ -103,9 +107,9 @@ class Machine:
         self.empty_polls = 0  # KBSR reads in a row that found no key, with nothing written since
         self.written_at_poll = 0  # the console's bytes_written at the last of them
         self.mcr = MCR_CLOCK
-        self.watch = [0] * MEMORY_WORDS + [WATCH_GUARD] * GUARD_WORDS
+        self.watch = [0] * IO_BASE + [WATCH_IO] * (MEMORY_WORDS - IO_BASE) + [WATCH_GUARD] * GUARD_WORDS
         for address in (KBSR, KBDR, DSR, DDR, MCR) + ((PSR_ADDR,) if edition == 3 else ()):
-            self.watch[address] = WATCH_DEVICE
+            self.watch[address] |= WATCH_DEVICE
         if self.access_control:
             for address in (*range(USER_BASE), *range(IO_BASE, MEMORY_WORDS)):
                 self.watch[address] |= WATCH_PROTECTED

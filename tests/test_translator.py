@@ -206,6 +206,34 @@ LOOP2   ADD R3, R3, R4
 MINUS   .FILL xE000
 START   .FILL x1FC0
         .END""",
+    # Pointers that a load or a store just used (so known below xFE00, and stepped on
+    # without a wrap), walked into the I/O page (stores there take the slow path, devices
+    # or not) and around past xFFFF.
+    "pointers past xFE00": """
+        .ORIG x3000
+        LD R1, HIGH
+        LD R2, STEPS
+        LD R3, VALUE
+UP      LDR R0, R1, #0
+        BRz SKIP
+        ADD R4, R4, #1
+SKIP    STR R3, R1, #2
+        ADD R1, R1, #1
+        ADD R2, R2, #-1
+        BRp UP
+        LD R1, TOP
+        LD R2, STEPS
+AROUND  LDR R0, R1, #1
+        ADD R5, R5, R0
+        ADD R1, R1, #1
+        ADD R2, R2, #-1
+        BRp AROUND
+        HALT
+HIGH    .FILL xFDF4
+STEPS   .FILL #40
+VALUE   .FILL x8041
+TOP     .FILL xFFF0
+        .END""",
     # Recursion 300 deep with a stack in R6 and R7 saved on it.
     "deep recursion": """
         .ORIG x3000

@@ -69,9 +69,10 @@ REGISTER_ONLY = frozenset({"ADD", "ADDI", "AND", "ANDI", "NOT", "LEA"})
 class BlockCompiler:
     """Compiles one block; the emit_* functions below drive it, one per ISA form."""
 
-    #: The slow path of a store goes on in the block, and a store into the PSR sets the
-    #: codes: they must be in `cc` before it, where the slow path can reload them.
-    STORE_SETS_CODES = True
+    #: Slow paths go on in the block (regions: they leave it). So a store into the PSR,
+    #: which sets the codes, needs them in `cc` before it, where its slow path can reload
+    #: them; and a load or store through a register proves nothing about its address.
+    SLOW_PATHS_LEAVE = False
 
     def __init__(self, block: Block, edition: int, access_control: bool = False) -> None:
         self.block = block
@@ -252,7 +253,7 @@ class BlockCompiler:
         def push_address() -> None:
             e.load(address) if isinstance(address, str) else e.const(address)
 
-        if self.STORE_SETS_CODES:
+        if not self.SLOW_PATHS_LEAVE:
             self.settle_cc()
         self.push_table("W")
         push_address()
@@ -298,6 +299,14 @@ class BlockCompiler:
             e.global_("m")
             e.load_attr("ccv")
             e.store("cc")
+
+    def address_checked(self, baser: int, offset: int) -> None:
+        """After the fast path of a load or store at BaseR + offset, which only addresses
+        below xFE00 take (the write map watches every word from there on), BaseR's bounds
+        say so: an increment of a pointer just used then needs no wrap."""
+        if self.SLOW_PATHS_LEAVE:
+            lo, hi = self.range_of(baser)
+            self.ranges[baser] = (max(lo, -offset), min(hi, IO_BASE - 1 - offset))
 
     def base_plus_offset(self, baser: int, offset: int) -> tuple[str, bool]:
         """BaseR + offset, unwrapped: the local that holds it (BaseR's own for offset 0),
@@ -595,6 +604,7 @@ def emit_ldi(c: BlockCompiler, ins: Instruction) -> None:
 def emit_ldr(c: BlockCompiler, ins: Instruction) -> None:
     address, nonnegative = c.base_plus_offset(ins.baser, ins.offset6)
     c.load_computed_address(address, nonnegative, ins.address)
+    c.address_checked(ins.baser, ins.offset6)
     c.result(ins.dr, True)
 
 
@@ -620,6 +630,7 @@ def emit_sti(c: BlockCompiler, ins: Instruction) -> None:
 def emit_str(c: BlockCompiler, ins: Instruction) -> None:
     address, _ = c.base_plus_offset(ins.baser, ins.offset6)
     c.store(address, lambda: c.push_reg(ins.sr), ins.address)
+    c.address_checked(ins.baser, ins.offset6)
 
 
 @emitter("TRAP")

@@ -28,6 +28,7 @@ from types import CodeType
 
 from lc3jit.translator.blocks import Block, Exit, Successor, find_blocks
 from lc3jit.translator.codegen import (
+    FULL,
     LOOSE,
     REGISTER_ONLY,
     BlockCompiler,
@@ -188,7 +189,7 @@ def region_entries(region: list[Block]) -> list[int]:
 class RegionCompiler(BlockCompiler):
     """Compiles blocks rooted at the first one into a function(budget) -> next PC."""
 
-    STORE_SETS_CODES = False  # a slow store leaves the region
+    SLOW_PATHS_LEAVE = True
 
     def __init__(
         self,
@@ -228,6 +229,13 @@ class RegionCompiler(BlockCompiler):
         self.paid_by = self.prepaid()  # block start -> the block that counts it
         self.ahead = self.chains()  # block start -> instructions after it that its count paid
         self.live = self.live_registers()  # block start -> registers it may read before writing
+        self.order = {b.start: index for index, b in enumerate(blocks)}  # as laid out
+        self.ways_in: dict[int, list[int]] = {b.start: [] for b in blocks}  # start -> blocks going there
+        for start, targets in self.edges.items():
+            for target in targets:
+                self.ways_in[target].append(start)
+        #: start -> the bounds of the registers on each jump there emitted so far
+        self.arriving: dict[int, list[dict[int, tuple[int, int]]]] = {b.start: [] for b in blocks}
         self.unwrapped = self.unwrapped_registers()  # block start -> registers maybe not words there
         self.way_out = Label()
         self.current = blocks[0]
@@ -309,7 +317,7 @@ class RegionCompiler(BlockCompiler):
             if self.codes_seen_at(pc):
                 self.settle_cc()
             self.refund(pc)
-            self.e.jump(self.labels[pc])
+            self.go_to(pc)
         else:
             self.e.const(pc)
             self.leave(self.ahead[self.current.start])
@@ -322,11 +330,12 @@ class RegionCompiler(BlockCompiler):
         if self.off_chain(pc):  # the refund (and the codes) out of line
             refund = Label()
             self.e.jump_if(refund, when, is_bool)
+            self.arriving[pc].append(dict(self.ranges))  # what the way out of line will tell
             self.slow_path(refund, lambda: self.exit_to(pc))
         else:
             if self.codes_seen_at(pc):
                 self.settle_cc()
-            self.e.jump_if(self.labels[pc], when, is_bool)
+            self.go_to(pc, lambda label: self.e.jump_if(label, when, is_bool))
 
     def jump_if_top_is(self, pc: int) -> None:
         """If the PC on the stack is pc (a block of the region), pop it and go there."""
@@ -336,7 +345,7 @@ class RegionCompiler(BlockCompiler):
         e.compare(Compare.EQ)
         e.jump_if_false(other)
         e.pop()
-        e.jump(self.labels[pc])
+        self.go_to(pc)
         e.place(other)
 
     def exit_with_top(self, ins: Instruction) -> None:
@@ -517,8 +526,36 @@ class RegionCompiler(BlockCompiler):
                         changed = True
         return into
 
+    def go_to(self, pc: int, jump: Callable[[Label], None] | None = None) -> None:
+        """Jump (with `jump`, conditionally) to the region's block at pc, telling it the
+        bounds of the registers' locals on this way in."""
+        self.arriving[pc].append(dict(self.ranges))
+        (jump or self.e.jump)(self.labels[pc])
+
     def entry_ranges(self, block: Block) -> dict[int, tuple[int, int]]:
-        return {r: (-LOOSE + 1, LOOSE - 1) for r in self.unwrapped[block.start]}
+        """The bounds of the registers where the block starts: what every way in told it
+        (see go_to), when all of them were emitted before it and none is entered from the
+        dispatcher; otherwise words, but for the registers that may hold sums not wrapped."""
+        start = block.start
+        if not self.all_ways_in_before(start):
+            return {r: (-LOOSE + 1, LOOSE - 1) for r in self.unwrapped[start]}
+        ways = self.arriving[start]
+        joined = {}
+        for r in range(8):
+            bounds = [way.get(r, FULL) for way in ways]
+            lo, hi = min(b[0] for b in bounds), max(b[1] for b in bounds)
+            if (lo, hi) != FULL:
+                joined[r] = (lo, hi)
+        return joined
+
+    def all_ways_in_before(self, start: int) -> bool:
+        """Has every way into the block at start been emitted before it (or, out of line,
+        announced), and is it never entered from the dispatcher?"""
+        return (
+            bool(self.arriving[start])
+            and start not in self.entries
+            and all(self.order[p] < self.order[start] for p in self.ways_in[start])
+        )
 
     def unpaid(self) -> int:
         """Instructions counted but not run, at the current instruction (not yet run)."""
