@@ -360,7 +360,7 @@ class BlockCompiler:
         dead = self.dead_codes(block)
         self.exact = self.exact_results(block)
         self.ranges = self.entry_ranges(block)
-        self.cc_alias = None
+        self.cc_alias = self.entry_alias(block)
         for index, ins in enumerate(block.instructions):
             self.index = index
             self.cc_dead = dead[index]
@@ -390,6 +390,11 @@ class BlockCompiler:
     def entry_ranges(self, block: Block) -> dict[int, tuple[int, int]]:
         """The bounds of the registers' locals where the block starts: words, from R."""
         return {}
+
+    def entry_alias(self, block: Block) -> int | None:
+        """The register that stands for the codes where the block starts: none, they are
+        in `cc` or the machine."""
+        return None
 
     def wanted_after(self, block: Block) -> Iterable[int]:
         """The registers whose locals must hold words when the block ends: none, as its

@@ -234,8 +234,18 @@ class RegionCompiler(BlockCompiler):
         for start, targets in self.edges.items():
             for target in targets:
                 self.ways_in[target].append(start)
-        #: start -> the bounds of the registers on each jump there emitted so far
-        self.arriving: dict[int, list[dict[int, tuple[int, int]]]] = {b.start: [] for b in blocks}
+        for b in blocks:  # a TRAP goes on inside when its routine comes back (see exit_through)
+            if (
+                b.exit is Exit.TRAP
+                and b.last.next_pc in self.labels
+                and b.last.next_pc not in self.edges[b.start]
+            ):
+                self.ways_in[b.last.next_pc].append(b.start)
+        #: start -> the bounds of the registers, and the register standing for the codes,
+        #: on each jump there emitted so far
+        self.arriving: dict[int, list[tuple[dict[int, tuple[int, int]], int | None]]] = {
+            b.start: [] for b in blocks
+        }
         self.unwrapped = self.unwrapped_registers()  # block start -> registers maybe not words there
         self.way_out = Label()
         self.current = blocks[0]
@@ -330,7 +340,8 @@ class RegionCompiler(BlockCompiler):
         if self.off_chain(pc):  # the refund (and the codes) out of line
             refund = Label()
             self.e.jump_if(refund, when, is_bool)
-            self.arriving[pc].append(dict(self.ranges))  # what the way out of line will tell
+            alias = None if self.codes_seen_at(pc) else self.cc_alias  # as exit_to will leave it
+            self.arriving[pc].append((dict(self.ranges), alias))  # what the way out of line tells
             self.slow_path(refund, lambda: self.exit_to(pc))
         else:
             if self.codes_seen_at(pc):
@@ -529,7 +540,7 @@ class RegionCompiler(BlockCompiler):
     def go_to(self, pc: int, jump: Callable[[Label], None] | None = None) -> None:
         """Jump (with `jump`, conditionally) to the region's block at pc, telling it the
         bounds of the registers' locals on this way in."""
-        self.arriving[pc].append(dict(self.ranges))
+        self.arriving[pc].append((dict(self.ranges), self.cc_alias))
         (jump or self.e.jump)(self.labels[pc])
 
     def entry_ranges(self, block: Block) -> dict[int, tuple[int, int]]:
@@ -537,9 +548,9 @@ class RegionCompiler(BlockCompiler):
         (see go_to), when all of them were emitted before it and none is entered from the
         dispatcher; otherwise words, but for the registers that may hold sums not wrapped."""
         start = block.start
-        if not self.all_ways_in_before(start):
+        if not (self.arriving[start] and self.ways_in_before(start)):
             return {r: (-LOOSE + 1, LOOSE - 1) for r in self.unwrapped[start]}
-        ways = self.arriving[start]
+        ways = [ranges for ranges, _ in self.arriving[start]]
         joined = {}
         for r in range(8):
             bounds = [way.get(r, FULL) for way in ways]
@@ -548,13 +559,24 @@ class RegionCompiler(BlockCompiler):
                 joined[r] = (lo, hi)
         return joined
 
-    def all_ways_in_before(self, start: int) -> bool:
-        """Has every way into the block at start been emitted before it (or, out of line,
-        announced), and is it never entered from the dispatcher?"""
-        return (
-            bool(self.arriving[start])
-            and start not in self.entries
-            and all(self.order[p] < self.order[start] for p in self.ways_in[start])
+    def entry_alias(self, block: Block) -> int | None:
+        """A block with one way in starts with the codes where that way left them: in a
+        register (a compare's difference, maybe unwrapped) rather than copied to `cc`."""
+        if not self.one_way_in(block.start):
+            return None
+        aliases = {alias for _, alias in self.arriving[block.start]}
+        if len(aliases) != 1:  # the one way in, emitted before, told where its codes are
+            raise RuntimeError(f"block x{block.start:04X} entered {len(aliases)} ways, not one")
+        return aliases.pop()
+
+    def one_way_in(self, start: int) -> bool:
+        return len(self.ways_in[start]) == 1 and self.ways_in_before(start)
+
+    def ways_in_before(self, start: int) -> bool:
+        """Is every way into the block at start emitted (or, out of line, announced) before
+        it, and is it never entered from the dispatcher?"""
+        return start not in self.entries and all(
+            self.order[p] < self.order[start] for p in self.ways_in[start]
         )
 
     def unpaid(self) -> int:
@@ -562,11 +584,14 @@ class RegionCompiler(BlockCompiler):
         return self.current.length - self.index + self.ahead[self.current.start]
 
     def codes_seen_at(self, pc: int) -> bool:
-        """Can the region's block at pc see the codes it is entered with? Not if it checks
-        no budget (whose way out keeps them) and its first instruction sets them."""
+        """Must the codes be in `cc` where the region's block at pc starts? Not if it checks
+        no budget (whose way out keeps them) and its first instruction sets them, nor if it
+        has one way in, which tells it where they are (entry_alias)."""
         first = self.by_start[pc].instructions[0]
         sets_first = first.form.name in REGISTER_ONLY and first.sets_cc(self.edition)
-        return pc in self.checks or self.access_control or not sets_first
+        if pc in self.checks or self.access_control:
+            return True
+        return not sets_first and not self.one_way_in(pc)
 
     def off_chain(self, pc: int) -> bool:
         """Does going to pc leave blocks the current block's count paid for unrun?"""
@@ -585,8 +610,8 @@ class RegionCompiler(BlockCompiler):
         then the cold paths so far, if the block does not run on into the next one."""
         e = self.e
         # The codes are in `cc` here, unless the block sets them before anything sees them.
-        self.current, self.index, self.cc_alias = block, 0, None
-        self.ranges = self.entry_ranges(block)
+        self.current, self.index = block, 0
+        self.ranges, self.cc_alias = self.entry_ranges(block), self.entry_alias(block)
         e.line = block.start
         e.place(self.labels[block.start])
         counted = block.length + self.ahead[block.start]
