@@ -25,8 +25,8 @@ code is built from decoded fields only: constants, never text.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from types import CodeType, FunctionType
+from collections.abc import Callable, Iterable, Mapping
+from types import CodeType, FunctionType, MappingProxyType
 
 from lc3jit.translator.blocks import Block
 from lc3jit.translator.emitter import BinaryOp, Compare, Emitter, Label
@@ -39,6 +39,7 @@ FULL = (0, WORD_MASK)  # the bounds of a word
 #: Unwrapped values stay within +-LOOSE, small enough for CPython's one-digit ints.
 LOOSE = 1 << 29
 ALL_REGISTERS = range(8)
+EMPTY: Mapping[int, tuple[int, int]] = MappingProxyType({})
 
 #: A branch test on the value v that set the codes: a comparison, the name of a global
 #: table of bools to index with v (runtime.isa: right for v not wrapped yet too), or
@@ -55,6 +56,24 @@ BRANCH_TESTS: dict[int, tuple[Test, bool, str, bool]] = {
     0b101: (None, True, "ZERO", False),  # np: not z
     0b001: ("POSITIVE", True, "POSITIVE", True),  # p: 0 < v < x8000
     0b110: ("POSITIVE", False, "POSITIVE", False),  # nz: not p
+}
+
+#: The same on a value between -x8000 and x7FFF, whose codes are its sign's.
+SIGNED_TESTS: dict[int, tuple[Test, bool]] = {
+    0b100: ((Compare.LT, 0), True),
+    0b011: ((Compare.LT, 0), False),
+    0b001: ((Compare.GT, 0), True),
+    0b110: ((Compare.GT, 0), False),
+}
+
+#: The words that set codes each nzp mask takes, where they make one interval: a branch
+#: on a word tells the ways out of it these bounds.
+CODES_INTERVAL = {
+    0b100: (SIGN, WORD_MASK),
+    0b010: (0, 0),
+    0b001: (1, SIGN - 1),
+    0b011: (0, SIGN - 1),
+    0b101: (1, WORD_MASK),
 }
 
 
@@ -325,8 +344,11 @@ class BlockCompiler:
         self.e.return_const(pc)
         self.exited = True
 
-    def exit_if(self, pc: int, when: bool = True, is_bool: bool = True) -> None:
-        """Pop a value; when its truth is `when`, go to pc. Code after it runs otherwise."""
+    def exit_if(
+        self, pc: int, when: bool = True, is_bool: bool = True, facts: Mapping[int, tuple[int, int]] = EMPTY
+    ) -> None:
+        """Pop a value; when its truth is `when`, go to pc (where `facts` bound registers
+        more tightly: regions use them). Code after it runs otherwise."""
         not_taken = Label()
         self.e.jump_if(not_taken, not when, is_bool)
         alias = self.cc_alias
@@ -552,8 +574,28 @@ def emit_br(c: BlockCompiler, ins: Instruction) -> None:
             if test is not None:
                 c.e.const(test[1])
                 c.e.compare(test[0])
-        c.exit_if(ins.target, when, is_bool=test is not None)
+        alias = c.cc_alias
+        taken, fallen = branch_bounds(ins.nzp, c.cc_range()) if alias is not None else (None, None)
+        c.exit_if(ins.target, when, test is not None, {alias: taken} if taken else EMPTY)  # type: ignore[dict-item]
+        if fallen:
+            c.ranges[alias] = fallen  # type: ignore[index]
         c.exit_to(ins.next_pc)
+
+
+def branch_bounds(nzp: int, bounds: tuple[int, int]) -> tuple[tuple[int, int] | None, ...]:
+    """The bounds of a word that set the codes on each way out of BR (nzp): taken, then
+    not; None where the way tells nothing (or the value is not a word yet)."""
+    lo, hi = bounds
+    if lo < 0 or hi > WORD_MASK:
+        return None, None
+
+    def within(mask: int) -> tuple[int, int] | None:
+        if mask not in CODES_INTERVAL:
+            return None
+        low, high = max(lo, CODES_INTERVAL[mask][0]), min(hi, CODES_INTERVAL[mask][1])
+        return (low, high) if low <= high else None
+
+    return within(nzp), within(~nzp & 0b111)
 
 
 def branch_test(nzp: int, bounds: tuple[int, int]) -> tuple[Test, bool]:
@@ -565,6 +607,8 @@ def branch_test(nzp: int, bounds: tuple[int, int]) -> tuple[Test, bool]:
     lo, hi = bounds
     if (lo >= 0 and hi <= WORD_MASK) or (word_test is None and lo > -WRAP and hi < WRAP):
         return word_test, word_when
+    if lo >= -SIGN and hi < SIGN:
+        return SIGNED_TESTS[nzp]
     if CODE_TABLE_RANGE[0] <= lo and hi <= CODE_TABLE_RANGE[1]:
         return table, table_when
     return "wrap", False

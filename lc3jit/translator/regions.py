@@ -28,6 +28,7 @@ from types import CodeType
 
 from lc3jit.translator.blocks import Block, Exit, Successor, find_blocks
 from lc3jit.translator.codegen import (
+    EMPTY,
     FULL,
     LOOSE,
     REGISTER_ONLY,
@@ -333,10 +334,18 @@ class RegionCompiler(BlockCompiler):
             self.leave(self.ahead[self.current.start])
         self.exited = True
 
-    def exit_if(self, pc: int, when: bool = True, is_bool: bool = True) -> None:
+    def exit_if(
+        self, pc: int, when: bool = True, is_bool: bool = True, facts: Mapping[int, tuple[int, int]] = EMPTY
+    ) -> None:
         if pc not in self.labels:
             super().exit_if(pc, when, is_bool)
             return
+        ranges = self.ranges
+        self.ranges = {**ranges, **facts}  # on the way there
+        self.jump_inside_if(pc, when, is_bool)
+        self.ranges = ranges
+
+    def jump_inside_if(self, pc: int, when: bool, is_bool: bool) -> None:
         if self.off_chain(pc):  # the refund (and the codes) out of line
             refund = Label()
             self.e.jump_if(refund, when, is_bool)
