@@ -53,10 +53,11 @@ WATCH_IO = 64
 WATCH_CODE = WATCH_DECODED | WATCH_TRANSLATED
 
 #: The write map is longer than memory: translated code indexes it with BaseR + offset6
-#: before wrapping to 16 bits, and Python reads an index in -32..-1 from the end. Both
-#: land on these guard entries, which are never zero, so such a store takes the slow
-#: path, which wraps the address. Memory itself needs no guard: a negative index wraps.
-GUARD_WORDS = 32
+#: before wrapping to 16 bits (BaseR itself may be a sum not wrapped yet, below 2^17),
+#: and Python reads an index in -32..-1 from the end. Both land on these guard entries,
+#: which are never zero, so such a store takes the slow path, which wraps the address.
+#: Memory itself needs no guard: a negative index wraps, a load checks the address.
+GUARD_WORDS = MEMORY_WORDS + 32
 
 #: With scripted input used up, a KBSR read finds no key and reads 0. The program is
 #: evidently waiting for a key, and the run ends (exit 5), at the read that is the

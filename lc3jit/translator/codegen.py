@@ -40,6 +40,10 @@ FULL = (0, WORD_MASK)  # the bounds of a word
 LOOSE = 1 << 29
 ALL_REGISTERS = range(8)
 EMPTY: Mapping[int, tuple[int, int]] = MappingProxyType({})
+#: The bounds of a base address regions use without wrapping it first (a sum of two
+#: words, say): the write map's guards reach that far, and a load beyond xFFFF takes its
+#: slow path, which wraps the address and tries again (runtime.machine.GUARD_WORDS).
+ADDRESS_BOUNDS = (0, 2 * WRAP - 1)
 
 #: A branch test on the value v that set the codes: a comparison, the name of a global
 #: table of bools to index with v (runtime.isa: right for v not wrapped yet too), or
@@ -248,14 +252,16 @@ class BlockCompiler:
             self.e.const(address)
             self.e.subscript()
 
-    def load_computed_address(self, local: str, nonnegative: bool, at: int) -> None:
-        """Push mem[local]: local is an address not yet wrapped (-32..x1001E)."""
-        e, slow = self.e, Label()
+    def load_computed_address(self, local: str, bounds: tuple[int, int], at: int) -> None:
+        """Push mem[local]: local is an address within bounds, not yet wrapped (see
+        ADDRESS_BOUNDS)."""
+        e, slow, retry = self.e, Label(), Label()
+        e.place(retry)
         e.load(local)
         e.const(IO_BASE)
         e.compare(Compare.LT)
         e.jump_if_false(slow)
-        if not nonnegative or self.checked_loads:
+        if bounds[0] < 0 or self.checked_loads:
             e.load(local)
             e.const(USER_BASE if self.checked_loads else 0)
             e.compare(Compare.GE)
@@ -263,17 +269,27 @@ class BlockCompiler:
         self.push_table("M")
         e.load(local)
         e.subscript()
-        self.slow_path(slow, lambda: self.slow_load(lambda: e.load(local), at))
+        self.slow_path(
+            slow,
+            lambda: self.slow_access(local, bounds, retry, lambda: self.slow_load(lambda: e.load(local), at)),
+        )
 
-    def store(self, address: int | str, push_value: Callable[[], None], at: int) -> None:
-        """mem[address] = value; address a constant or a local not yet wrapped."""
-        e, slow = self.e, Label()
+    def store(
+        self, address: int | str, push_value: Callable[[], None], at: int, bounds: tuple[int, int] = FULL
+    ) -> None:
+        """mem[address] = value; address a constant or a local within bounds, not yet
+        wrapped (see ADDRESS_BOUNDS)."""
+        e, slow, retry = self.e, Label(), Label()
 
         def push_address() -> None:
             e.load(address) if isinstance(address, str) else e.const(address)
 
+        def slow_store() -> None:
+            self.slow_store(push_address, push_value, at)
+
         if not self.SLOW_PATHS_LEAVE:
             self.settle_cc()
+        e.place(retry)
         self.push_table("W")
         push_address()
         e.subscript()
@@ -282,7 +298,29 @@ class BlockCompiler:
         self.push_table("M")
         push_address()
         e.store_subscript()
-        self.slow_path(slow, lambda: self.slow_store(push_address, push_value, at))
+        if isinstance(address, str):
+            self.slow_path(slow, lambda: self.slow_access(address, bounds, retry, slow_store))
+        else:
+            self.slow_path(slow, slow_store)
+
+    def slow_access(
+        self, local: str, bounds: tuple[int, int], retry: Label, slow: Callable[[], None]
+    ) -> None:
+        """The slow path of a load or store at an address in a local: one past xFFFF (a
+        base not wrapped yet) is wrapped, and the access tried again; the rest is `slow`."""
+        e, word = self.e, Label()
+        if bounds[1] > WORD_MASK:
+            e.load(local)
+            e.const(WORD_MASK)
+            e.compare(Compare.GT)
+            e.jump_if_false(word)
+            e.load(local)
+            e.const(WRAP)
+            e.binary(BinaryOp.SUBTRACT)
+            e.store(local)
+            e.jump(retry)
+            e.place(word)
+        slow()
 
     def slow_path(self, slow: Label, emit: Callable[[], None]) -> None:
         """The code at `slow`, jumped to from the fast path just emitted, which it rejoins."""
@@ -322,21 +360,26 @@ class BlockCompiler:
     def address_checked(self, baser: int, offset: int) -> None:
         """After the fast path of a load or store at BaseR + offset, which only addresses
         below xFE00 take (the write map watches every word from there on), BaseR's bounds
-        say so: an increment of a pointer just used then needs no wrap."""
-        if self.SLOW_PATHS_LEAVE:
-            lo, hi = self.range_of(baser)
+        say so: an increment of a pointer just used then needs no wrap. (Not where the
+        address was wrapped and tried again: BaseR itself was not, unless offset is 0.)"""
+        lo, hi = self.range_of(baser)
+        if self.SLOW_PATHS_LEAVE and (hi + offset <= WORD_MASK or not offset):
             self.ranges[baser] = (max(lo, -offset), min(hi, IO_BASE - 1 - offset))
 
-    def base_plus_offset(self, baser: int, offset: int) -> tuple[str, bool]:
+    def base_plus_offset(self, baser: int, offset: int) -> tuple[str, tuple[int, int]]:
         """BaseR + offset, unwrapped: the local that holds it (BaseR's own for offset 0),
-        and whether it cannot be negative."""
+        and its bounds. A BaseR beyond ADDRESS_BOUNDS is wrapped first."""
+        lo, hi = self.range_of(baser)
+        if not ADDRESS_BOUNDS[0] <= lo <= hi <= ADDRESS_BOUNDS[1]:
+            self.wrap_register(baser)
+            lo, hi = self.range_of(baser)
         if not offset:
-            return self.reg(baser), True
+            return self.reg(baser), (lo, hi)
         self.push_reg(baser)
         self.e.const(abs(offset))
         self.e.binary(BinaryOp.ADD if offset > 0 else BinaryOp.SUBTRACT)
         self.e.store("a")
-        return "a", offset > 0
+        return "a", (lo + offset, hi + offset)
 
     # Exits: a block returns the next PC to the dispatcher (regions override these).
     def exit_to(self, pc: int) -> None:
@@ -413,6 +456,14 @@ class BlockCompiler:
         """The bounds of the registers' locals where the block starts: words, from R."""
         return {}
 
+    def word_reads(self, ins: Instruction) -> set[int]:
+        """The registers an instruction that is not register-to-register reads as words: a
+        value stored, a jump's target, a base address (regions: see ADDRESS_BOUNDS)."""
+        fields = (
+            (ins.sr,) if self.SLOW_PATHS_LEAVE and ins.form.name in ("LDR", "STR") else (ins.sr, ins.baser)
+        )
+        return {r for r in fields if r is not None}
+
     def entry_alias(self, block: Block) -> int | None:
         """The register that stands for the codes where the block starts: none, they are
         in `cc` or the machine."""
@@ -446,7 +497,7 @@ class BlockCompiler:
             else:
                 exact.append(True)
                 wanted.discard(ins.dr)
-                wanted |= word_reads(ins)
+                wanted |= self.word_reads(ins)
         return exact[::-1]
 
     def fetch_check(self, at: int) -> None:
@@ -468,12 +519,6 @@ class BlockCompiler:
         load_registers(prologue, self.loaded)
         self.e.code[1:1] = prologue.code[1:]  # after RESUME
         return self.e.to_code(("pc",))
-
-
-def word_reads(ins: Instruction) -> set[int]:
-    """The registers an instruction that is not register-to-register reads as words: a
-    base address, a value stored, a jump's target."""
-    return {r for r in (ins.sr, ins.baser) if r is not None}
 
 
 def load_registers(e: Emitter, registers: Iterable[int]) -> None:
@@ -645,14 +690,14 @@ def emit_ld(c: BlockCompiler, ins: Instruction) -> None:
 def emit_ldi(c: BlockCompiler, ins: Instruction) -> None:
     c.load_const_address(ins.target, ins.address)
     c.e.store("a")
-    c.load_computed_address("a", True, ins.address)
+    c.load_computed_address("a", FULL, ins.address)
     c.result(ins.dr, True)
 
 
 @emitter("LDR")
 def emit_ldr(c: BlockCompiler, ins: Instruction) -> None:
-    address, nonnegative = c.base_plus_offset(ins.baser, ins.offset6)
-    c.load_computed_address(address, nonnegative, ins.address)
+    address, bounds = c.base_plus_offset(ins.baser, ins.offset6)
+    c.load_computed_address(address, bounds, ins.address)
     c.address_checked(ins.baser, ins.offset6)
     c.result(ins.dr, True)
 
@@ -677,8 +722,8 @@ def emit_sti(c: BlockCompiler, ins: Instruction) -> None:
 
 @emitter("STR")
 def emit_str(c: BlockCompiler, ins: Instruction) -> None:
-    address, _ = c.base_plus_offset(ins.baser, ins.offset6)
-    c.store(address, lambda: c.push_reg(ins.sr), ins.address)
+    address, bounds = c.base_plus_offset(ins.baser, ins.offset6)
+    c.store(address, lambda: c.push_reg(ins.sr), ins.address, bounds)
     c.address_checked(ins.baser, ins.offset6)
 
 
