@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from lc3jit.session import Engine, why_not_translated
+from lc3jit.session import Engine, Untranslatable
 from runtime.interp import Interpreter
 from runtime.machine import Machine
 from runtime.outcome import STEP_LIMIT, Outcome
@@ -33,7 +33,7 @@ class TieredEngine:
     engine it stands for (`build`, which translates) and runs that from there on.
 
     A Python whose bytecode the translator does not know keeps the interpreter, with one
-    warning line (see session.why_not_translated), when the switch comes.
+    warning line (see session.Untranslatable), when the switch comes.
     """
 
     def __init__(
@@ -81,15 +81,21 @@ class TieredEngine:
         return self.engine.run(max_steps)
 
     def switch(self) -> None:
-        """Build the translated engine, its breakpoints set; or stay on the interpreter."""
-        if reason := why_not_translated():
+        """Build the translated engine, its breakpoints set; or stay on the interpreter.
+
+        Whether the translator can run here is asked only if the build must translate (see
+        session.Untranslatable): code loaded from the translation cache was translated by
+        this lc3jit on this Python, and loads without importing `bytecode`.
+        """
+        began = time.perf_counter()
+        try:
+            engine = self.build(self.machine)
+        except Untranslatable as reason:
             self.warn(f"lc3jit: {reason}; running on the interpreter")
             self.name, self.engine = "interp", self.interpreter
             return
         self.interpreter.detach()  # the engine has an interpreter of its own
         self.translated_at = self.machine.icount
-        began = time.perf_counter()
-        engine = self.build(self.machine)
         for pc in self.stops:
             engine.set_stop(pc, True)
         self.translation_seconds = time.perf_counter() - began

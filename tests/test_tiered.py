@@ -128,6 +128,7 @@ def test_a_long_run_translates_at_the_switch_and_saves_it(tmp_path: Path) -> Non
     assert " translation " in stats and stats.endswith(" ms after 150000 instructions")
     imported, stats = modules_after(runaway, "--translate-after", "150000", cache=tmp_path)
     assert stats.endswith(" ms after 150000 instructions (from the cache)")
+    assert "bytecode" not in imported  # saved code loads without the translator
 
 
 def test_code_rewritten_before_the_switch_is_never_cached_as_the_booted_code(tmp_path: Path) -> None:
