@@ -39,7 +39,7 @@ class Engine(Runnable, Protocol):
     def set_stop(self, pc: int, on: bool) -> None: ...
 
 
-class Untranslatable(Exception):
+class UntranslatableError(Exception):
     """The translator cannot run on this Python (see why_not_translated): a translated
     engine's builder raises it rather than translate."""
 
@@ -60,7 +60,7 @@ def _regions(machine: Machine) -> Engine:
 
 def _translatable() -> None:
     if reason := why_not_translated():
-        raise Untranslatable(reason)
+        raise UntranslatableError(reason)
 
 
 #: Engines by their --engine name; each is built around a booted machine.

@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from lc3jit.session import Engine, Untranslatable
+from lc3jit.session import Engine, UntranslatableError
 from runtime.interp import Interpreter
 from runtime.machine import Machine
 from runtime.outcome import STEP_LIMIT, Outcome
@@ -33,7 +33,7 @@ class TieredEngine:
     engine it stands for (`build`, which translates) and runs that from there on.
 
     A Python whose bytecode the translator does not know keeps the interpreter, with one
-    warning line (see session.Untranslatable), when the switch comes.
+    warning line (see session.UntranslatableError), when the switch comes.
     """
 
     def __init__(
@@ -84,13 +84,13 @@ class TieredEngine:
         """Build the translated engine, its breakpoints set; or stay on the interpreter.
 
         Whether the translator can run here is asked only if the build must translate (see
-        session.Untranslatable): code loaded from the translation cache was translated by
+        session.UntranslatableError): code loaded from the translation cache was translated by
         this lc3jit on this Python, and loads without importing `bytecode`.
         """
         began = time.perf_counter()
         try:
             engine = self.build(self.machine)
-        except Untranslatable as reason:
+        except UntranslatableError as reason:
             self.warn(f"lc3jit: {reason}; running on the interpreter")
             self.name, self.engine = "interp", self.interpreter
             return
