@@ -107,6 +107,8 @@ def run_program(options: RunOptions, compiled: Compiled | None = None) -> int:
     engine = sim.engine_name
     build, cache = engine_builder(compiled, engine, options.no_cache, sim.machine)
     sim.build = long_lived(build or ENGINES[engine])
+    if sim.translate_after:  # a tiered start builds its engine mid-run: what lives till then, out of sight now
+        gc.freeze()
     try:
         result = sim.run(options.max_steps, check=False, trace=trace_file, trace_range=options.trace_range)
     finally:
