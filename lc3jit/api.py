@@ -199,6 +199,7 @@ class Simulator:
         self.console = console if console is not None else CapturedConsole(_bytes(keys))
         start = None if pc is None else self.address(pc)
         self.machine = boot(images, self.console, edition, start, system)
+        self._boot = (images, edition, start, system)
         #: Tiered, the engine finds out at the switch whether the translator can run here.
         self.translate_after = 0 if engine == "interp" else translate_after
         if not self.translate_after:
@@ -250,6 +251,12 @@ class Simulator:
                 self._engine = build(self.machine)
             self.setup_seconds = time.perf_counter() - start
         return self._engine
+
+    def booted(self) -> Machine:
+        """A machine booted as this one was (memory as loaded, start PC), with a console of
+        its own: what the program looked like before it ran (the translation cache's key)."""
+        images, edition, start, system = self._boot
+        return boot(images, CapturedConsole(b""), edition, start, system)
 
     @property
     def pc(self) -> int:

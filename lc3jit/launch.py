@@ -105,10 +105,10 @@ def run_program(options: RunOptions, compiled: Compiled | None = None) -> int:
         error(f"{e.filename}: {e.strerror or e}")
         return 1
     engine = sim.engine_name
-    build, cache = engine_builder(compiled, engine, options.no_cache, sim.machine)
+    build, cache = engine_builder(compiled, engine, options.no_cache, sim.booted)
     sim.build = long_lived(build or ENGINES[engine])
-    if sim.translate_after:  # a tiered start builds its engine mid-run: what lives till then, out of sight now
-        gc.freeze()
+    if sim.translate_after:  # a tiered start builds its translated engine mid-run; its interpreter now
+        long_lived(lambda _: sim.engine)(sim.machine)
     try:
         result = sim.run(options.max_steps, check=False, trace=trace_file, trace_range=options.trace_range)
     finally:
@@ -145,11 +145,11 @@ def run_program(options: RunOptions, compiled: Compiled | None = None) -> int:
 
 
 def engine_builder(
-    compiled: Compiled | None, engine: str, no_cache: bool, machine: Machine
+    compiled: Compiled | None, engine: str, no_cache: bool, booted: Callable[[], Machine]
 ) -> tuple[Callable[[Machine], Engine] | None, CachedBuild | None]:
     """How to build the engine: from the compiled file's translations, through the cache, or
     (None) as usual; and the cache's builder, to tell whether it had the translations.
-    `machine` is the machine as booted, before it runs: what the cache is keyed by."""
+    `booted` gives the machine as booted, before it ran: what the cache is keyed by."""
     if compiled is not None:
         from lc3jit.translator.saved import restored
 
@@ -157,7 +157,7 @@ def engine_builder(
         return (None if saved is None else lambda machine: restored(machine, saved, engine)), None
     if engine == "interp" or no_cache:
         return None, None
-    cached = CachedBuild(engine, machine)
+    cached = CachedBuild(engine, booted)
     return cached, cached
 
 
@@ -166,9 +166,9 @@ class CachedBuild:
     when the engine is built later (a tiered run): the cache module, hashing and loading
     are paid only by a run that translates."""
 
-    def __init__(self, engine: str, booted: Machine) -> None:
+    def __init__(self, engine: str, booted: Callable[[], Machine]) -> None:
         self.engine = engine
-        self.booted = (booted.mem[:], booted.pc)  # memory and start PC before the run
+        self.booted = booted  # booted again when needed: a short run never copies its memory
         self.cache: TranslationCache | None = None
 
     @property
@@ -181,7 +181,9 @@ class CachedBuild:
         if disabled_by_environment():
             return ENGINES[self.engine](machine)
         self.cache = TranslationCache(cache_directory(), _warn)
-        return self.cache.build(machine, self.engine, ENGINES[self.engine], self.booted)  # type: ignore[arg-type,return-value]
+        first = self.booted()
+        builder = ENGINES[self.engine]
+        return self.cache.build(machine, self.engine, builder, (first.mem, first.pc))  # type: ignore[arg-type,return-value]
 
 
 #: Options that take a value, by name: how to read a value typer would take unchanged
