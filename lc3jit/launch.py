@@ -107,7 +107,7 @@ def run_program(options: RunOptions, compiled: Compiled | None = None) -> int:
     engine = sim.engine_name
     build, cache = engine_builder(compiled, engine, options.no_cache, sim.booted)
     sim.build = long_lived(build or ENGINES[engine])
-    if sim.translate_after:  # a tiered start builds its translated engine mid-run; its interpreter now
+    if sim.translate_after and trace_file is None:  # a tiered start builds its translated engine mid-run
         long_lived(lambda _: sim.engine)(sim.machine)
     try:
         result = sim.run(options.max_steps, check=False, trace=trace_file, trace_range=options.trace_range)
