@@ -37,6 +37,7 @@ from lc3jit.session import (
     os_images,
     run_engine,
 )
+from lc3jit.tiered import TieredEngine
 from lc3jit.toolchain.numbers import parse_number
 from lc3jit.tools.capture import CapturedConsole
 from runtime.console import Console
@@ -145,7 +146,10 @@ class Simulator:
     first origin). keys: the keyboard's input (more with `give_keys`). console: a console
     of the caller's (the CLI's terminal); by default output is captured in `output`.
     max_steps: the step limit of every run and call that gives none (a grader's guard
-    against a loop that never ends); None for no limit.
+    against a loop that never ends); None for no limit. translate_after: a translated
+    engine runs its first this many instructions on the interpreter and translates only
+    then (`lc3jit run` gives lc3jit.tiered.TRANSLATE_AFTER; 0, the default, translates
+    ahead of the first run).
     """
 
     def __init__(
@@ -161,6 +165,7 @@ class Simulator:
         warn: Callable[[str], None] | None = None,
         max_steps: int | None = None,
         build: Callable[[Machine], Engine] | None = None,
+        translate_after: int = 0,
     ) -> None:
         if engine not in ENGINES:
             raise ValueError(f"no engine {engine!r}; choose from {', '.join(ENGINES)}")
@@ -194,7 +199,12 @@ class Simulator:
         self.console = console if console is not None else CapturedConsole(_bytes(keys))
         start = None if pc is None else self.address(pc)
         self.machine = boot(images, self.console, edition, start, system)
-        [self.engine_name] = engines_on_this_python([engine], self._warning)
+        self._boot = (images, edition, start, system)
+        #: Tiered, the engine finds out at the switch whether the translator can run here.
+        self.translate_after = 0 if engine == "interp" else translate_after
+        if not self.translate_after:
+            [engine] = engines_on_this_python([engine], self._warning)
+        self.engine_name = engine
         self.max_steps = max_steps
         #: Builds the engine instead of ENGINES[engine]: from saved translations (`lc3jit run`
         #: with a compiled program or the translation cache).
@@ -232,9 +242,21 @@ class Simulator:
         """The engine, built (translating ahead of time) on first use."""
         if self._engine is None:
             start = time.perf_counter()
-            self._engine = (self.build or ENGINES[self.engine_name])(self.machine)
+            build = self.build or ENGINES[self.engine_name]
+            if self.translate_after:
+                self._engine = TieredEngine(
+                    self.machine, self.engine_name, build, self.translate_after, self._warning
+                )
+            else:
+                self._engine = build(self.machine)
             self.setup_seconds = time.perf_counter() - start
         return self._engine
+
+    def booted(self) -> Machine:
+        """A machine booted as this one was (memory as loaded, start PC), with a console of
+        its own: what the program looked like before it ran (the translation cache's key)."""
+        images, edition, start, system = self._boot
+        return boot(images, CapturedConsole(b""), edition, start, system)
 
     @property
     def pc(self) -> int:
@@ -321,8 +343,13 @@ class Simulator:
             tracer = Tracer(self.machine, trace, labels_by_address(self.symbols), *trace_range)
             result = run_engine(tracer, max_steps)
         else:
-            result = run_engine(self.engine, max_steps, self.setup_seconds)
+            engine = self.engine
+            result = run_engine(engine, max_steps, self.setup_seconds)
             self.setup_seconds = 0.0  # paid once
+            if isinstance(engine, TieredEngine):  # translated during the run: count it as such
+                moved = engine.take_translation_seconds()
+                result.seconds -= moved
+                result.setup_seconds += moved
         if check:
             _check(result, result.outcome)
         return result

@@ -24,6 +24,7 @@ from lc3jit.session import (
     os_images,
     why_not_translated,
 )
+from lc3jit.tiered import TRANSLATE_AFTER
 from lc3jit.toolchain.asm import assemble_file, write_outputs
 from lc3jit.toolchain.disasm import write_listing
 from lc3jit.toolchain.numbers import parse_address
@@ -193,6 +194,16 @@ def run(
             " LC3JIT_NO_CACHE=1).",
         ),
     ] = False,
+    translate_after: Annotated[
+        int,
+        typer.Option(
+            "--translate-after",
+            min=0,
+            metavar="N",
+            help="Run the first N instructions on the interpreter and translate only then, if the"
+            " run goes on (blocks, regions); 0 translates before the run.",
+        ),
+    ] = TRANSLATE_AFTER,
     trace: Annotated[
         Path | None,
         typer.Option(
@@ -230,6 +241,7 @@ def run(
         full_system,
         os_image,
         no_cache,
+        translate_after,
         trace,
         traced,
     )

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lc3jit.session import ENGINES, Engine
+from lc3jit.tiered import TRANSLATE_AFTER, TieredEngine
 from lc3jit.toolchain.numbers import parse_address
 from runtime.collector import long_lived
 from runtime.console import Console
@@ -51,6 +52,7 @@ class RunOptions:
     full_system: bool = False
     os_image: Path | None = None
     no_cache: bool = False
+    translate_after: int = TRANSLATE_AFTER
     trace: Path | None = None
     trace_range: tuple[int, int] = (0, 0x10000)
 
@@ -82,8 +84,9 @@ def run_program(options: RunOptions, compiled: Compiled | None = None) -> int:
                 pc=options.pc,
                 console=console,
                 warn=_warn,
+                translate_after=options.translate_after,
             )
-        else:
+        else:  # translated ahead of time already: loading it is cheap
             sim = Simulator(
                 *compiled.images,
                 engine=options.engine,
@@ -102,8 +105,10 @@ def run_program(options: RunOptions, compiled: Compiled | None = None) -> int:
         error(f"{e.filename}: {e.strerror or e}")
         return 1
     engine = sim.engine_name
-    build, cache = engine_builder(compiled, engine, options.no_cache)
+    build, cache = engine_builder(compiled, engine, options.no_cache, sim.booted)
     sim.build = long_lived(build or ENGINES[engine])
+    if sim.translate_after and trace_file is None:  # a tiered start builds its translated engine mid-run
+        long_lived(lambda _: sim.engine)(sim.machine)
     try:
         result = sim.run(options.max_steps, check=False, trace=trace_file, trace_range=options.trace_range)
     finally:
@@ -115,10 +120,17 @@ def run_program(options: RunOptions, compiled: Compiled | None = None) -> int:
     if message_follows and console.mid_line and console.on_terminal and sys.stderr.isatty():
         _warn("")  # a message after the output starts a line of its own
     if options.stats:
+        translation = f"translation {result.setup_seconds * 1000:.1f} ms"
+        if isinstance(tiered := result.engine, TieredEngine):
+            engine = tiered.name
+            if tiered.engine is None or tiered.name == "interp":
+                translation = f"translation none (interpreted: it ended before instruction {tiered.after})"
+            else:
+                translation += f" after {tiered.translated_at} instructions"
         _warn(
             f"{result.machine.icount} instructions in {result.seconds:.3f} s "
             f"({result.mips:.2f} MIPS), engine {engine}{' (traced: interpreter)' if trace else ''},"
-            f" translation {result.setup_seconds * 1000:.1f} ms"
+            f" {translation}"
             + (" (compiled)" if compiled and build else " (from the cache)" if cache and cache.hit else "")
         )
     if options.state_json is not None:
@@ -133,10 +145,11 @@ def run_program(options: RunOptions, compiled: Compiled | None = None) -> int:
 
 
 def engine_builder(
-    compiled: Compiled | None, engine: str, no_cache: bool
-) -> tuple[Callable[[Machine], Engine] | None, TranslationCache | None]:
+    compiled: Compiled | None, engine: str, no_cache: bool, booted: Callable[[], Machine]
+) -> tuple[Callable[[Machine], Engine] | None, CachedBuild | None]:
     """How to build the engine: from the compiled file's translations, through the cache, or
-    (None) as usual; and the cache, to tell whether it had the translations."""
+    (None) as usual; and the cache's builder, to tell whether it had the translations.
+    `booted` gives the machine as booted, before it ran: what the cache is keyed by."""
     if compiled is not None:
         from lc3jit.translator.saved import restored
 
@@ -144,12 +157,33 @@ def engine_builder(
         return (None if saved is None else lambda machine: restored(machine, saved, engine)), None
     if engine == "interp" or no_cache:
         return None, None
-    from lc3jit.translator.cache import TranslationCache, cache_directory, disabled_by_environment
+    cached = CachedBuild(engine, booted)
+    return cached, cached
 
-    if disabled_by_environment():
-        return None, None
-    cache = TranslationCache(cache_directory(), _warn)
-    return (lambda machine: cache.build(machine, engine, ENGINES[engine])), cache  # type: ignore[arg-type,return-value]
+
+class CachedBuild:
+    """Builds an engine through the translation cache, keyed by the machine as booted even
+    when the engine is built later (a tiered run): the cache module, hashing and loading
+    are paid only by a run that translates."""
+
+    def __init__(self, engine: str, booted: Callable[[], Machine]) -> None:
+        self.engine = engine
+        self.booted = booted  # booted again when needed: a short run never copies its memory
+        self.cache: TranslationCache | None = None
+
+    @property
+    def hit(self) -> bool:
+        return self.cache is not None and self.cache.hit
+
+    def __call__(self, machine: Machine) -> Engine:
+        from lc3jit.translator.cache import TranslationCache, cache_directory, disabled_by_environment
+
+        if disabled_by_environment():
+            return ENGINES[self.engine](machine)
+        self.cache = TranslationCache(cache_directory(), _warn)
+        first = self.booted()
+        builder = ENGINES[self.engine]
+        return self.cache.build(machine, self.engine, builder, (first.mem, first.pc))  # type: ignore[arg-type,return-value]
 
 
 #: Options that take a value, by name: how to read a value typer would take unchanged
@@ -190,6 +224,7 @@ _VALUES = {
     "--edition": ("edition", _edition),
     "--pc": ("pc", _address),
     "--max-steps": ("max_steps", _count),
+    "--translate-after": ("translate_after", _count),
     "--input": ("input_file", _file),
     "--state-json": ("state_json", _path),
     "--os-image": ("os_image", _path),

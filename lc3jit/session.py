@@ -39,16 +39,28 @@ class Engine(Runnable, Protocol):
     def set_stop(self, pc: int, on: bool) -> None: ...
 
 
+class UntranslatableError(Exception):
+    """The translator cannot run on this Python (see why_not_translated): a translated
+    engine's builder raises it rather than translate."""
+
+
 def _blocks(machine: Machine) -> Engine:
+    _translatable()
     from lc3jit.translator.translate import block_engine  # the translator and `bytecode`: only to translate
 
     return block_engine(machine)
 
 
 def _regions(machine: Machine) -> Engine:
+    _translatable()
     from lc3jit.translator.regions import region_engine
 
     return region_engine(machine)
+
+
+def _translatable() -> None:
+    if reason := why_not_translated():
+        raise UntranslatableError(reason)
 
 
 #: Engines by their --engine name; each is built around a booted machine.

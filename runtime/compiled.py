@@ -37,7 +37,6 @@ import importlib.util
 import marshal
 import os
 import sys
-import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -285,6 +284,8 @@ def read_compiled(path: Path) -> Compiled:
 def write_atomically(path: Path, data: bytes, mode: int) -> None:
     """Write a temporary file beside path, then rename it over path: a reader sees the old
     file or the new one, never half of one. OSError if it cannot be written."""
+    import tempfile  # only to write: a run that loads saved code does not pay for it
+
     fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
     try:
         with os.fdopen(fd, "wb") as f:

@@ -370,6 +370,12 @@ class Interpreter:
     def _forget(self, address: int, at: int) -> None:
         self.steps[address] = stop_here if address in self.stops else self._miss
 
+    def detach(self) -> None:
+        """No longer follow the machine's code writes and stop requests: another engine
+        (with an interpreter of its own) runs it from now on."""
+        self.machine.code_write_hooks.remove(self._forget)
+        self.machine.stop_hooks.remove(self._stop)
+
     def _stop(self, on: bool) -> None:
         """A stop was requested: every next step raises StopRequested instead of running;
         or no longer: every word is decoded again when reached, the breakpoints kept."""

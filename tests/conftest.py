@@ -68,6 +68,12 @@ def run_on(engine: str, machine: Machine, display: io.BytesIO, max_steps: int | 
     return Run(machine, outcome, display.getvalue())
 
 
+def engine_options(engine: str) -> list[str]:
+    """The options of `lc3jit run` for `engine` as the tests mean it: translating from the
+    first instruction (a tiered start would interpret a short test program whole)."""
+    return ["--engine", engine, "--translate-after", "0"]
+
+
 @pytest.fixture(params=sorted(ENGINES))
 def engine(request: pytest.FixtureRequest) -> str:
     """Each engine by name: tests that take it run once per engine."""

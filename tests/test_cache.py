@@ -29,8 +29,11 @@ EXAMPLES = Path(__file__).parent.parent / "examples"
 KEYS_2048 = b"n" + b"wasd" * 20
 
 
-def run(*args: object, keys: bytes = KEYS_2048, env: dict[str, str] | None = None) -> Result:
-    arguments = ["run", *map(str, args), "--stats"]
+def run(
+    *args: object, keys: bytes = KEYS_2048, env: dict[str, str] | None = None, tiered: bool = False
+) -> Result:
+    """`lc3jit run ARGS --stats`, translating before the run (however short it is) unless tiered."""
+    arguments = ["run", *map(str, args), "--stats", *(() if tiered else ("--translate-after", "0"))]
     return CliRunner(env=env).invoke(app, arguments, input=keys, catch_exceptions=False)
 
 

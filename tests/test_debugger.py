@@ -19,6 +19,7 @@ from lc3jit.api import Simulator
 from lc3jit.cli import app
 from lc3jit.tools.debugger import Debugger
 
+from .conftest import engine_options
 from .test_pty import TIMEOUT, Terminal, _controlling_terminal, raw
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
@@ -63,7 +64,7 @@ def test_scripted_session_stops_steps_shows_and_ends_as_run_does(tmp_path: Path,
     end = after(transcript, "continue")
     assert end[-1] == "The program halted after 3115 instructions."
     state = tmp_path / "state.json"
-    run = CliRunner().invoke(app, ["run", str(FIB), "--state-json", str(state), "--engine", engine])
+    run = CliRunner().invoke(app, ["run", str(FIB), "--state-json", str(state), *engine_options(engine)])
     assert "\n".join(end[:-1]) + "\n" == run.stdout  # the program's output, as `run` prints it
     registers = json.loads(state.read_text())["registers"]
     shown = " ".join(transcript.split("(lc3) regs\n")[-1].splitlines()[:2])

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -372,18 +373,94 @@ DISPATCH = EXAMPLES / "bench" / "dispatch.asm"
 def test_a_jump_table_program_learns_its_targets_and_agrees(
     monkeypatch: pytest.MonkeyPatch, budget: int | None
 ) -> None:
-    """Retranslation with what the run taught, at any budget (time to translate granted)."""
+    """Retranslation with what the run taught, at any budget (time to translate granted).
+    Without its labels (an .obj without .sym) nothing is guessed: the targets are learnt."""
     monkeypatch.setattr(dispatch, "TRANSLATION_SHARE", 1e9)
     monkeypatch.setattr(regions, "WORTH_LEARNING", 0)
     runs = []
     for name in ("interp", "regions"):
         console = Console(io.BytesIO(b""), io.BytesIO())
-        machine = boot(load_images([DISPATCH]), console)
+        machine = boot([replace(image, symbols={}) for image in load_images([DISPATCH])], console)
         engine = ENGINES[name](machine)
         runs.append(Run(machine, engine.run(budget), console._display.getvalue()))  # type: ignore[attr-defined]
     assert_same(*runs)
     if budget is None or budget > 100_000:
         assert len(next(iter(engine.translator.hints.values()))) == 4  # type: ignore[attr-defined]
+
+
+def test_a_jump_table_is_guessed_so_its_calls_never_leave_the_region() -> None:
+    """dispatch.asm calls its handlers with JSRR through a table of `.FILL HANDLER` words that
+    an LEA points at: the region holds the handlers from its first translation, so the call
+    never goes back to the dispatcher, and the run ends as the interpreter's."""
+    runs, engines = [], []
+    for name in ("interp", "regions"):
+        console = Console(io.BytesIO(b""), io.BytesIO())
+        machine = boot(load_images([DISPATCH]), console)
+        engines.append(engine := ENGINES[name](machine))
+        runs.append(Run(machine, engine.run(), console._display.getvalue()))  # type: ignore[attr-defined]
+    assert_same(*runs)
+    symbols = load_images([DISPATCH])[0].symbols
+    site = symbols["CALL"] + 2
+    region = engines[1]
+    assert region.globals["EXITS"][site] == 0  # type: ignore[attr-defined]
+    handlers = {symbols[name] for name in ("OTHER", "DIGIT_C", "UPPER", "LOWER")}
+    [holder] = [r for r in region.translator.regions.values() if site in {b.end for b in r.blocks}]  # type: ignore[attr-defined]
+    assert handlers <= {b.start for b in holder.blocks}
+
+
+#: Jumps through registers loaded from memory next to tables of labels that they do not use:
+#: the JSRR reads a slot holding C + 1 (code no label names) while an LEA points at a table
+#: of A and B; the JMP's LD reads a word that named A at load time and C + 1 when it runs.
+#: Every guess is wrong; the runs must end as the interpreter's all the same.
+WRONG_GUESSES = """
+        .ORIG x3000
+        LEA R2, C
+        ADD R2, R2, #1
+        ST R2, SLOT
+        ST R2, POINTER
+        LEA R4, TABLE
+        LEA R3, SLOT
+        AND R1, R1, #0
+        ADD R1, R1, #6
+LOOP    LDR R2, R3, #0
+        JSRR R2
+        ADD R1, R1, #-1
+        BRp LOOP
+        LEA R7, BACK
+        LD R2, POINTER
+        JMP R2
+BACK    HALT
+TABLE   .FILL A
+        .FILL B
+SLOT    .BLKW 1
+POINTER .FILL A
+A       ADD R5, R5, #3
+        RET
+B       ADD R5, R5, #5
+        RET
+C       ADD R5, R5, #7
+        ADD R5, R5, #1
+        ADD R6, R6, #1
+        RET
+        .END
+"""
+
+
+@pytest.mark.parametrize("engine", OTHER_ENGINES)
+@pytest.mark.parametrize("budget", [None, 0, 1, 9, 10, 11, 30, 47])
+def test_wrong_guesses_of_jump_tables_cost_nothing_but_a_compare(
+    tmp_path: Path, engine: str, budget: int | None
+) -> None:
+    source = tmp_path / "wrong.asm"
+    source.write_text(WRONG_GUESSES)
+    runs = []
+    for name in ("interp", engine):
+        console = Console(io.BytesIO(b""), io.BytesIO())
+        machine = boot(load_images([source]), console)
+        runs.append(Run(machine, ENGINES[name](machine).run(budget), console._display.getvalue()))  # type: ignore[attr-defined]
+    assert_same(*runs)
+    if budget is None:
+        assert runs[1].machine.reg[5:7] == [7, 7]  # six calls and the jump, all to C + 1
 
 
 @given(budget=st.integers(0, 3000), entry_jump=st.booleans())

@@ -20,6 +20,8 @@ from lc3jit.cli import app
 from lc3jit.translator import emitter
 from lc3jit.translator.emitter import BinaryOp, Compare, Emitter, Instr, Label, borrowable_loads
 
+from .conftest import engine_options
+
 EXAMPLES = Path(__file__).parent.parent / "examples"
 
 
@@ -319,7 +321,9 @@ def test_an_unknown_python_runs_on_the_interpreter_with_one_warning(monkeypatch:
     assert not emitter.speaks_this_python()
     for engine in ("regions", "blocks", "interp"):
         result = CliRunner().invoke(
-            app, ["run", str(EXAMPLES / "hello.obj"), "--engine", engine, "--stats"], catch_exceptions=False
+            app,
+            ["run", str(EXAMPLES / "hello.obj"), *engine_options(engine), "--stats"],
+            catch_exceptions=False,
         )
         assert result.exit_code == 0
         assert result.stdout.startswith("Hello, World!")
@@ -359,7 +363,7 @@ def test_an_unknown_python_in_a_real_process() -> None:
     warning line, the program's output, exit 0, no traceback."""
     script = (
         "import sys; import lc3jit.translator.emitter as e; e.PY = (3, 16); from lc3jit.launch import main; "
-        f"sys.argv = ['lc3jit', 'run', {str(EXAMPLES / 'hello.obj')!r}]; main()"
+        f"sys.argv = ['lc3jit', 'run', {str(EXAMPLES / 'hello.obj')!r}, '--translate-after', '0']; main()"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=60)
     assert done.returncode == 0

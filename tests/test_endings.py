@@ -19,6 +19,8 @@ import pytest
 
 from lc3jit.session import ENGINES
 
+from .conftest import engine_options
+
 #: Seconds a process gets to show what a test waits for (a hang fails, it does not block).
 TIMEOUT = 30.0
 
@@ -58,7 +60,12 @@ HELLO   .STRINGZ "key? "
         .END
 """
 
-engines = pytest.mark.parametrize("engine", sorted(ENGINES))
+#: Every engine translating from the first instruction, and "tiered": the region engine as a
+#: plain `run` starts it, on the interpreter, switching after its first thousand instructions.
+ENGINE_OPTIONS = {name: engine_options(name) for name in ENGINES} | {
+    "tiered": ["--engine", "regions", "--translate-after", "1000"]
+}
+engines = pytest.mark.parametrize("engine", sorted(ENGINE_OPTIONS))
 
 
 def lc3jit(*args: object) -> list[str]:
@@ -112,7 +119,7 @@ def state_after(tmp_path: Path, program: Path, engine: str, steps: int) -> dict[
     """The state a run reports after exactly `steps` instructions (--max-steps)."""
     path = tmp_path / f"after-{steps}.json"
     run = subprocess.run(
-        lc3jit("run", program, "--engine", engine, "--max-steps", steps, "--state-json", path),
+        lc3jit("run", program, *ENGINE_OPTIONS[engine], "--max-steps", steps, "--state-json", path),
         capture_output=True,
         timeout=TIMEOUT,
     )
@@ -143,7 +150,7 @@ def test_a_signal_ends_the_run_with_its_output_and_its_exact_state(
 ) -> None:
     program = source(tmp_path, COUNTING)
     state_json = tmp_path / "state.json"
-    process = spawn("run", program, "--engine", engine, "--stats", "--state-json", state_json)
+    process = spawn("run", program, *ENGINE_OPTIONS[engine], "--stats", "--state-json", state_json)
     assert read_until(process.stdout, b"no newline yet") == b"counting, no newline yet"  # while it runs
     process.send_signal(signum)
     out, err = process.communicate(timeout=TIMEOUT)
@@ -166,7 +173,9 @@ def test_a_signal_while_waiting_for_a_key_ends_the_run_at_once(
     """GETC waits on a pipe that stays open and says nothing: SIGTERM still ends it."""
     program = source(tmp_path, ASK)
     state_json = tmp_path / "state.json"
-    process = spawn("run", program, "--engine", engine, "--state-json", state_json, stdin=subprocess.PIPE)
+    process = spawn(
+        "run", program, *ENGINE_OPTIONS[engine], "--state-json", state_json, stdin=subprocess.PIPE
+    )
     read_until(process.stdout, b"key? ")
     process.send_signal(signal.SIGTERM)
     process.wait(timeout=TIMEOUT)
@@ -179,7 +188,7 @@ def test_a_signal_while_waiting_for_a_key_ends_the_run_at_once(
 def test_output_reaches_a_pipe_line_by_line_while_the_program_runs(
     spawn: Callable[..., subprocess.Popen[bytes]], tmp_path: Path, engine: str
 ) -> None:
-    process = spawn("run", source(tmp_path, LINES), "--engine", engine)
+    process = spawn("run", source(tmp_path, LINES), *ENGINE_OPTIONS[engine])
     assert read_until(process.stdout, b"output\n").startswith(b"a line of output\n")
 
 
@@ -189,7 +198,7 @@ def test_an_unfinished_line_reaches_a_file_while_the_program_runs(
 ) -> None:
     out = tmp_path / "out.txt"
     with out.open("wb") as f:
-        process = spawn("run", source(tmp_path, COUNTING), "--engine", engine, stdout=f)
+        process = spawn("run", source(tmp_path, COUNTING), *ENGINE_OPTIONS[engine], stdout=f)
     deadline = time.monotonic() + TIMEOUT
     while out.read_bytes() != b"counting, no newline yet":
         assert process.poll() is None and time.monotonic() < deadline, out.read_bytes()
@@ -202,7 +211,7 @@ def test_a_reader_that_goes_away_ends_the_run_quietly_with_141(
 ) -> None:
     """`lc3jit run lines.asm | head -c 10`: head reads 10 bytes and exits; so does lc3jit."""
     state_json = tmp_path / "state.json"
-    process = spawn("run", source(tmp_path, LINES), "--engine", engine, "--state-json", state_json)
+    process = spawn("run", source(tmp_path, LINES), *ENGINE_OPTIONS[engine], "--state-json", state_json)
     assert process.stdout is not None
     assert os.read(process.stdout.fileno(), 10)
     process.stdout.close()
@@ -225,7 +234,7 @@ def test_a_full_disk_is_one_line_and_exit_1(
 ) -> None:
     program = source(tmp_path, LINES)
     with open("/dev/full", "wb") as full:
-        process = spawn("run", program, "--engine", engine, stdout=full)
+        process = spawn("run", program, *ENGINE_OPTIONS[engine], stdout=full)
         _, err = process.communicate(timeout=TIMEOUT)
     assert process.returncode == 1
     assert err.decode() == f"lc3jit: {program}: cannot write the output: No space left on device\n"

@@ -15,6 +15,8 @@ from typer.testing import CliRunner, Result
 
 from lc3jit.cli import app
 
+from .conftest import engine_options
+
 EXAMPLES = Path(__file__).parent.parent / "examples"
 ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 CLEAR_SCREEN = "\x1b[2J\x1b[H\x1b[3J"
@@ -22,7 +24,7 @@ CLEAR_SCREEN = "\x1b[2J\x1b[H\x1b[3J"
 
 def play(engine: str, game: str, keys: str) -> Result:
     """`lc3jit run examples/GAME.obj` with keys piped in."""
-    args = ["run", str(EXAMPLES / game), "--engine", engine]
+    args = ["run", str(EXAMPLES / game), *engine_options(engine)]
     return CliRunner().invoke(app, args, input=keys.encode(), catch_exceptions=False)
 
 

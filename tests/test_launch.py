@@ -65,6 +65,8 @@ def both_ways(args: list[str], tmp_path: Path, keys: bytes = b"") -> tuple[tuple
         ([ECHO, "--max-steps=0", "--engine", "regions"], b""),
         ([HELLO, "--stats", "--edition", "2"], b""),
         ([HELLO, "--stats", "--no-cache", "--engine", "blocks"], b""),
+        ([HELLO, "--stats", "--translate-after", "0"], b""),
+        ([ECHO, "--translate-after=5", "--engine", "blocks", "--stats"], b"keys"),
         (["--os", HELLO, "--pc", "x3000"], b""),
         ([ECHO, "--input", str(EXAMPLES / "echo.asm")], b""),
         ([ECHO], b"typed keys\n"),
@@ -94,6 +96,7 @@ def test_state_json_is_the_same_without_typer(tmp_path: Path) -> None:
         [HELLO, "--engine", "nope"],
         [HELLO, "--max-steps", "-1"],
         [HELLO, "--max-steps", "012"],
+        [HELLO, "--translate-after", "-1"],
         [HELLO, "--engine", "interp", "--engine", "blocks"],
         ["--eng", "interp", HELLO],
         [HELLO, "--", "more"],
@@ -117,16 +120,16 @@ def test_other_command_lines_go_to_typer(args: list[str], tmp_path: Path) -> Non
 def test_parse_reads_every_option() -> None:
     args = ["a.obj", "--engine", "interp", "--edition=2", "--pc", "x3001", "--max-steps", "10"]
     args += ["--input", "keys", "--stats", "--state-json", "s.json", "--os", "--os-image", "os.obj", "b.asm"]
-    assert parse_run([*args, "--no-cache"]) == RunOptions(
+    assert parse_run([*args, "--no-cache", "--translate-after", "7"]) == RunOptions(
         [Path("a.obj"), Path("b.asm")], "interp", 2, 0x3001, 10, Path("keys"), True, Path("s.json"), True,
-        Path("os.obj"), True,
+        Path("os.obj"), True, 7,
     )  # fmt: skip
 
 
 def test_the_fast_path_uses_the_translation_cache(tmp_path: Path) -> None:
     """The second plain run of a program loads what the first saved."""
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
-    command = [sys.executable, "-m", "lc3jit", "run", HELLO, "--stats"]
+    command = [sys.executable, "-m", "lc3jit", "run", HELLO, "--stats", "--translate-after", "0"]
     runs = [subprocess.run(command, capture_output=True, env=env, timeout=120, check=True) for _ in range(2)]
     assert b"(from the cache)" not in runs[0].stderr
     assert b"(from the cache)" in runs[1].stderr

@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 from lc3jit.cli import app
 
+from .conftest import engine_options
 from .test_games import boards
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
@@ -171,7 +172,7 @@ def test_under_the_os_a_wait_for_a_key_sleeps_instead_of_spinning(
     A spinning wait would use most of a core for the second watched (it used 36-44 %)."""
     program = tmp_path / "ask.asm"
     program.write_text(ASK)
-    terminal = start(program, "--os", "--engine", engine)
+    terminal = start(program, "--os", *engine_options(engine))
     terminal.read_until("key? ")
     used = cpu_seconds(terminal.process.pid)
     time.sleep(1.0)
@@ -187,7 +188,7 @@ def test_sigterm_on_a_terminal_shows_the_output_restores_the_terminal_and_exits_
 ) -> None:
     program = tmp_path / "count.asm"
     program.write_text(COUNTING)
-    terminal = start(program, "--engine", engine)
+    terminal = start(program, *engine_options(engine))
     cooked = termios.tcgetattr(terminal.slave)
     terminal.read_until("working")  # at once, with no newline, while it counts
     terminal.process.send_signal(signal.SIGTERM)

@@ -32,7 +32,7 @@ import os
 import stat
 import time
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import lc3jit
@@ -42,6 +42,7 @@ from lc3jit.translator.saved import restored, saved_engine
 from runtime.compiled import Compiled, SavedEngine, parse_compiled, write_atomically
 from runtime.dispatch import Dispatcher
 from runtime.errors import LoadError
+from runtime.isa import WORD_MASK
 from runtime.machine import Machine
 
 #: Set to anything but "" or "0" to turn the cache off.
@@ -79,13 +80,28 @@ def translator_fingerprint() -> bytes:
     return hashlib.sha256(repr((__version__, importlib.util.MAGIC_NUMBER, sorted(sources))).encode()).digest()
 
 
-def entry_key(machine: Machine, engine: str) -> str:
-    """The hash of everything the engine's translation ahead of time depends on."""
+#: Memory and start PC of a machine as booted, before it ran.
+Booted = tuple[Sequence[int], int]
+
+
+def entry_key(machine: Machine, engine: str, booted: Booted | None = None) -> str:
+    """The hash of everything the engine's translations depend on: the machine as booted
+    (`booted`, or the machine as it is)."""
+    mem, pc = booted or (machine.mem, machine.pc)
     digest = hashlib.sha256(translator_fingerprint())
-    setting = (engine, machine.edition, machine.host_traps, machine.access_control, machine.pc)
+    setting = (engine, machine.edition, machine.host_traps, machine.access_control, pc)
     digest.update(repr((setting, sorted(machine.labels))).encode())
-    digest.update(array("H", machine.mem).tobytes())
+    digest.update(array("H", mem).tobytes())
     return digest.hexdigest()
+
+
+def unchanged(saved: SavedEngine, mem: Sequence[int], booted: Sequence[int]) -> bool:
+    """Are the words the saved code was translated from what memory held at boot? A tiered
+    run translates after it has run a while, when the program may have rewritten them; code
+    keyed by the boot's memory must be code of the boot's words."""
+    words = [w for region in saved.regions for w in region.words]
+    words += [(b.start + i) & WORD_MASK for b in saved.blocks for i in range(b.length)]
+    return all(mem[w] == booted[w] for w in words)
 
 
 class TranslationCache:
@@ -104,19 +120,32 @@ class TranslationCache:
             self.warned = True
             self._warn(f"lc3jit: translation cache: {message}")
 
-    def build(self, machine: Machine, engine: str, translate: Callable[[Machine], Dispatcher]) -> Dispatcher:
-        """The engine from the cache when an entry fits, else translated by `translate` and saved."""
+    def build(
+        self,
+        machine: Machine,
+        engine: str,
+        translate: Callable[[Machine], Dispatcher],
+        booted: Booted | None = None,
+    ) -> Dispatcher:
+        """The engine from the cache when an entry fits, else translated by `translate` and saved.
+
+        `booted` is the machine's memory and PC at boot, for an engine built after the run
+        began (a tiered run): the entry is keyed by them, and holds only code translated
+        from words the program has not rewritten since.
+        """
         self.hit = False
         usable = self.usable_directory()
-        key = entry_key(machine, engine) if usable else ""
+        key = entry_key(machine, engine, booted) if usable else ""
         saved = self.load(key, engine) if usable else None
-        if saved is not None:
+        boot_mem = machine.mem if booted is None else booted[0]
+        if saved is not None and unchanged(saved, machine.mem, boot_mem):
             self.hit = True
             return restored(machine, saved, engine)
         dispatcher = translate(machine)
-        if usable:
-            engines = {engine: saved_engine(dispatcher)}
-            entry = Compiled("cache entry", __version__, machine.edition, None, (), engines=engines, key=key)
+        if usable and unchanged(made := saved_engine(dispatcher), machine.mem, boot_mem):
+            entry = Compiled(
+                "cache entry", __version__, machine.edition, None, (), engines={engine: made}, key=key
+            )
             self.save(key, entry)
         return dispatcher
 

@@ -37,6 +37,7 @@ from lc3jit.translator.codegen import (
     make_function,
 )
 from lc3jit.translator.emitter import ENDS, BinaryOp, Compare, Emitter, Instr, Label
+from lc3jit.translator.jump_tables import guess_targets
 from lc3jit.translator.translate import BlockTranslator, entry_points
 from runtime.dispatch import INTERPRET_AT, Dispatcher, Translation
 from runtime.isa import Instruction
@@ -84,6 +85,13 @@ def hinted_site(block: Block) -> bool:
     """Does the block end in a jump through a register that hints may predict (JMP, JSRR)?
     RET is left out: it is matched against the return points of its calls."""
     return block.exit is Exit.JUMP or (block.exit is Exit.CALL and block.last.form.name == "JSRR")
+
+
+def guessed(machine: Machine, blocks: Mapping[int, Block], known: Hints) -> dict[int, list[int]]:
+    """Targets guessed from the jump tables the code points at (jump_tables) for the blocks'
+    JMP and JSRR sites that know none yet."""
+    sites = [b for b in blocks.values() if hinted_site(b) and b.end not in known]
+    return guess_targets(machine.mem, sites, blocks, machine.labels, MAX_HINTS)
 
 
 def successors_of(block: Block, hints: Hints) -> tuple[Successor, ...]:
@@ -743,8 +751,14 @@ class RegionTranslator(BlockTranslator):
 
     def __call__(self, dispatcher: Dispatcher, pc: int) -> list[Translation]:
         stops = dispatcher.stops  # breakpoints: blocks end before them, and the region leaves there
+        machine = dispatcher.machine
         targets = {target for seen in self.hints.values() for target in seen}
-        found = find_blocks(dispatcher.machine.mem, [pc, *targets], stops)
+        found = find_blocks(machine.mem, [pc, *targets], stops)
+        if guesses := guessed(machine, found, self.hints):
+            self.hints.update(guesses)
+            found = find_blocks(
+                machine.mem, [pc, *targets, *(t for seen in guesses.values() for t in seen)], stops
+            )
         blocks = {start: block for start, block in found.items() if start not in stops}
         if pc not in blocks:  # x0000 at pc: not followed statically; a plain block will do
             return super().__call__(dispatcher, pc)
@@ -817,11 +831,15 @@ def region_engine(
 
     `entries` replaces the entry points (`lc3jit compile` finds more). `hints` are targets
     of JMP and JSRR sites known before the run (the differential tests give any at all: a
-    wrong one only costs a compare).
+    wrong one only costs a compare); sites without are guessed from their jump tables.
     """
     entries = entry_points(machine) if entries is None else entries
     targets = [target for seen in hints.values() for target in seen]
     blocks = find_blocks(machine.mem, [*entries, *targets], machine.labels)
+    if guesses := guessed(machine, blocks, hints):  # the targets' code is found, and inside
+        hints = {**guesses, **hints}
+        targets += [target for seen in guesses.values() for target in seen]
+        blocks = find_blocks(machine.mem, [*entries, *targets], machine.labels)
     translator = RegionTranslator(machine.edition, frozenset(blocks), machine.access_control)
     translator.hints.update((site, list(seen)) for site, seen in hints.items())
     dispatcher = Dispatcher(machine, translator, profile)
