@@ -13,9 +13,9 @@ straight on, and slow paths sit out of line after them.
 
 The dispatcher calls a region with the instruction budget it may use. A block subtracts
 its length on entry — with the lengths of the blocks that only it leads straight into,
-given back by a branch off that chain — and a block that heads a loop (or is an entry)
-leaves at its own start, its count given back, when the budget cannot cover the longest
-way to the next check. Every way out stores the number of instructions run in `N[0]`,
+given back by a branch off that chain — and a block that heads a loop leaves at its own
+start, its count given back, when the budget cannot cover the longest way to the next
+check; an entry that heads no loop checks the same as the dispatcher enters there. Every way out stores the number of instructions run in `N[0]`,
 before any helper that may stop the machine too, so counts stay exact.
 """
 
@@ -231,7 +231,7 @@ class RegionCompiler(BlockCompiler):
             + self.returns.get(b.start, [])
             for b in blocks
         }
-        self.checks = self.budget_checks()  # start -> room the block checks for
+        self.checks, self.entry_rooms = self.budget_checks()  # start -> room checked for there
         # Out of budget, the region leaves at a block that checks (a loop head): entered
         # there again, it runs on in this code, not in a region translated from there.
         self.entries = [*entries, *sorted(self.checks.keys() - set(entries))]
@@ -427,16 +427,18 @@ class RegionCompiler(BlockCompiler):
         e.return_top()
         self.exited = True
 
-    def budget_checks(self) -> dict[int, int]:
+    def budget_checks(self) -> tuple[dict[int, int], dict[int, int]]:
         """The blocks that check the budget, each with the most instructions that can run
-        from its start before the next check or a way out.
+        from its start before the next check or a way out; and the same room for the
+        entries that do not head a loop, which is checked as the dispatcher enters there,
+        not each time the region's own code comes by (a return point, say).
 
         Every loop has a check (the targets of the back edges of a depth-first walk from
         the entries cut every cycle), so the other blocks only count: a block that checks
         for room for the longest path ahead never lets the count pass the budget.
         """
         edges = self.edges
-        checks = set(self.entries)
+        checks: set[int] = set()
         state: dict[int, bool] = {}  # start -> still on the walk's path
         for entry in self.entries:
             stack = [(entry, iter(edges[entry]))]
@@ -462,9 +464,11 @@ class RegionCompiler(BlockCompiler):
                 longest[start] = lengths[start] + max(rest, default=0)
             return longest[start]
 
-        return {
-            start: lengths[start] + max((longest_from(t) for t in edges[start] if t not in checks), default=0)
-            for start in checks
+        def room(start: int) -> int:
+            return lengths[start] + max((longest_from(t) for t in edges[start] if t not in checks), default=0)
+
+        return {start: room(start) for start in checks}, {
+            entry: room(entry) for entry in self.entries if entry not in checks
         }
 
     def prepaid(self) -> dict[int, int]:
@@ -650,6 +654,18 @@ class RegionCompiler(BlockCompiler):
         if ends and (next_block is None or last.arg is not self.labels[next_block.start]):
             self.emit_cold()
 
+    def check_entry(self, entry: int) -> None:
+        """Entered at an entry that heads no loop: leave at once if the budget has no room
+        for the longest way from there to a check."""
+        e, room = self.e, Label()
+        e.load("n")
+        e.const(self.entry_rooms[entry])
+        e.compare(Compare.LT)
+        e.jump_if_false(room)
+        e.const(entry)
+        self.leave(0)
+        e.place(room)
+
     def leave_before(self, block: Block) -> None:
         """Out of budget: leave at the block's start, its count given back."""
         self.e.const(block.start)
@@ -673,7 +689,16 @@ class RegionCompiler(BlockCompiler):
             e.load("entry")
             e.const(entry)
             e.compare(Compare.EQ)
-            e.jump_if_true(self.labels[entry])
+            if entry in self.entry_rooms:
+                other = Label()
+                e.jump_if_false(other)
+                self.check_entry(entry)
+                e.jump(self.labels[entry])
+                e.place(other)
+            else:
+                e.jump_if_true(self.labels[entry])
+        if self.block.start in self.entry_rooms:
+            self.check_entry(self.block.start)
         for block, next_block in zip(self.blocks, [*self.blocks[1:], None], strict=True):
             self.emit_region_block(block, next_block)
         self.emit_cold()
