@@ -15,8 +15,9 @@ The dispatcher calls a region with the instruction budget it may use. A block su
 its length on entry — with the lengths of the blocks that only it leads straight into,
 given back by a branch off that chain — and a block that heads a loop leaves at its own
 start, its count given back, when the budget cannot cover the longest way to the next
-check; an entry that heads no loop checks the same as the dispatcher enters there. Every way out stores the number of instructions run in `N[0]`,
-before any helper that may stop the machine too, so counts stay exact.
+check; an entry that heads no loop checks the same as the dispatcher enters there.
+Every way out stores the number of instructions run in `N[0]`, before any helper that
+may stop the machine too, so counts stay exact.
 """
 
 from __future__ import annotations
