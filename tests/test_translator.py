@@ -208,7 +208,7 @@ START   .FILL x1FC0
         .END""",
     # Pointers that a load or a store just used (so known below xFE00, and stepped on
     # without a wrap), walked into the I/O page (stores there take the slow path, devices
-    # or not) and around past xFFFF.
+    # or not), around past xFFFF, and down past x0000 (used before they are wrapped).
     "pointers past xFE00": """
         .ORIG x3000
         LD R1, HIGH
@@ -228,7 +228,17 @@ AROUND  LDR R0, R1, #1
         ADD R1, R1, #1
         ADD R2, R2, #-1
         BRp AROUND
+        LD R1, LOW
+        AND R2, R2, #0
+        ADD R2, R2, #6
+DOWN    ADD R1, R1, #-1
+        STR R3, R1, #0
+        LDR R0, R1, #0
+        ADD R6, R6, R0
+        ADD R2, R2, #-1
+        BRp DOWN
         HALT
+LOW     .FILL x0003
 HIGH    .FILL xFDF4
 STEPS   .FILL #40
 VALUE   .FILL x8041

@@ -41,9 +41,10 @@ LOOSE = 1 << 29
 ALL_REGISTERS = range(8)
 EMPTY: Mapping[int, tuple[int, int]] = MappingProxyType({})
 #: The bounds of a base address regions use without wrapping it first (a sum of two
-#: words, say): the write map's guards reach that far, and a load beyond xFFFF takes its
-#: slow path, which wraps the address and tries again (runtime.machine.GUARD_WORDS).
-ADDRESS_BOUNDS = (0, 2 * WRAP - 1)
+#: words, a pointer just decremented): the write map's guards reach that far both ways,
+#: and a load outside 0..xFFFF takes its slow path, which wraps the address and tries
+#: again (runtime.machine.GUARD_WORDS).
+ADDRESS_BOUNDS = (-WRAP, 2 * WRAP - 1)
 
 #: A branch test on the value v that set the codes: a comparison, the name of a global
 #: table of bools to index with v (runtime.isa: right for v not wrapped yet too), or
@@ -306,21 +307,26 @@ class BlockCompiler:
     def slow_access(
         self, local: str, bounds: tuple[int, int], retry: Label, slow: Callable[[], None]
     ) -> None:
-        """The slow path of a load or store at an address in a local: one past xFFFF (a
-        base not wrapped yet) is wrapped, and the access tried again; the rest is `slow`."""
-        e, word = self.e, Label()
+        """The slow path of a load or store at an address in a local: one outside 0..xFFFF
+        (a base not wrapped yet) is wrapped, and the access tried again; the rest is `slow`."""
         if bounds[1] > WORD_MASK:
-            e.load(local)
-            e.const(WORD_MASK)
-            e.compare(Compare.GT)
-            e.jump_if_false(word)
-            e.load(local)
-            e.const(WRAP)
-            e.binary(BinaryOp.SUBTRACT)
-            e.store(local)
-            e.jump(retry)
-            e.place(word)
+            self.wrap_and_retry(local, Compare.GT, WORD_MASK, BinaryOp.SUBTRACT, retry)
+        if bounds[0] < 0:
+            self.wrap_and_retry(local, Compare.LT, 0, BinaryOp.ADD, retry)
         slow()
+
+    def wrap_and_retry(self, local: str, beyond: Compare, limit: int, step: BinaryOp, retry: Label) -> None:
+        e, within = self.e, Label()
+        e.load(local)
+        e.const(limit)
+        e.compare(beyond)
+        e.jump_if_false(within)
+        e.load(local)
+        e.const(WRAP)
+        e.binary(step)
+        e.store(local)
+        e.jump(retry)
+        e.place(within)
 
     def slow_path(self, slow: Label, emit: Callable[[], None]) -> None:
         """The code at `slow`, jumped to from the fast path just emitted, which it rejoins."""
@@ -363,7 +369,7 @@ class BlockCompiler:
         say so: an increment of a pointer just used then needs no wrap. (Not where the
         address was wrapped and tried again: BaseR itself was not, unless offset is 0.)"""
         lo, hi = self.range_of(baser)
-        if self.SLOW_PATHS_LEAVE and (hi + offset <= WORD_MASK or not offset):
+        if self.SLOW_PATHS_LEAVE and (0 <= lo + offset <= hi + offset <= WORD_MASK or not offset):
             self.ranges[baser] = (max(lo, -offset), min(hi, IO_BASE - 1 - offset))
 
     def base_plus_offset(self, baser: int, offset: int) -> tuple[str, tuple[int, int]]:
