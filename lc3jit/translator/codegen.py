@@ -112,6 +112,7 @@ class BlockCompiler:
         self.index = 0  # of the instruction being emitted, in its block
         self.cc_dead = False  # are the codes it sets overwritten before they are seen?
         self.exact: list[bool] = []  # for each instruction: must its result be a word at once?
+        self.unread: list[bool] = []  # for each instruction: is its result read only as codes?
         self.ranges: dict[int, tuple[int, int]] = {}  # register -> bounds of its local's value
 
     # Registers and codes.
@@ -430,6 +431,7 @@ class BlockCompiler:
         self.checked_loads = self.access_control and user_address(block.start)
         dead = self.dead_codes(block)
         self.exact = self.exact_results(block)
+        self.unread = self.unread_results(block)
         self.ranges = self.entry_ranges(block)
         self.cc_alias = self.entry_alias(block)
         for index, ins in enumerate(block.instructions):
@@ -469,6 +471,15 @@ class BlockCompiler:
             (ins.sr,) if self.SLOW_PATHS_LEAVE and ins.form.name in ("LDR", "STR") else (ins.sr, ins.baser)
         )
         return {r for r in fields if r is not None}
+
+    def unread_results(self, block: Block) -> list[bool]:
+        """For each instruction: is the value it writes read by nothing after it (in the
+        block, or where `wanted_after` says), the codes it sets aside?"""
+        unread, live = [], set(self.wanted_after(block))
+        for ins in reversed(block.instructions):
+            unread.append(ins.dr is not None and ins.dr not in live)
+            live = (live - register_writes(ins)) | register_reads(ins)
+        return unread[::-1]
 
     def entry_alias(self, block: Block) -> int | None:
         """The register that stands for the codes where the block starts: none, they are
@@ -527,6 +538,25 @@ class BlockCompiler:
         return self.e.to_code(("pc",))
 
 
+def register_reads(ins: Instruction) -> set[int]:
+    """The registers an instruction reads, for liveness: AND R, R, #0 reads none, and a
+    TRAP reads R (written back, wrapped, before it), not the locals."""
+    if ins.form.name == "ANDI" and not ins.imm5:
+        return set()
+    return {r for field in ("sr", "sr1", "sr2", "baser") if (r := getattr(ins, field)) is not None}
+
+
+def register_writes(ins: Instruction) -> set[int]:
+    """The registers whose locals an instruction sets: JSR and JSRR set R7, and a TRAP
+    that comes back inside the region reloads them all from R."""
+    name = ins.form.name
+    if name == "TRAP":
+        return set(range(8))
+    if name in ("JSR", "JSRR"):
+        return {7}
+    return set() if ins.dr is None else {ins.dr}
+
+
 def load_registers(e: Emitter, registers: Iterable[int]) -> None:
     """rN = R[N] for each register: the locals generated code keeps them in."""
     for r in sorted(registers):
@@ -559,12 +589,19 @@ def emit_add(c: BlockCompiler, ins: Instruction) -> None:
 
 @emitter("ADDI")
 def emit_addi(c: BlockCompiler, ins: Instruction) -> None:
+    """A difference that only a branch reads, and that could fall below 0, is computed as
+    a sum with 2^16 - k: the same modulo 2^16, and never negative, so the branch tests it
+    through a table without a wrap (see branch_test). One read as a number subtracts k:
+    its wrap then rarely adds."""
     lo, hi = c.range_of(ins.sr1)
+    imm = ins.imm5
+    if imm < 0 <= lo < -imm and c.unread[c.index] and not c.exact[c.index]:
+        imm += WRAP
     c.push_reg(ins.sr1)
-    if ins.imm5:
-        c.e.const(abs(ins.imm5))
-        c.e.binary(BinaryOp.ADD if ins.imm5 > 0 else BinaryOp.SUBTRACT)
-    c.result(ins.dr, True, (lo + ins.imm5, hi + ins.imm5))
+    if imm:
+        c.e.const(abs(imm))
+        c.e.binary(BinaryOp.ADD if imm > 0 else BinaryOp.SUBTRACT)
+    c.result(ins.dr, True, (lo + imm, hi + imm))
 
 
 @emitter("AND")

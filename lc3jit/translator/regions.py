@@ -36,6 +36,8 @@ from lc3jit.translator.codegen import (
     BlockCompiler,
     load_registers,
     make_function,
+    register_reads,
+    register_writes,
 )
 from lc3jit.translator.emitter import ENDS, BinaryOp, Compare, Emitter, Instr, Label
 from lc3jit.translator.jump_tables import guess_targets
@@ -722,25 +724,6 @@ class RegionCompiler(BlockCompiler):
             tables.store(table)
         e.code[1:1] = tables.code[1:]  # after RESUME
         return e.to_code(("budget", "entry"))
-
-
-def register_reads(ins: Instruction) -> set[int]:
-    """The registers an instruction reads, for liveness: AND R, R, #0 reads none, and a
-    TRAP reads R (written back, wrapped, before it), not the locals."""
-    if ins.form.name == "ANDI" and not ins.imm5:
-        return set()
-    return {r for field in ("sr", "sr1", "sr2", "baser") if (r := getattr(ins, field)) is not None}
-
-
-def register_writes(ins: Instruction) -> set[int]:
-    """The registers whose locals an instruction sets: JSR and JSRR set R7, and a TRAP
-    that comes back inside the region reloads them all from R."""
-    name = ins.form.name
-    if name == "TRAP":
-        return set(range(8))
-    if name in ("JSR", "JSRR"):
-        return {7}
-    return set() if ins.dr is None else {ins.dr}
 
 
 @dataclass(frozen=True, slots=True)
