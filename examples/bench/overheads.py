@@ -12,7 +12,12 @@ variant adds one thing a translation may not leave out:
 - watch: the write-map check before the store (self-modifying code);
 - codes: the condition codes kept for the way out (the region engine keeps them so).
 The last variant is the least a valid translation of MARK can do without proving more
-about its values, so its ratio to the floor bounds what any translator can reach here.
+about its values: every sum wrapped where it is made. The region engine now proves more
+and does less than that: the compare's difference (r2 + r4) is read only by its branch,
+which tests it unwrapped through a table, and the address (r7 + r2) is used unwrapped,
+the store's write-map check sending anything past xFFFF to a slow path that wraps it.
+So it runs below the last variant here; what remains is the count, one wrap and the
+write-map check.
 
 Run it with each Python: `python examples/bench/overheads.py` (`--show` prints the code).
 """

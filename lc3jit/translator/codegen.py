@@ -45,6 +45,7 @@ EMPTY: Mapping[int, tuple[int, int]] = MappingProxyType({})
 #: and a load outside 0..xFFFF takes its slow path, which wraps the address and tries
 #: again (runtime.machine.GUARD_WORDS).
 ADDRESS_BOUNDS = (-WRAP, 2 * WRAP - 1)
+OFFSET6_REACH = 32
 
 #: A branch test on the value v that set the codes: a comparison, the name of a global
 #: table of bools to index with v (runtime.isa: right for v not wrapped yet too), or
@@ -258,7 +259,8 @@ class BlockCompiler:
         """Push mem[local]: local is an address within bounds, not yet wrapped (see
         ADDRESS_BOUNDS)."""
         e, slow, retry = self.e, Label(), Label()
-        e.place(retry)
+        if self.may_retry(bounds):
+            e.place(retry)
         e.load(local)
         e.const(IO_BASE)
         e.compare(Compare.LT)
@@ -291,7 +293,8 @@ class BlockCompiler:
 
         if not self.SLOW_PATHS_LEAVE:
             self.settle_cc()
-        e.place(retry)
+        if self.may_retry(bounds):
+            e.place(retry)
         self.push_table("W")
         push_address()
         e.subscript()
@@ -308,13 +311,20 @@ class BlockCompiler:
     def slow_access(
         self, local: str, bounds: tuple[int, int], retry: Label, slow: Callable[[], None]
     ) -> None:
-        """The slow path of a load or store at an address in a local: one outside 0..xFFFF
-        (a base not wrapped yet) is wrapped, and the access tried again; the rest is `slow`."""
-        if bounds[1] > WORD_MASK:
+        """The slow path of a load or store at an address in a local: where the base was a
+        sum not wrapped yet (the address may pass a word plus an offset6), an address
+        outside 0..xFFFF is wrapped and the access tried again; the rest is `slow`, which
+        the few addresses a word plus an offset takes past them also take."""
+        if bounds[1] > WORD_MASK + OFFSET6_REACH:
             self.wrap_and_retry(local, Compare.GT, WORD_MASK, BinaryOp.SUBTRACT, retry)
-        if bounds[0] < 0:
+        if bounds[0] < -OFFSET6_REACH:
             self.wrap_and_retry(local, Compare.LT, 0, BinaryOp.ADD, retry)
         slow()
+
+    @staticmethod
+    def may_retry(bounds: tuple[int, int]) -> bool:
+        """May an access at an address within bounds be wrapped and tried again?"""
+        return bounds[1] > WORD_MASK + OFFSET6_REACH or bounds[0] < -OFFSET6_REACH
 
     def wrap_and_retry(self, local: str, beyond: Compare, limit: int, step: BinaryOp, retry: Label) -> None:
         e, within = self.e, Label()

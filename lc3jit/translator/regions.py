@@ -262,6 +262,7 @@ class RegionCompiler(BlockCompiler):
         self.way_out = Label()
         self.current = blocks[0]
         self.tables: set[str] = set()  # of TABLES, those the code indexes
+        self.unwrapped_out: set[int] = set()  # registers some way to `way_out` may leave unwrapped
 
     # Registers: every register the region names is a local from entry to exit.
     def reg(self, r: int) -> str:
@@ -301,14 +302,11 @@ class RegionCompiler(BlockCompiler):
         self.count(self.unpaid())
 
     def leave(self, pending: int) -> None:
-        """Go to the shared way out with (next PC on the stack, instructions not run), the
-        registers' locals wrapped to words first where they may not be."""
+        """Go to the shared way out with (next PC on the stack, instructions not run). The
+        registers whose locals may not hold words here are wrapped there, with those of
+        every other way out (one `&` each: less code than a wrap on every way)."""
         self.settle_cc()
-        ranges = dict(self.ranges)
-        for r in sorted(self.written):
-            if not self.is_word(r):
-                self.wrap_register(r)
-        self.ranges = ranges  # for the code after, which this way does not reach
+        self.unwrapped_out |= {r for r in self.written if not self.is_word(r)}
         self.e.const(pending)
         self.e.jump(self.way_out)
 
@@ -707,7 +705,8 @@ class RegionCompiler(BlockCompiler):
         self.emit_cold()
         e.line = self.block.start
         e.place(self.way_out)  # stack: next PC, instructions of the current block not run
-        self.cc_alias, self.ranges = None, {}  # every way here settled the codes, wrapped the locals
+        self.cc_alias = None  # every way here settled the codes
+        self.ranges = {r: (-LOOSE + 1, LOOSE - 1) for r in self.unwrapped_out}
         e.load("budget")
         e.load("n")
         e.binary(BinaryOp.SUBTRACT)
