@@ -423,6 +423,11 @@ class BlockCompiler:
         self.e.return_top()
         self.exited = True
 
+    def exit_to_register(self, ins: Instruction) -> None:
+        """Go to the address in BaseR (JMP, RET)."""
+        self.push_reg(ins.baser)
+        self.exit_with_top(ins)
+
     def exit_through(self, helper: str, *args: int) -> None:
         """Go where a runtime helper says (TRAP, RTI, exceptions); it may stop the machine."""
         self.sync()
@@ -714,8 +719,7 @@ def branch_test(nzp: int, bounds: tuple[int, int]) -> tuple[Test, bool]:
 
 @emitter("JMP")
 def emit_jmp(c: BlockCompiler, ins: Instruction) -> None:
-    c.push_reg(ins.baser)
-    c.exit_with_top(ins)
+    c.exit_to_register(ins)
 
 
 @emitter("JSR")

@@ -377,18 +377,38 @@ class RegionCompiler(BlockCompiler):
         self.go_to(pc)
         e.place(other)
 
-    def exit_with_top(self, ins: Instruction) -> None:
-        """RET is compared with the return points of the calls to its subroutine, JMP and
-        JSRR with the targets they were seen going to; the rest leave. A JMP or JSRR that
-        may still learn a target tells the translator where it went (see HINT_AFTER)."""
-        self.settle_cc()
-        for point in self.returns.get(self.current.start, []):
-            self.jump_if_top_is(point)
+    def predicted(self, ins: Instruction) -> list[int]:
+        """Where a jump through a register may go inside the region: a RET to the return
+        points of the calls to its subroutine, a JMP or JSRR to the targets it was seen
+        (or guessed) going to."""
         hinted = self.hints.get(ins.address, ()) if hinted_site(self.current) else ()
-        for target in hinted:
-            if target in self.labels:
-                self.jump_if_top_is(target)
-        if hinted_site(self.current) and len(hinted) < MAX_HINTS:
+        return self.returns.get(self.current.start, []) + [t for t in hinted if t in self.labels]
+
+    def exit_with_top(self, ins: Instruction) -> None:
+        """Compared with the targets predicted, the rest leave (JSRR: its target is on the
+        stack, read before R7 changed). A JMP or JSRR that may still learn a target tells
+        the translator where it went (see HINT_AFTER)."""
+        self.settle_cc()
+        for target in self.predicted(ins):
+            self.jump_if_top_is(target)
+        self.leave_through(ins)
+
+    def exit_to_register(self, ins: Instruction) -> None:
+        """JMP and RET: the register itself is compared with the targets predicted, with
+        nothing on the stack to copy and drop for each."""
+        e, local = self.e, self.reg(ins.baser)
+        self.settle_cc()
+        for target in self.predicted(ins):
+            e.load(local)
+            e.const(target)
+            e.compare(Compare.EQ)
+            self.go_to(target, e.jump_if_true)
+        self.push_reg(ins.baser)
+        self.leave_through(ins)
+
+    def leave_through(self, ins: Instruction) -> None:
+        """Leave for the target on the stack, counted if the site may still learn."""
+        if hinted_site(self.current) and len(self.hints.get(ins.address, ())) < MAX_HINTS:
             self.count_exit(ins.address)
         self.leave(0)
         self.exited = True
