@@ -502,9 +502,10 @@ class BlockCompiler:
         return None
 
     def wanted_after(self, block: Block) -> Iterable[int]:
-        """The registers whose locals must hold words when the block ends: none, as its
-        ways out write words to R (regions keep locals across blocks: see there)."""
-        return ()
+        """The registers whose locals must hold words when the block ends: all, as its
+        way out writes them to R (and the codes to m.ccv): a value wrapped where it is
+        made serves both. (Regions keep locals across blocks: see there.)"""
+        return ALL_REGISTERS
 
     def exact_results(self, block: Block) -> list[bool]:
         """For each instruction: must the value it writes be a 16-bit word at once?
