@@ -8,8 +8,9 @@ What the generated code looks like, and why (measured in the architecture doc):
   or something may leave; `m.ccv` is written only at exits;
 - 16-bit wrap by compare and subtract, not `&`, which CPython does not specialise, and
   only where a value is read as a word: register-to-register arithmetic is right
-  modulo 2^16 on unwrapped values, and bounds tracked through the block choose the
-  cheapest wrap (often none);
+  modulo 2^16 on unwrapped values, a branch tests an unwrapped sum through a table
+  periodic over 2^17 (or by its sign), and bounds tracked through the block (regions:
+  across blocks) choose the cheapest wrap (often none);
 - addresses and offsets folded at translation time; a constant address is known to
   be a device register or not; a computed one is checked against xFE00;
 - stores check the write map `W` and take the slow path `STORE` for watched words,
@@ -517,7 +518,8 @@ class BlockCompiler:
         `wanted_after` says so, and never if it is overwritten first: 5x computed as
         x + x, twice, then + x, wraps once. A way out (a slow path, an exit, a helper)
         wraps the values it writes back, out of the way of the fast path. Under access
-        control every other instruction wants words, as before this was understood.
+        control every instruction that is not register-to-register still wants every
+        register as a word.
         """
         exact, wanted = [], set(self.wanted_after(block))  # registers read as words later on
         for ins in reversed(block.instructions):
