@@ -234,14 +234,6 @@ class RegionCompiler(BlockCompiler):
             + self.returns.get(b.start, [])
             for b in blocks
         }
-        self.checks, self.entry_rooms = self.budget_checks()  # start -> room checked for there
-        # Out of budget, the region leaves at a block that checks (a loop head): entered
-        # there again, it runs on in this code, not in a region translated from there.
-        self.entries = [*entries, *sorted(self.checks.keys() - set(entries))]
-        self.paid_by = self.prepaid()  # block start -> the block that counts it
-        self.ahead = self.chains()  # block start -> instructions after it that its count paid
-        self.live = self.live_registers()  # block start -> registers it may read before writing
-        self.order = {b.start: index for index, b in enumerate(blocks)}  # as laid out
         self.ways_in: dict[int, list[int]] = {b.start: [] for b in blocks}  # start -> blocks going there
         for start, targets in self.edges.items():
             for target in targets:
@@ -253,6 +245,14 @@ class RegionCompiler(BlockCompiler):
                 and b.last.next_pc not in self.edges[b.start]
             ):
                 self.ways_in[b.last.next_pc].append(b.start)
+        self.checks, self.entry_rooms = self.budget_checks()  # start -> room checked for there
+        # Out of budget, the region leaves at a block that checks (a loop head): entered
+        # there again, it runs on in this code, not in a region translated from there.
+        self.entries = [*entries, *sorted(self.checks.keys() - set(entries))]
+        self.paid_by = self.prepaid()  # block start -> the block that counts it
+        self.ahead = self.chains()  # block start -> instructions after it that its count paid
+        self.live = self.live_registers()  # block start -> registers it may read before writing
+        self.order = {b.start: index for index, b in enumerate(blocks)}  # as laid out
         #: start -> the bounds of the registers, and the register standing for the codes,
         #: on each jump there emitted so far
         self.arriving: dict[int, list[tuple[dict[int, tuple[int, int]], int | None]]] = {
@@ -497,10 +497,7 @@ class RegionCompiler(BlockCompiler):
         predecessor, which runs straight on into it after a branch or a plain end, and
         neither checks the budget nor is an entry. One count then serves a chain of
         blocks; a branch off the chain gives back what it did not run."""
-        into: dict[int, list[int]] = {b.start: [] for b in self.blocks}
-        for start, targets in self.edges.items():
-            for target in targets:
-                into[target].append(start)
+        into = self.ways_in
         paid = {}
         for block in self.blocks:
             if block.start in self.checks or block.start in self.entries or len(into[block.start]) != 1:
