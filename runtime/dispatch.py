@@ -25,10 +25,23 @@ from dataclasses import dataclass
 
 from .errors import Leave, Stop, StopRequested
 from .interp import Interpreter, stop_requested
-from .isa import NEGATIVE, POSITIVE, WORD_MASK, ZERO
+from .isa import SIGN_BIT, WORD_MASK
 from .machine import ILLEGAL_OPCODE, WATCH_TRANSLATED, Machine
 from .outcome import UNLIMITED, Outcome
 from .traps import trap
+
+#: The codes a value sets, as tables for translated code's branches, indexed by the value
+#: (here, not in isa, so that a run that never translates does not build them).
+#: CPython specialises indexing a tuple, and one index costs less than the two comparisons
+#: 0 < v < x8000 of BRp. Each table is periodic over 2^17 entries, so that it is right
+#: for a sum not wrapped to 16 bits yet: any v from 0 to 2^17 - 1 gives the codes of
+#: v mod 2^16. A sum of two words needs no wrap before its branch. (Negative indices
+#: would be right too, but CPython's specialised indexing gives up on them.)
+POSITIVE = ((False,) + (True,) * (SIGN_BIT - 1) + (False,) * SIGN_BIT) * 2
+NEGATIVE = ((False,) * SIGN_BIT + (True,) * SIGN_BIT) * 2
+ZERO = ((True,) + (False,) * (2 * SIGN_BIT - 1)) * 2
+#: The values the tables above are indexed with.
+CODE_TABLE_RANGE = (0, 4 * SIGN_BIT - 1)
 
 #: How often a block may be invalidated by stores before its words stay interpreted.
 RETRANSLATE_LIMIT = 2

@@ -296,18 +296,6 @@ def cond_of(value: int) -> int:
 #: cost every start-up about 40 ms; a test checks it against cond_of word by word.
 COND = bytes((0b010,)) + bytes((0b001,)) * (SIGN_BIT - 1) + bytes((0b100,)) * SIGN_BIT
 
-#: The codes a value sets, as tables for translated code's branches, indexed by the value.
-#: CPython specialises indexing a tuple, and one index costs less than the two comparisons
-#: 0 < v < x8000 of BRp. Each table is periodic over 2^17 entries, so that it is right
-#: for a sum not wrapped to 16 bits yet: any v from 0 to 2^17 - 1 gives the codes of
-#: v mod 2^16. A sum of two words needs no wrap before its branch. (Negative indices
-#: would be right too, but CPython's specialised indexing gives up on them.)
-POSITIVE = ((False,) + (True,) * (SIGN_BIT - 1) + (False,) * SIGN_BIT) * 2
-NEGATIVE = ((False,) * SIGN_BIT + (True,) * SIGN_BIT) * 2
-ZERO = ((True,) + (False,) * (2 * SIGN_BIT - 1)) * 2
-#: The values the tables above are indexed with.
-CODE_TABLE_RANGE = (0, 4 * SIGN_BIT - 1)
-
 #: Words below this are BR with nzp = 000: they never branch and set nothing, so they do
 #: nothing at all. x0000 (memory nothing was loaded into) and ASCII text are such words,
 #: and a program that forgot its HALT runs through them; engines run them in bulk.

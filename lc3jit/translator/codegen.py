@@ -31,7 +31,8 @@ from types import CodeType, FunctionType, MappingProxyType
 
 from lc3jit.translator.blocks import Block
 from lc3jit.translator.emitter import BinaryOp, Compare, Emitter, Label
-from runtime.isa import CODE_TABLE_RANGE, WORD_MASK, Instruction
+from runtime.dispatch import CODE_TABLE_RANGE
+from runtime.isa import WORD_MASK, Instruction
 from runtime.machine import IO_BASE, PSR_USER, USER_BASE, user_address
 
 SIGN = 0x8000
@@ -49,7 +50,7 @@ ADDRESS_BOUNDS = (-WRAP, 2 * WRAP - 1)
 OFFSET6_REACH = 32
 
 #: A branch test on the value v that set the codes: a comparison, the name of a global
-#: table of bools to index with v (runtime.isa: right for v not wrapped yet too), or
+#: table of bools to index with v (runtime.dispatch: right for v not wrapped yet too), or
 #: None for v's own truth.
 Test = tuple[Compare, int] | str | None
 
@@ -191,7 +192,7 @@ class BlockCompiler:
         """Pop a value within bounds into register r, wrapped to 16 bits where it must be.
 
         The codes it sets need no wrap: a branch tests an unwrapped value with a table
-        (runtime.isa.POSITIVE), and `cc`, `R` and `m.ccv` get words where they are set."""
+        (runtime.dispatch.POSITIVE), and `cc`, `R` and `m.ccv` get words where they are set."""
         lo, hi = bounds
         if self.exact[self.index] or not -LOOSE < lo <= hi < LOOSE:
             bounds = self.wrap(lo, hi)
