@@ -29,6 +29,7 @@ from types import CodeType
 
 from lc3jit.translator.blocks import Block, Exit, Successor, find_blocks
 from lc3jit.translator.codegen import (
+    ALL_REGISTERS,
     EMPTY,
     FULL,
     LOOSE,
@@ -251,6 +252,9 @@ class RegionCompiler(BlockCompiler):
         self.entries = [*entries, *sorted(self.checks.keys() - set(entries))]
         self.paid_by = self.prepaid()  # block start -> the block that counts it
         self.ahead = self.chains()  # block start -> instructions after it that its count paid
+        self.writes = {  # block start -> registers whose locals it sets
+            b.start: set().union(*(register_writes(ins) for ins in b.instructions)) for b in blocks
+        }
         self.live = self.live_registers()  # block start -> registers it may read before writing
         self.order = {b.start: index for index, b in enumerate(blocks)}  # as laid out
         #: start -> the bounds of the registers, and the register standing for the codes,
@@ -530,20 +534,19 @@ class RegionCompiler(BlockCompiler):
         tests it with a table, and nothing else reads it before it is written again.
         """
         reads: dict[int, set[int]] = {}
-        writes: dict[int, set[int]] = {}
         for block in self.blocks:
             read, written = set(), set()
             for ins in block.instructions:
                 read |= register_reads(ins) - written
                 written |= register_writes(ins)
-            reads[block.start], writes[block.start] = read, written
+            reads[block.start] = read
         live = {start: set(read) for start, read in reads.items()}
         changed = True
         while changed:
             changed = False
             for block in reversed(self.blocks):
                 after = set().union(*(live[t] for t in self.edges[block.start]))
-                now = reads[block.start] | (after - writes[block.start])
+                now = reads[block.start] | (after - self.writes[block.start])
                 if now != live[block.start]:
                     live[block.start], changed = now, True
         return live
@@ -556,20 +559,18 @@ class RegionCompiler(BlockCompiler):
         """For each block: the registers whose locals may hold sums not wrapped yet where it
         starts (dead there, see live_registers: only a way out reads them, and wraps)."""
         left: dict[int, set[int]] = {}  # block -> registers its own last write leaves unwrapped
-        writes: dict[int, set[int]] = {}
         for block in self.blocks:
             last: dict[int, bool] = {}
             for ins, exact in zip(block.instructions, self.exact_results(block), strict=True):
                 for r in register_writes(ins):
                     last[r] = exact or ins.form.name not in REGISTER_ONLY
             left[block.start] = {r for r, exact in last.items() if not exact}
-            writes[block.start] = set(last)
         into: dict[int, set[int]] = {b.start: set() for b in self.blocks}
         changed = True
         while changed:
             changed = False
             for block in self.blocks:
-                out = (into[block.start] - writes[block.start]) | left[block.start]
+                out = (into[block.start] - self.writes[block.start]) | left[block.start]
                 for target in self.edges[block.start]:
                     if not out <= into[target]:
                         into[target] |= out
@@ -591,7 +592,7 @@ class RegionCompiler(BlockCompiler):
             return {r: (-LOOSE + 1, LOOSE - 1) for r in self.unwrapped[start]}
         ways = [ranges for ranges, _ in self.arriving[start]]
         joined = {}
-        for r in range(8):
+        for r in ALL_REGISTERS:
             bounds = [way.get(r, FULL) for way in ways]
             lo, hi = min(b[0] for b in bounds), max(b[1] for b in bounds)
             if (lo, hi) != FULL:
