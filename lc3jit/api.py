@@ -40,12 +40,12 @@ from lc3jit.session import (
 from lc3jit.tiered import TieredEngine
 from lc3jit.toolchain.numbers import parse_number
 from lc3jit.tools.capture import CapturedConsole
-from runtime.console import Console
-from runtime.errors import LC3Error
-from runtime.isa import WORD_MASK
-from runtime.loader import Image
-from runtime.machine import Machine
-from runtime.outcome import Outcome
+from lc3jit_runtime.console import Console
+from lc3jit_runtime.errors import LC3Error
+from lc3jit_runtime.isa import WORD_MASK
+from lc3jit_runtime.loader import Image
+from lc3jit_runtime.machine import Machine
+from lc3jit_runtime.outcome import Outcome
 
 #: Where a subroutine called through the API returns to: R7 holds it, and the engine
 #: stops before running it. The word below the device registers, where no program's

@@ -33,12 +33,12 @@ from lc3jit.tools.capture import CapturedConsole
 from lc3jit.tools.dump import DUMPABLE, inspect_program, write_text
 from lc3jit.tools.dump import to_json as dump_json
 from lc3jit.translator.saved import recording_translator
-from runtime.compiled import Compiled, read_compiled, saved_dispatcher
-from runtime.console import Console
-from runtime.dispatch import Dispatcher
-from runtime.errors import LC3Error
-from runtime.loader import Image, load_image_file
-from runtime.machine import Machine
+from lc3jit_runtime.compiled import Compiled, read_compiled, saved_dispatcher
+from lc3jit_runtime.console import Console
+from lc3jit_runtime.dispatch import Dispatcher
+from lc3jit_runtime.errors import LC3Error
+from lc3jit_runtime.loader import Image, load_image_file
+from lc3jit_runtime.machine import Machine
 
 EXIT_CODES_HELP = """
 Exit codes: 0 after HALT; 1 load or assembly error, or output not written; 2 usage

@@ -26,15 +26,15 @@ from typing import TYPE_CHECKING
 from lc3jit.session import ENGINES, Engine
 from lc3jit.tiered import TRANSLATE_AFTER, TieredEngine
 from lc3jit.toolchain.numbers import parse_address
-from runtime.collector import long_lived
-from runtime.console import Console
-from runtime.errors import LC3Error
-from runtime.outcome import output_lost
+from lc3jit_runtime.collector import long_lived
+from lc3jit_runtime.console import Console
+from lc3jit_runtime.errors import LC3Error
+from lc3jit_runtime.outcome import output_lost
 
 if TYPE_CHECKING:
     from lc3jit.translator.cache import TranslationCache
-    from runtime.compiled import Compiled
-    from runtime.machine import Machine
+    from lc3jit_runtime.compiled import Compiled
+    from lc3jit_runtime.machine import Machine
 
 
 @dataclass

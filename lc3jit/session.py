@@ -13,13 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-import runtime
-from runtime.boot import boot as boot  # where the CLI, bench and tests have always found it
-from runtime.interp import Interpreter
-from runtime.loader import Image, load_image_file
-from runtime.machine import Machine
-from runtime.outcome import Outcome
-from runtime.signals import stop_on_signals
+import lc3jit_runtime
+from lc3jit_runtime.boot import boot as boot  # where the CLI, bench and tests have always found it
+from lc3jit_runtime.interp import Interpreter
+from lc3jit_runtime.loader import Image, load_image_file
+from lc3jit_runtime.machine import Machine
+from lc3jit_runtime.outcome import Outcome
+from lc3jit_runtime.signals import stop_on_signals
 
 
 class Runnable(Protocol):
@@ -118,7 +118,7 @@ def load_images(paths: Sequence[Path], warn: Callable[[str], None] | None = None
     return images
 
 
-BUILTIN_OS = Path(runtime.__file__).parent / "lc3os.obj"
+BUILTIN_OS = Path(lc3jit_runtime.__file__).parent / "lc3os.obj"
 #: Loaded over the built-in OS in the 2nd edition: its routines return with RET.
 BUILTIN_OS_2ND = BUILTIN_OS.with_name("lc3os-2nd.obj")
 

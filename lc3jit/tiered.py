@@ -19,9 +19,9 @@ import time
 from collections.abc import Callable
 
 from lc3jit.session import Engine, UntranslatableError
-from runtime.interp import Interpreter
-from runtime.machine import Machine
-from runtime.outcome import STEP_LIMIT, Outcome
+from lc3jit_runtime.interp import Interpreter
+from lc3jit_runtime.machine import Machine
+from lc3jit_runtime.outcome import STEP_LIMIT, Outcome
 
 #: Instructions run on the interpreter before a translated engine is built: about 15-20 ms
 #: of interpretation, about what building it costs (see the module's docstring).

@@ -56,7 +56,7 @@ from .signals import stop_on_signals
 #: whose FORMAT differs is refused (compile it again): the layout, or the contract
 #: between generated code and this runtime (the globals it names), changed.
 MARK = "lc3jit compiled program"
-FORMAT = 1
+FORMAT = 2
 HASH_BASED_UNCHECKED = 0b01  # PEP 552 flags
 HEADER_BYTES = 16
 #: The engine `python PROGRAM.pyc` runs.
@@ -70,7 +70,7 @@ MODULE_SOURCE = f'''\
 """An LC-3 program compiled by lc3jit: `python FILE.pyc` runs it (lc3jit's runtime package needed)."""
 import sys
 try:
-    from runtime.compiled import main
+    from lc3jit_runtime.compiled import main
 except ImportError:
     sys.exit(sys.argv[0] + ": needs the runtime package of lc3jit (pip install lc3jit)")
 try:  # with lc3jit, code not compiled ahead of time is translated when it gets hot

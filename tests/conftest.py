@@ -11,9 +11,9 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from lc3jit.session import ENGINES
-from runtime.console import Console
-from runtime.machine import Machine
-from runtime.outcome import Outcome
+from lc3jit_runtime.console import Console
+from lc3jit_runtime.machine import Machine
+from lc3jit_runtime.outcome import Outcome
 
 settings.register_profile(
     "default", max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow]

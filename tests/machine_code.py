@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from runtime.isa import FORMS_BY_NAME
+from lc3jit_runtime.isa import FORMS_BY_NAME
 
 from .conftest import Run, make_machine, run_on
 

@@ -16,7 +16,7 @@ from lc3jit.api import (
     StepLimitError,
 )
 from lc3jit.toolchain.asm import AssemblyError
-from runtime.errors import LoadError
+from lc3jit_runtime.errors import LoadError
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 HELLO_OUTPUT = "Hello, World!\nHALT\n"

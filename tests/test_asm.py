@@ -12,8 +12,8 @@ from typer.testing import CliRunner, Result
 
 from lc3jit.cli import app
 from lc3jit.toolchain.asm import Assembly, AssemblyError, assemble, obj_bytes, sym_text
-from runtime.isa import TRAP_NAMES, decode
-from runtime.loader import SourceLine, load_image_file, parse_sym
+from lc3jit_runtime.isa import TRAP_NAMES, decode
+from lc3jit_runtime.loader import SourceLine, load_image_file, parse_sym
 
 
 def asm(body: str, origin: str = "x3000") -> Assembly:

@@ -16,9 +16,9 @@ from lc3jit.session import load_images
 from lc3jit.toolchain.asm import assemble_file, obj_bytes
 from lc3jit.tools import bench
 from lc3jit.tools.bench import FORMAT_VERSION
-from runtime.interp import Interpreter
-from runtime.machine import Machine
-from runtime.outcome import Outcome
+from lc3jit_runtime.interp import Interpreter
+from lc3jit_runtime.machine import Machine
+from lc3jit_runtime.outcome import Outcome
 
 from .machine_code import HALT, OUT, op, write_hex
 

@@ -20,10 +20,10 @@ import lc3jit.translator.cache
 from lc3jit.cli import app
 from lc3jit.session import ENGINES, boot, load_images
 from lc3jit.translator.cache import TranslationCache, cache_directory, entry_key, translator_fingerprint
-from runtime.compiled import parse_compiled
-from runtime.console import Console
-from runtime.errors import LoadError
-from runtime.machine import Machine
+from lc3jit_runtime.compiled import parse_compiled
+from lc3jit_runtime.console import Console
+from lc3jit_runtime.errors import LoadError
+from lc3jit_runtime.machine import Machine
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 KEYS_2048 = b"n" + b"wasd" * 20

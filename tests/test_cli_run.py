@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner, Result
 
 from lc3jit.cli import app
-from runtime.machine import KBSR
+from lc3jit_runtime.machine import KBSR
 
 from .machine_code import GETC, HALT, ORIGIN, op, trap, write_hex
 

@@ -20,18 +20,18 @@ from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner, Result
 
-import runtime
+import lc3jit_runtime
 from lc3jit import __version__
 from lc3jit.cli import app
 from lc3jit.session import ENGINES, boot, load_images, os_images
 from lc3jit.translator.compile import compile_program, find_entries, quiet_machine
 from lc3jit.translator.saved import restored
-from runtime import compiled as compiled_module
-from runtime.compiled import Compiled, parse_compiled, saved_dispatcher
-from runtime.console import Console
-from runtime.dispatch import Dispatcher
-from runtime.interp import Interpreter
-from runtime.loader import Image
+from lc3jit_runtime import compiled as compiled_module
+from lc3jit_runtime.compiled import Compiled, parse_compiled, saved_dispatcher
+from lc3jit_runtime.console import Console
+from lc3jit_runtime.dispatch import Dispatcher
+from lc3jit_runtime.interp import Interpreter
+from lc3jit_runtime.loader import Image
 
 from .conftest import Run
 from .test_differential import ORIGIN, assert_same, program
@@ -317,20 +317,21 @@ def test_a_bad_compiled_file_is_one_line_naming_it(
 def test_a_file_of_another_format_asks_to_compile_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    current = compiled_module.FORMAT
     monkeypatch.setattr(compiled_module, "FORMAT", 99)
     out, _ = compile_cli(tmp_path, str(EXAMPLES / "hello.obj"))
     monkeypatch.undo()
     result = CliRunner().invoke(app, ["run", str(out)])
     assert result.exit_code == 1
     assert result.stderr == (
-        f"lc3jit: {out}: compiled by lc3jit {__version__} in format 99; this runtime reads format 1: "
+        f"lc3jit: {out}: compiled by lc3jit {__version__} in format 99; this runtime reads format {current}: "
         "compile it again\n"
     )
 
 
 def only_runtime(tmp_path: Path) -> dict[str, str]:
     """An environment where `python -S` imports the standard library and runtime, nothing else."""
-    shutil.copytree(Path(runtime.__file__).parent, tmp_path / "path" / "runtime")
+    shutil.copytree(Path(lc3jit_runtime.__file__).parent, tmp_path / "path" / "lc3jit_runtime")
     return {"PYTHONPATH": str(tmp_path / "path"), "PATH": "/usr/bin:/bin"}
 
 

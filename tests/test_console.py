@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 import pytest
 
-from runtime.console import Console
+from lc3jit_runtime.console import Console
 
 
 def test_scripted_keys_are_waiting_until_the_input_ends() -> None:

@@ -9,8 +9,8 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from lc3jit.toolchain.asm import assemble
-from runtime.console import Console
-from runtime.machine import DDR, DSR, KBDR, KBSR, MCR, PSR_ADDR, WAITING_POLLS, Machine
+from lc3jit_runtime.console import Console
+from lc3jit_runtime.machine import DDR, DSR, KBDR, KBSR, MCR, PSR_ADDR, WAITING_POLLS, Machine
 
 from .conftest import Run, run_on
 from .machine_code import HALT, execute, op

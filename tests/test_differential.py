@@ -19,11 +19,11 @@ from hypothesis import strategies as st
 from lc3jit.session import ENGINES, boot, load_images, os_images
 from lc3jit.translator import regions
 from lc3jit.translator.regions import MAX_HINTS, region_engine
-from runtime import dispatch
-from runtime.console import Console
-from runtime.isa import FORMS_BY_NAME, WORD_MASK, form_of
-from runtime.loader import Image
-from runtime.machine import DSR, EXCEPTION_TABLE, ILLEGAL_OPCODE, KBDR, KBSR, MCR, Machine
+from lc3jit_runtime import dispatch
+from lc3jit_runtime.console import Console
+from lc3jit_runtime.isa import FORMS_BY_NAME, WORD_MASK, form_of
+from lc3jit_runtime.loader import Image
+from lc3jit_runtime.machine import DSR, EXCEPTION_TABLE, ILLEGAL_OPCODE, KBDR, KBSR, MCR, Machine
 
 from .conftest import Run, make_machine, run_on
 

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from lc3jit.cli import app
 from lc3jit.toolchain.asm import assemble, obj_bytes, write_outputs
 from lc3jit.toolchain.disasm import ListingLine, iter_listing, write_listing
-from runtime.loader import Image, load_image_file
+from lc3jit_runtime.loader import Image, load_image_file
 
 
 def listing_text(image: Image, code: frozenset[int] | None = None) -> str:

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from lc3jit.cli import app
 from lc3jit.toolchain.asm import assemble, assemble_file, obj_bytes, output_paths, sym_text
 from lc3jit.toolchain.disasm import write_listing
-from runtime.loader import load_image_file
+from lc3jit_runtime.loader import load_image_file
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 PROMPT = "Enter a character: "

@@ -8,7 +8,7 @@ import pytest
 
 from lc3jit.session import boot, load_images
 from lc3jit.translator.regions import region_engine
-from runtime.console import Console
+from lc3jit_runtime.console import Console
 
 from .machine_code import HALT, execute, op
 from .test_os import PROGRAMS, run_program

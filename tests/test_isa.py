@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from runtime.dispatch import CODE_TABLE_RANGE, NEGATIVE, POSITIVE, ZERO
-from runtime.interp import HANDLERS
-from runtime.isa import COND, FORMS, FORMS_BY_NAME, cond_of, decode, form_of
+from lc3jit_runtime.dispatch import CODE_TABLE_RANGE, NEGATIVE, POSITIVE, ZERO
+from lc3jit_runtime.interp import HANDLERS
+from lc3jit_runtime.isa import COND, FORMS, FORMS_BY_NAME, cond_of, decode, form_of
 
 #: Appendix A, Figure A.2: the opcode (bits 15:12) of every form.
 MANUAL_OPCODES = {

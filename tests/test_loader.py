@@ -10,9 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lc3jit.session import boot, load_images
-from runtime.console import Console
-from runtime.errors import LoadError
-from runtime.loader import Image, load_image_file
+from lc3jit_runtime.console import Console
+from lc3jit_runtime.errors import LoadError
+from lc3jit_runtime.loader import Image, load_image_file
 
 from .machine_code import HALT, write_hex
 

@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 from lc3jit.cli import app
 from lc3jit.session import BUILTIN_OS, BUILTIN_OS_2ND, ENGINES, boot, load_images, os_images
 from lc3jit.toolchain.asm import assemble_file, obj_bytes
-from runtime.console import Console
-from runtime.machine import INITIAL_SSP
+from lc3jit_runtime.console import Console
+from lc3jit_runtime.machine import INITIAL_SSP
 
 from .conftest import Run
 from .machine_code import HALT, op

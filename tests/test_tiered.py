@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from lc3jit.session import ENGINES, boot, load_images
 from lc3jit.tiered import TRANSLATE_AFTER, TieredEngine
-from runtime.console import Console
+from lc3jit_runtime.console import Console
 
 from .conftest import Run, make_machine
 from .test_differential import MANY, ORIGIN, assert_same, program

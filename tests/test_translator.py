@@ -20,9 +20,9 @@ from lc3jit.translator.codegen import EMITTERS, BlockCompiler
 from lc3jit.translator.emitter import STACK_BOUND
 from lc3jit.translator.regions import RegionCompiler, region_blocks, region_entries, region_roots
 from lc3jit.translator.translate import MAX_AHEAD
-from runtime.console import Console
-from runtime.isa import FORMS, FORMS_BY_NAME, WORD_MASK
-from runtime.loader import Image, parse_obj
+from lc3jit_runtime.console import Console
+from lc3jit_runtime.isa import FORMS, FORMS_BY_NAME, WORD_MASK
+from lc3jit_runtime.loader import Image, parse_obj
 
 from .conftest import make_machine, run_on
 from .test_differential import ORIGIN, assert_same, program

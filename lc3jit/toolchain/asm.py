@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lc3jit.toolchain.numbers import parse_number
-from runtime.errors import LC3Error, LoadError
-from runtime.isa import ALIASES, FORMS, PC_RELATIVE, WORD_MASK, Field, Flow, Form
-from runtime.loader import MAX_OBJ_BYTES, Image, SourceLine
-from runtime.machine import MEMORY_WORDS
+from lc3jit_runtime.errors import LC3Error, LoadError
+from lc3jit_runtime.isa import ALIASES, FORMS, PC_RELATIVE, WORD_MASK, Field, Flow, Form
+from lc3jit_runtime.loader import MAX_OBJ_BYTES, Image, SourceLine
+from lc3jit_runtime.machine import MEMORY_WORDS
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,8 +15,8 @@ from typing import TextIO
 
 from lc3jit.toolchain.asm import SPELLINGS, Spelling, is_keyword, is_label
 from lc3jit.toolchain.numbers import format_address
-from runtime.isa import PC_RELATIVE, Form, Instruction, decode
-from runtime.loader import Image
+from lc3jit_runtime.isa import PC_RELATIVE, Form, Instruction, decode
+from lc3jit_runtime.loader import Image
 
 
 @dataclass(frozen=True, slots=True)

@@ -67,8 +67,8 @@ from rich.table import Table
 
 from lc3jit.session import RunResult, boot, run_machine
 from lc3jit.tools.capture import CapturedConsole
-from runtime.errors import LC3Error
-from runtime.loader import Image
+from lc3jit_runtime.errors import LC3Error
+from lc3jit_runtime.loader import Image
 
 FORMAT_VERSION = 1
 FLOOR = "python"  # the name of the floor's row

@@ -11,7 +11,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from runtime.console import Console
+from lc3jit_runtime.console import Console
 
 
 class CapturedConsole(Console):

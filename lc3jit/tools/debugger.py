@@ -30,11 +30,11 @@ from lc3jit.api import Simulator
 from lc3jit.session import Runnable, run_engine
 from lc3jit.toolchain.disasm import instruction_text, labels_by_address
 from lc3jit.toolchain.numbers import parse_number
-from runtime.errors import Watched
-from runtime.interp import Interpreter
-from runtime.isa import WORD_MASK, Flow, Instruction, decode, to_signed
-from runtime.machine import IO_BASE, WATCH_OBSERVED
-from runtime.outcome import STEP_LIMIT, Outcome
+from lc3jit_runtime.errors import Watched
+from lc3jit_runtime.interp import Interpreter
+from lc3jit_runtime.isa import WORD_MASK, Flow, Instruction, decode, to_signed
+from lc3jit_runtime.machine import IO_BASE, WATCH_OBSERVED
+from lc3jit_runtime.outcome import STEP_LIMIT, Outcome
 
 #: How far from a label an address is still shown as LABEL+n.
 LABEL_REACH = 0x100

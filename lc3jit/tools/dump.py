@@ -70,9 +70,9 @@ from lc3jit.translator.blocks import Block, Successor
 from lc3jit.translator.codegen import compile_block
 from lc3jit.translator.regions import Region, RegionTranslator, region_engine
 from lc3jit.translator.translate import BlockTranslator, block_engine
-from runtime.dispatch import Dispatcher
-from runtime.loader import Image
-from runtime.machine import Machine
+from lc3jit_runtime.dispatch import Dispatcher
+from lc3jit_runtime.loader import Image
+from lc3jit_runtime.machine import Machine
 
 FORMAT_VERSION = 1
 OPNAME_WIDTH = 24  # as dis lays out its columns

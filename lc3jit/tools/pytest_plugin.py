@@ -29,7 +29,7 @@ import pytest
 from lc3jit.api import Simulator
 from lc3jit.session import load_images
 from lc3jit.translator import regions
-from runtime.loader import Image
+from lc3jit_runtime.loader import Image
 
 DEFAULT_MAX_STEPS = 1_000_000
 

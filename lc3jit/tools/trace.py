@@ -21,10 +21,10 @@ from __future__ import annotations
 from typing import TextIO
 
 from lc3jit.toolchain.disasm import instruction_text
-from runtime.interp import Interpreter
-from runtime.isa import Instruction, decode
-from runtime.machine import EXCEPTION_TABLE, IO_BASE, KEYBOARD_VECTOR, WATCH_OBSERVED, Machine
-from runtime.outcome import STEP_LIMIT, UNLIMITED, Outcome
+from lc3jit_runtime.interp import Interpreter
+from lc3jit_runtime.isa import Instruction, decode
+from lc3jit_runtime.machine import EXCEPTION_TABLE, IO_BASE, KEYBOARD_VECTOR, WATCH_OBSERVED, Machine
+from lc3jit_runtime.outcome import STEP_LIMIT, UNLIMITED, Outcome
 
 TEXT_WIDTH = 24
 

@@ -14,7 +14,7 @@ import enum
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from runtime.isa import WORD_MASK, Flow, Instruction, decode
+from lc3jit_runtime.isa import WORD_MASK, Flow, Instruction, decode
 
 #: The most instructions one block holds; longer straight-line code is chained.
 MAX_BLOCK = 64

@@ -36,14 +36,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import lc3jit
-import runtime
+import lc3jit_runtime
 from lc3jit import __version__
 from lc3jit.translator.saved import restored, saved_engine
-from runtime.compiled import Compiled, SavedEngine, parse_compiled, write_atomically
-from runtime.dispatch import Dispatcher
-from runtime.errors import LoadError
-from runtime.isa import WORD_MASK
-from runtime.machine import Machine
+from lc3jit_runtime.compiled import Compiled, SavedEngine, parse_compiled, write_atomically
+from lc3jit_runtime.dispatch import Dispatcher
+from lc3jit_runtime.errors import LoadError
+from lc3jit_runtime.isa import WORD_MASK
+from lc3jit_runtime.machine import Machine
 
 #: Set to anything but "" or "0" to turn the cache off.
 DISABLE_VARIABLE = "LC3JIT_NO_CACHE"
@@ -71,7 +71,7 @@ def translator_fingerprint() -> bytes:
     size and modification time of every source file of lc3jit and runtime, as CPython's
     own bytecode cache tells an edited source (once a process, well under a millisecond)."""
     sources = []
-    for package in (lc3jit.__path__[0], runtime.__path__[0]):
+    for package in (lc3jit.__path__[0], lc3jit_runtime.__path__[0]):
         for directory, _, names in os.walk(package):
             for name in names:
                 if name.endswith(".py"):

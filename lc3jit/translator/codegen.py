@@ -31,9 +31,9 @@ from types import CodeType, FunctionType, MappingProxyType
 
 from lc3jit.translator.blocks import Block
 from lc3jit.translator.emitter import BinaryOp, Compare, Emitter, Label
-from runtime.dispatch import CODE_TABLE_RANGE
-from runtime.isa import WORD_MASK, Instruction
-from runtime.machine import IO_BASE, PSR_USER, USER_BASE, user_address
+from lc3jit_runtime.dispatch import CODE_TABLE_RANGE
+from lc3jit_runtime.isa import WORD_MASK, Instruction
+from lc3jit_runtime.machine import IO_BASE, PSR_USER, USER_BASE, user_address
 
 SIGN = 0x8000
 WRAP = WORD_MASK + 1

@@ -36,10 +36,10 @@ from lc3jit.translator.blocks import UNLIKELY_CODE, Block, Exit, find_blocks
 from lc3jit.translator.regions import region_engine
 from lc3jit.translator.saved import saved_engine
 from lc3jit.translator.translate import block_engine, entry_points
-from runtime.compiled import Compiled, Report, write_atomically
-from runtime.console import Console
-from runtime.loader import Image
-from runtime.machine import Machine
+from lc3jit_runtime.compiled import Compiled, Report, write_atomically
+from lc3jit_runtime.console import Console
+from lc3jit_runtime.loader import Image
+from lc3jit_runtime.machine import Machine
 
 #: The engines whose translations a compiled file holds, the one `python FILE.pyc` runs first.
 SAVED_ENGINES = {"regions": region_engine, "blocks": block_engine}

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Container, Iterable, Mapping, Sequence
 
 from lc3jit.translator.blocks import Block
-from runtime.isa import WORD_MASK
+from lc3jit_runtime.isa import WORD_MASK
 
 
 def code_tables(

@@ -43,9 +43,9 @@ from lc3jit.translator.codegen import (
 from lc3jit.translator.emitter import ENDS, BinaryOp, Compare, Emitter, Instr, Label
 from lc3jit.translator.jump_tables import guess_targets
 from lc3jit.translator.translate import BlockTranslator, entry_points
-from runtime.dispatch import INTERPRET_AT, Dispatcher, Translation
-from runtime.isa import Instruction
-from runtime.machine import Machine
+from lc3jit_runtime.dispatch import INTERPRET_AT, Dispatcher, Translation
+from lc3jit_runtime.isa import Instruction
+from lc3jit_runtime.machine import Machine
 
 #: Code objects by the words, entries and options they were compiled from, shared by every
 #: engine in the process once a caller that translates the same program again and again

@@ -11,10 +11,10 @@ from collections.abc import Container, Sequence
 from typing import TYPE_CHECKING
 
 from lc3jit.translator.blocks import Block, Exit
-from runtime.compiled import SavedBlock, SavedEngine, SavedRegion, saved_dispatcher
-from runtime.dispatch import Dispatcher, Translation
-from runtime.isa import WORD_MASK, decode
-from runtime.machine import Machine
+from lc3jit_runtime.compiled import SavedBlock, SavedEngine, SavedRegion, saved_dispatcher
+from lc3jit_runtime.dispatch import Dispatcher, Translation
+from lc3jit_runtime.isa import WORD_MASK, decode
+from lc3jit_runtime.machine import Machine
 
 if TYPE_CHECKING:
     from lc3jit.translator.translate import BlockTranslator

@@ -6,8 +6,8 @@ from collections.abc import Container, Sequence
 
 from lc3jit.translator.blocks import Block, block_at, find_blocks
 from lc3jit.translator.codegen import compile_block, make_function
-from runtime.dispatch import Dispatcher, Translation
-from runtime.machine import EXCEPTION_TABLE, TRAP_TABLE, VECTORS, Machine
+from lc3jit_runtime.dispatch import Dispatcher, Translation
+from lc3jit_runtime.machine import EXCEPTION_TABLE, TRAP_TABLE, VECTORS, Machine
 
 
 class BlockTranslator:
