@@ -32,6 +32,7 @@ from lc3jit.tools import bench
 from lc3jit.tools.capture import CapturedConsole
 from lc3jit.tools.dump import DUMPABLE, inspect_program, write_text
 from lc3jit.tools.dump import to_json as dump_json
+from lc3jit.tools.reverse import DEFAULT_LIMIT as DEFAULT_HISTORY
 from lc3jit.translator.saved import recording_translator
 from lc3jit_runtime.compiled import Compiled, read_compiled, saved_dispatcher
 from lc3jit_runtime.console import Console
@@ -298,9 +299,11 @@ def compile_command(
 
 
 DEBUG_HELP = """
-Commands: break/delete LOC, watch LOC, step [N], next, finish, continue, regs, mem ADDR [N],
-list [LOC], set R3 x10 | set PC LOC | set ADDR VALUE, run, restart, help, quit (abbreviations
-b d s n c r). LOC is a label (from the .asm or .sym) or an address. Between stops the program
+Commands: break LOC [if COND], tbreak, delete LOC, watch LOC, display, step [N], next, finish,
+until LOC, continue, reverse-step [N] (back), reverse-next, reverse-finish, reverse-continue,
+regs, info, mem [ADDR [N]] (x/N), list [LOC], set R3 x10 | set PC LOC | set ADDR VALUE, run,
+restart, help, quit (abbreviations b d s n c r). LOC is a label (from the .asm or .sym) or an
+address. See docs/debugging.md. Between stops the program
 runs on its engine at full speed. The program's keys come from --input, else from stdin
 when the commands come from --commands, else from the terminal. Commands piped into stdin
 are echoed like those of --commands.
@@ -320,9 +323,24 @@ def debug(
     commands: Annotated[
         Path | None,
         typer.Option(
-            "--commands", help="Run the debugger commands in FILE (echoed), then quit.", dir_okay=False
+            "--commands",
+            help="Run the debugger commands in FILE (echoed), then quit; the first that fails ends"
+            " it with exit code 1.",
+            dir_okay=False,
         ),
     ] = None,
+    keep_going: Annotated[
+        bool, typer.Option("--keep-going", help="With --commands: go on after a command that fails.")
+    ] = False,
+    history: Annotated[
+        int,
+        typer.Option(
+            "--history",
+            min=0,
+            metavar="N",
+            help="How many instructions back the reverse commands reach (0: keep no history).",
+        ),
+    ] = DEFAULT_HISTORY,
 ) -> None:
     """Debug a program: breakpoints, watches, stepping, registers and memory, at a prompt."""
     from lc3jit.tools.debugger import Debugger, interact
@@ -347,17 +365,19 @@ def debug(
         )
 
     try:
-        debugger = Debugger(make, sys.stdout, max_steps)
+        debugger = Debugger(make, sys.stdout, max_steps, history)
         script = commands.open() if commands is not None else None
     except LC3Error as e:
         raise fail(str(e)) from None
     except OSError as e:  # the --input or --commands file
         raise fail(f"{e.filename}: {e.strerror or e}") from None
     if script is None and not sys.stdin.isatty():  # commands piped in: a transcript, as from a file
-        interact(debugger, sys.stdin)
-        return
-    with script if script is not None else contextlib.nullcontext():
-        interact(debugger, script, str(Path.home() / ".lc3jit_history"))
+        code = interact(debugger, sys.stdin, keep_going=keep_going)
+    else:
+        with script if script is not None else contextlib.nullcontext():
+            code = interact(debugger, script, str(Path.home() / ".lc3jit_history"), keep_going)
+    if code:
+        raise typer.Exit(code)
 
 
 ASM_HELP = """
