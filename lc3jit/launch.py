@@ -2,7 +2,8 @@
 
 Typer (with pydantic and rich behind it) costs about 0.15 s CPU to import and to build
 the command line, ten times a short program's run. So `run` with arguments of the usual
-shapes is parsed here, by rules narrower than typer's: every option named in full, each
+shapes is parsed without it (`lc3jit/run_options.py`, the one table of run's options), by
+rules narrower than typer's: every option named in full, each
 at most once, values that typer would take as they are. Anything else — help, a typo, an
 abbreviation, a value typer would reject or convert, `--` — goes to the typer CLI
 (`lc3jit.cli`), which then parses the whole command line itself, so what a user sees
@@ -16,16 +17,13 @@ import contextlib
 import gc
 import json
 import os
-import re
 import sys
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from lc3jit.run_options import RunOptions, parse_run
 from lc3jit.session import ENGINES, Engine
-from lc3jit.tiered import TRANSLATE_AFTER, TieredEngine
-from lc3jit.toolchain.numbers import parse_address
+from lc3jit.tiered import TieredEngine
 from lc3jit_runtime.collector import long_lived
 from lc3jit_runtime.console import Console
 from lc3jit_runtime.errors import LC3Error
@@ -35,26 +33,6 @@ if TYPE_CHECKING:
     from lc3jit.translator.cache import TranslationCache
     from lc3jit_runtime.compiled import Compiled
     from lc3jit_runtime.machine import Machine
-
-
-@dataclass
-class RunOptions:
-    """The options of `lc3jit run`, as typer gives them to the command."""
-
-    programs: list[Path]
-    engine: str = "regions"
-    edition: int = 3
-    pc: int | None = None
-    max_steps: int | None = None
-    input_file: Path | None = None
-    stats: bool = False
-    state_json: Path | None = None
-    full_system: bool = False
-    os_image: Path | None = None
-    no_cache: bool = False
-    translate_after: int = TRANSLATE_AFTER
-    trace: Path | None = None
-    trace_range: tuple[int, int] = (0, 0x10000)
 
 
 def error(message: str) -> None:
@@ -184,77 +162,6 @@ class CachedBuild:
         first = self.booted()
         builder = ENGINES[self.engine]
         return self.cache.build(machine, self.engine, builder, (first.mem, first.pc))  # type: ignore[arg-type,return-value]
-
-
-#: Options that take a value, by name: how to read a value typer would take unchanged
-#: (None: not such a value, so typer must say what is wrong with it).
-_DIGITS = re.compile(r"0|[1-9][0-9]*")
-
-
-def _engine(text: str) -> str | None:
-    return text if text in ENGINES else None
-
-
-def _edition(text: str) -> int | None:
-    return int(text) if text in ("2", "3") else None
-
-
-def _count(text: str) -> int | None:
-    return int(text) if _DIGITS.fullmatch(text) else None
-
-
-def _address(text: str) -> int | None:
-    try:
-        return parse_address(text)
-    except ValueError:
-        return None
-
-
-def _path(text: str) -> Path | None:
-    return Path(text) if text and not text.startswith("-") else None
-
-
-def _file(text: str) -> Path | None:
-    """--input is a file: typer refuses a directory."""
-    return None if os.path.isdir(text) else _path(text)
-
-
-_VALUES = {
-    "--engine": ("engine", _engine),
-    "--edition": ("edition", _edition),
-    "--pc": ("pc", _address),
-    "--max-steps": ("max_steps", _count),
-    "--translate-after": ("translate_after", _count),
-    "--input": ("input_file", _file),
-    "--state-json": ("state_json", _path),
-    "--os-image": ("os_image", _path),
-}
-_FLAGS = {"--stats": "stats", "--os": "full_system", "--no-cache": "no_cache"}
-
-
-def parse_run(args: Sequence[str]) -> RunOptions | None:
-    """The options of `run ARGS...` when they are plain; None for typer to parse."""
-    programs: list[Path] = []
-    values: dict[str, object] = {}
-    rest = iter(args)
-    for arg in rest:
-        name, equals, inline = arg.partition("=")
-        if name in _VALUES and name not in values:
-            text = inline if equals else next(rest, None)
-            key, read = _VALUES[name]
-            value = None if text is None else read(text)
-            if value is None:
-                return None
-            values[name] = (key, value)
-        elif arg in _FLAGS and arg not in values:
-            values[arg] = (_FLAGS[arg], True)
-        elif (program := _path(arg)) is not None and program.suffix.lower() != ".pyc":
-            programs.append(program)
-        else:
-            return None
-    if not programs:
-        return None
-    return RunOptions(programs, **dict(values.values()))  # type: ignore[arg-type]
 
 
 def main() -> None:

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 WORD_MASK = 0xFFFF
 SIGN_BIT = 0x8000
+#: The memory's extent: addresses are x0000 up to (not including) MEMORY_WORDS.
+MEMORY_WORDS = 0x10000
 
 #: Width and signedness of each field, by its name in the manual.
 FIELD_WIDTHS: dict[str, tuple[int, bool]] = {
