@@ -38,6 +38,7 @@ from lc3jit_runtime.compiled import Compiled, read_compiled, saved_dispatcher
 from lc3jit_runtime.console import Console
 from lc3jit_runtime.dispatch import Dispatcher
 from lc3jit_runtime.errors import LC3Error
+from lc3jit_runtime.isa import MEMORY_WORDS
 from lc3jit_runtime.loader import Image, load_image_file
 from lc3jit_runtime.machine import Machine
 
@@ -346,12 +347,12 @@ def _warn(message: str) -> None:
 def _range(text: str | None) -> tuple[int, int]:
     """--range A:B as [start, stop); either end may be left out."""
     if text is None:
-        return 0, 0x10000
+        return 0, MEMORY_WORDS
     start, colon, stop = text.partition(":")
     if not colon:
         raise typer.BadParameter(f"expected START:STOP, found {text!r}")
     try:
-        return (parse_address(start) if start else 0), (parse_address(stop) if stop else 0x10000)
+        return (parse_address(start) if start else 0), (parse_address(stop) if stop else MEMORY_WORDS)
     except ValueError as e:
         raise typer.BadParameter(str(e)) from None
 
@@ -393,7 +394,7 @@ def disasm(
 
 
 def format_range(start: int, stop: int) -> str:
-    return f"x{start:04X}:x{stop:04X}" if stop < 0x10000 else f"x{start:04X}:"
+    return f"x{start:04X}:x{stop:04X}" if stop < MEMORY_WORDS else f"x{start:04X}:"
 
 
 def _dumpable(value: str) -> str:

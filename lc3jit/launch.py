@@ -19,7 +19,8 @@ import json
 import os
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
 
 from lc3jit.run_options import RunOptions, parse_run
 from lc3jit.session import ENGINES, Engine
@@ -28,8 +29,11 @@ from lc3jit_runtime.collector import long_lived
 from lc3jit_runtime.console import Console
 from lc3jit_runtime.errors import LC3Error
 from lc3jit_runtime.outcome import output_lost
+from lc3jit_runtime.running import report_ending, start_message_line
 
 if TYPE_CHECKING:
+    from lc3jit.api import Simulator
+    from lc3jit.session import RunResult
     from lc3jit.translator.cache import TranslationCache
     from lc3jit_runtime.compiled import Compiled
     from lc3jit_runtime.machine import Machine
@@ -49,77 +53,92 @@ def _warn(message: str) -> None:
 def run_program(options: RunOptions, compiled: Compiled | None = None) -> int:
     """Load, boot and run (a compiled program's images and translations, when given); print
     what the user sees; the exit code."""
-    from lc3jit.api import Simulator
-
     try:
-        console = Console.for_process(str(options.input_file) if options.input_file else None)
-        if compiled is None:
-            sim = Simulator(
-                *options.programs,
-                engine=options.engine,
-                edition=options.edition,
-                os=options.os_image or options.full_system,
-                pc=options.pc,
-                console=console,
-                warn=_warn,
-                translate_after=options.translate_after,
-            )
-        else:  # translated ahead of time already: loading it is cheap
-            sim = Simulator(
-                *compiled.images,
-                engine=options.engine,
-                edition=compiled.edition,
-                os=list(compiled.system),
-                pc=compiled.pc if options.pc is None else options.pc,
-                console=console,
-                warn=_warn,
-            )
-        trace = options.trace
-        trace_file = None if trace is None else sys.stderr if str(trace) == "-" else trace.open("w")
+        sim = _simulator(options, compiled)
+        trace = _trace_file(options.trace)
     except LC3Error as e:
         error(str(e))
         return 1
     except OSError as e:  # the --input or --trace file
         error(f"{e.filename}: {e.strerror or e}")
         return 1
-    engine = sim.engine_name
-    build, cache = engine_builder(compiled, engine, options.no_cache, sim.booted)
-    sim.build = long_lived(build or ENGINES[engine])
-    if sim.translate_after and trace_file is None:  # a tiered start builds its translated engine mid-run
+    build, cache = engine_builder(compiled, sim.engine_name, options.no_cache, sim.booted)
+    sim.build = long_lived(build or ENGINES[sim.engine_name])
+    if sim.translate_after and trace is None:  # a tiered start builds its translated engine mid-run
         long_lived(lambda _: sim.engine)(sim.machine)
     try:
-        result = sim.run(options.max_steps, check=False, trace=trace_file, trace_range=options.trace_range)
+        result = sim.run(options.max_steps, check=False, trace=trace, trace_range=options.trace_range)
     finally:
         gc.unfreeze()
-        if trace_file is not None and trace_file is not sys.stderr:
-            trace_file.close()
-    outcome = result.outcome
-    message_follows = options.stats or outcome.exit_code
-    if message_follows and console.mid_line and console.on_terminal and sys.stderr.isatty():
-        _warn("")  # a message after the output starts a line of its own
+        if trace is not None and trace is not sys.stderr:
+            trace.close()
+    if options.stats or result.outcome.exit_code:
+        start_message_line(sim.console)
     if options.stats:
-        translation = f"translation {result.setup_seconds * 1000:.1f} ms"
-        if isinstance(tiered := result.engine, TieredEngine):
-            engine = tiered.name
-            if tiered.engine is None or tiered.name == "interp":
-                translation = f"translation none (interpreted: it ended before instruction {tiered.after})"
-            else:
-                translation += f" after {tiered.translated_at} instructions"
-        _warn(
-            f"{result.machine.icount} instructions in {result.seconds:.3f} s "
-            f"({result.mips:.2f} MIPS), engine {engine}{' (traced: interpreter)' if trace else ''},"
-            f" {translation}"
-            + (" (compiled)" if compiled and build else " (from the cache)" if cache and cache.hit else "")
+        from_saved = (
+            " (compiled)" if compiled and build else " (from the cache)" if cache and cache.hit else ""
         )
-    if options.state_json is not None:
-        try:
-            options.state_json.write_text(json.dumps(result.state(), indent=2) + "\n")
-        except OSError as e:
-            error(f"{options.state_json}: {e.strerror or e}")
-            return 1
-    if outcome.exit_code and outcome.message:  # a broken pipe ends quietly, as Unix tools do
-        error(f"{options.programs[0]}: {outcome.message}")
-    return outcome.exit_code
+        _warn(_stats_line(result, sim.engine_name, traced=trace is not None) + from_saved)
+    if options.state_json is not None and not _write_state(result, options.state_json):
+        return 1
+    return report_ending(result.outcome, sim.console, f"lc3jit: {options.programs[0]}")
+
+
+def _simulator(options: RunOptions, compiled: Compiled | None) -> Simulator:
+    """The programs loaded and booted with the console of this process; a compiled program
+    fixes its images, edition and OS, and was translated ahead of time (no tiered start)."""
+    from lc3jit.api import Simulator
+
+    console = Console.for_process(str(options.input_file) if options.input_file else None)
+    if compiled is None:
+        return Simulator(
+            *options.programs,
+            engine=options.engine,
+            edition=options.edition,
+            os=options.os_image or options.full_system,
+            pc=options.pc,
+            console=console,
+            warn=_warn,
+            translate_after=options.translate_after,
+        )
+    return Simulator(
+        *compiled.images,
+        engine=options.engine,
+        edition=compiled.edition,
+        os=list(compiled.system),
+        pc=compiled.pc if options.pc is None else options.pc,
+        console=console,
+        warn=_warn,
+    )
+
+
+def _trace_file(trace: Path | None) -> TextIO | None:
+    return None if trace is None else sys.stderr if str(trace) == "-" else trace.open("w")
+
+
+def _stats_line(result: RunResult, engine: str, traced: bool) -> str:
+    """What --stats prints: instructions, time, MIPS, the engine, and what translating cost."""
+    translation = f"translation {result.setup_seconds * 1000:.1f} ms"
+    if isinstance(tiered := result.engine, TieredEngine):
+        engine = tiered.name
+        if tiered.engine is None or tiered.name == "interp":
+            translation = f"translation none (interpreted: it ended before instruction {tiered.after})"
+        else:
+            translation += f" after {tiered.translated_at} instructions"
+    return (
+        f"{result.machine.icount} instructions in {result.seconds:.3f} s ({result.mips:.2f} MIPS),"
+        f" engine {engine}{' (traced: interpreter)' if traced else ''}, {translation}"
+    )
+
+
+def _write_state(result: RunResult, path: Path) -> bool:
+    """--state-json; False (with one line said) when it cannot be written."""
+    try:
+        path.write_text(json.dumps(result.state(), indent=2) + "\n")
+    except OSError as e:
+        error(f"{path}: {e.strerror or e}")
+        return False
+    return True
 
 
 def engine_builder(
