@@ -98,7 +98,7 @@ def test_reverse_continue_goes_to_the_previous_hit_of_a_conditional_breakpoint(e
     for icount, r0 in reversed(hits):
         assert debugger.reverse_continue().reason == "breakpoint"
         assert (debugger.sim.machine.icount, debugger.sim.registers[0]) == (icount, r0)
-    assert debugger.reverse_continue().reason == "history-start"
+    assert debugger.reverse_continue().message.startswith("the history begins here")
     assert debugger.sim.machine.icount == 0
 
 
@@ -145,7 +145,7 @@ def test_a_change_by_the_user_starts_the_history_again() -> None:
     debugger.step(30)
     debugger.execute("set R1 #7")
     assert debugger.history is not None and debugger.history.start == 30
-    assert debugger.reverse_step(5).reason == "history-start"
+    assert debugger.reverse_step(5).message.startswith("the history begins here")
     assert debugger.sim.registers[1] == 7
 
 
@@ -154,7 +154,7 @@ def test_the_history_keeps_its_limit_and_says_where_it_begins() -> None:
     debugger.cont()  # 3115 instructions
     history = debugger.history
     assert history is not None and 2500 <= history.start <= 2615
-    assert debugger.reverse_step(3000).reason == "history-start"
+    assert debugger.reverse_step(3000).message.startswith("the history begins here")
     assert debugger.sim.machine.icount == history.start
 
 

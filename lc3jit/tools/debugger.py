@@ -40,6 +40,7 @@ from lc3jit.toolchain.disasm import instruction_text
 from lc3jit.toolchain.numbers import parse_number
 from lc3jit.tools.places import Places
 from lc3jit.tools.reverse import CHECKPOINT_EVERY, DEFAULT_LIMIT, History, RecordedConsole
+from lc3jit_runtime.endings import Ending
 from lc3jit_runtime.errors import Watched
 from lc3jit_runtime.interp import Interpreter
 from lc3jit_runtime.isa import WORD_MASK, Flow, Instruction, decode, to_signed
@@ -49,9 +50,12 @@ from lc3jit_runtime.outcome import STEP_LIMIT, Outcome
 #: Source lines `list` shows before and after the PC's (words, without source).
 LIST_AROUND = 5
 
-ARRIVED = Outcome("arrived", 0)  # a temporary stop reached: next, finish, until done
+ARRIVED = Outcome(Ending.ARRIVED)  # a temporary stop reached: next, finish, until done
+BREAKPOINT = Outcome(Ending.BREAKPOINT)
 STEPPED = STEP_LIMIT  # a count of instructions run, as asked
-ENDED = ("halt", "fault", "input-exhausted")
+#: Endings after which the program cannot go on: `run` starts it again.
+ENDED = (Ending.HALT, Ending.FAULT, Ending.INPUT_EXHAUSTED)
+HISTORY_START = "the history begins here"
 
 
 def _done(outcome: Outcome) -> Outcome:
@@ -60,7 +64,8 @@ def _done(outcome: Outcome) -> Outcome:
 
 
 def history_start(icount: int) -> Outcome:
-    return Outcome("history-start", 0, f"the history begins here, at instruction {icount}")
+    """Gone back as far as the history reaches: a stop of its own, saying so."""
+    return Outcome(Ending.ARRIVED, f"{HISTORY_START}, at instruction {icount}")
 
 
 class CommandError(Exception):
@@ -73,7 +78,7 @@ def _calls(ins: Instruction) -> bool:
 
 
 def _returns(ins: Instruction) -> bool:
-    return ins.form.flow is Flow.RTI or (ins.form.name == "JMP" and ins.baser == 7)
+    return ins.form.flow is Flow.RTI or ins.is_return
 
 
 _COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt}
@@ -252,7 +257,7 @@ class Debugger:
 
     @property
     def limit_reached(self) -> Outcome:
-        return Outcome("step-limit", 4, f"the step limit (--max-steps {self.max_steps}) is reached")
+        return Outcome(Ending.STEP_LIMIT, f"the step limit (--max-steps {self.max_steps}) is reached")
 
     def advance(self, runnable: Runnable, stop_at: int | None) -> Outcome:
         """Run on runnable until a stop or the count stop_at, a checkpoint at every boundary
@@ -347,8 +352,8 @@ class Debugger:
                 outcome = self.step_tracking(limit)
                 if outcome.reason != "step-limit" or self.sim.machine.icount >= limit:
                     return outcome
-                if self.sim.pc in self.breakpoints and self.stopping(Outcome("breakpoint", 0)):
-                    return Outcome("breakpoint", 0)
+                if self.sim.pc in self.breakpoints and self.stopping(BREAKPOINT):
+                    return BREAKPOINT
 
         self.running()
         return self._drive(body, count)
@@ -380,8 +385,8 @@ class Debugger:
                     return outcome
                 if _returns(ins):
                     return ARRIVED
-                if self.sim.pc in self.breakpoints and self.stopping(Outcome("breakpoint", 0)):
-                    return Outcome("breakpoint", 0)
+                if self.sim.pc in self.breakpoints and self.stopping(BREAKPOINT):
+                    return BREAKPOINT
             return STEPPED
 
         self.running()
@@ -419,7 +424,7 @@ class Debugger:
         finally:
             self.quiet = False
         self.frames, self.pushed = [], []
-        self.ended = outcome if outcome.reason in ENDED else None
+        self.ended = outcome if outcome.ending in ENDED else None
         return outcome
 
     def _restore(self, target: int) -> None:
@@ -452,7 +457,7 @@ class Debugger:
         call, to the instruction that made it."""
         now = self.sim.machine.icount
         outcome = self.reverse_step(1)
-        if outcome.reason == "history-start" or not _returns(self.current()):
+        if outcome.message.startswith(HISTORY_START) or not _returns(self.current()):
             return outcome
         return self._back_to_call(now - 1)
 
@@ -522,7 +527,7 @@ class Debugger:
         def body(stop_at: int | None) -> Outcome:
             while machine.icount < end:
                 if machine.pc in self.breakpoints and self._holds(machine.pc):
-                    self.hits.append((machine.icount, Outcome("breakpoint", 0)))
+                    self.hits.append((machine.icount, BREAKPOINT))
                 outcome = self.step_one(end)
                 if outcome.reason == "step-limit" and machine.icount < end:
                     outcome = self.advance(self.sim.engine, end)
@@ -549,20 +554,20 @@ class Debugger:
         machine = self.sim.machine
         lines = [change[:1].upper() + change[1:] for change in self.pushed]
         self.pushed = []
-        match outcome.reason:
-            case "breakpoint":
+        match outcome.ending:
+            case Ending.BREAKPOINT:
                 lines.append(f"Breakpoint at {self.where(machine.pc)}")
-            case "watch":
+            case Ending.WATCH:
                 lines.append(outcome.message[:1].upper() + outcome.message[1:])
-            case "halt":
+            case Ending.HALT:
                 lines.append(f"The program halted after {machine.icount} instructions.")
-            case "interrupted":
+            case ending if ending.by_signal:
                 lines.append(f"Interrupted at {self.where(machine.pc)}")
-            case "history-start":
+            case Ending.ARRIVED if outcome.message:
                 lines.append(outcome.message[:1].upper() + outcome.message[1:] + ".")
-            case "step-limit" if outcome is not STEPPED:
+            case Ending.STEP_LIMIT if outcome is not STEPPED:
                 lines.append(f"Stopped: {outcome.message}")
-            case "fault" | "input-exhausted":
+            case Ending.FAULT | Ending.INPUT_EXHAUSTED:
                 lines.append(f"Stopped: {outcome.message}")
         return lines
 
@@ -574,7 +579,7 @@ class Debugger:
         """Say why the run stopped and where it is now."""
         for line in self.describe_stop(outcome):
             self.say(line)
-        if outcome.reason in ENDED:
+        if outcome.ending in ENDED:
             self.ended = outcome
         else:
             self.show_pc()
@@ -758,7 +763,7 @@ class Debugger:
         if self.sim.machine.icount or self.ended is not None:
             self.load()
         at_start = self.sim.pc in self.breakpoints and self._holds(self.sim.pc)
-        self.report(Outcome("breakpoint", 0) if at_start else self.cont())
+        self.report(BREAKPOINT if at_start else self.cont())
 
     def cmd_restart(self, args: list[str]) -> None:
         """restart: load the program again, stopped at its first instruction."""
