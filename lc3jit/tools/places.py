@@ -8,6 +8,7 @@ an `.asm` of the same name beside it, when it assembles to the very same words.
 from __future__ import annotations
 
 import bisect
+import functools
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -53,10 +54,15 @@ class Places:
     """Labels and source lines of the loaded program, to name addresses with."""
 
     def __init__(self, symbols: dict[str, int], images: Sequence[Image]) -> None:
+        self.images = images
         self.labels = labels_by_address(symbols)
         self.label_addresses = sorted(self.labels)
-        self.lines = source_lines(images)
         self.loaded = sorted((image.origin, image.end) for image in images)
+
+    @functools.cached_property
+    def lines(self) -> dict[int, SourceLine]:
+        """Source lines by address: looked for only when a message needs one."""
+        return source_lines(self.images)
 
     def label(self, address: int) -> str | None:
         """LOOP+2: the nearest label at or before the address, if close."""
