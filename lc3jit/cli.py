@@ -382,8 +382,8 @@ def asm(
         assembly = assemble_file(source)
     except LC3Error as e:
         raise fail(str(e)) from None
-    for warning in assembly.warnings:
-        _warn(str(warning))
+    for warning in assembly.warning_texts():
+        _warn(warning)
     try:
         write_outputs(assembly, output or source.with_suffix(".obj"))
     except OSError as e:

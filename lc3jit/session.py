@@ -110,8 +110,8 @@ def load_images(paths: Sequence[Path], warn: Callable[[str], None] | None = None
             from lc3jit.toolchain.asm import assemble_file  # the assembler: only for sources
 
             assembly = assemble_file(path)
-            for warning in assembly.warnings if warn else ():
-                warn(str(warning))
+            for warning in assembly.warning_texts() if warn else ():
+                warn(warning)
             images += assembly.images
         else:
             images.append(load_image_file(path))

@@ -10,8 +10,9 @@ reports all of them; any error ends in one `AssemblyError`, whatever the input.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 
 from lc3jit.toolchain.numbers import parse_number
@@ -19,6 +20,24 @@ from lc3jit_runtime.errors import LC3Error, LoadError
 from lc3jit_runtime.isa import ALIASES, FORMS, PC_RELATIVE, WORD_MASK, Field, Flow, Form
 from lc3jit_runtime.loader import MAX_OBJ_BYTES, Image, SourceLine
 from lc3jit_runtime.machine import MEMORY_WORDS
+
+#: Errors (and, apart, warnings) reported in full; the rest are counted ("and 12 more
+#: errors"), so that a hostile source (a comma 16,000 times on a line) costs linear time
+#: and memory, not one echoed line per error.
+SHOWN = 30
+#: The most characters of a source line echoed under a message, around its column.
+ECHO_WIDTH = 100
+#: Words and commas read on one line: a statement has at most 7 (a label, an op, three
+#: operands and their commas), and the rest of a longer line is one error, not many.
+MAX_TOKENS = 16
+#: Words quoted in a message are cut to this length.
+_QUOTED = 40
+_LONG_WORD = re.compile(rf"\S{{{_QUOTED + 1},}}")
+
+
+def _clip_words(message: str) -> str:
+    """A message with each word longer than _QUOTED cut short (a token of 5,000 digits)."""
+    return _LONG_WORD.sub(lambda m: m[0][: _QUOTED - 3] + "...", message)
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,20 +52,34 @@ class Diagnostic:
     severity: str = "error"
 
     def __str__(self) -> str:
+        text, column = self.text, self.column
+        if len(text) > ECHO_WIDTH:  # a window around the column, marked where it is cut
+            start = max(0, min(column - 1 - ECHO_WIDTH // 2, len(text) - ECHO_WIDTH))
+            head = "..." if start else ""
+            tail = "..." if start + ECHO_WIDTH < len(text) else ""
+            text, column = head + text[start : start + ECHO_WIDTH] + tail, column - start + len(head)
         # Keep the line's tabs under the caret so that it lines up in a terminal.
-        pad = "".join(c if c == "\t" else " " for c in self.text[: self.column - 1])
+        pad = "".join(c if c == "\t" else " " for c in text[: column - 1])
         head = f"{self.path}:{self.line}:{self.column}: {self.severity}: {self.message}"
-        return f"{head}\n{self.text}\n{pad}^"
+        return f"{head}\n{text}\n{pad}^"
+
+
+def _more(count: int, severity: str) -> str:
+    return f"and {count} more {severity}{'s' if count > 1 else ''}"
 
 
 class AssemblyError(LC3Error):
-    """The source has errors: all of them, in source order, each with its place."""
+    """The source has errors: the first SHOWN of them in source order, each with its
+    place, and how many more there are (`count` is all of them)."""
 
-    def __init__(self, diagnostics: list[Diagnostic]) -> None:
-        count = f"{len(diagnostics)} error{'s' if len(diagnostics) > 1 else ''}"
+    def __init__(self, diagnostics: list[Diagnostic], count: int | None = None) -> None:
+        count = len(diagnostics) if count is None else count
+        summary = f"{diagnostics[0].path}: {count} error{'s' if count > 1 else ''}"
+        more = [_more(count - len(diagnostics), "error")] if count > len(diagnostics) else []
         # One line first, as every lc3jit error has, then the details it summarises.
-        super().__init__("\n".join([f"{diagnostics[0].path}: {count}", *map(str, diagnostics)]))
+        super().__init__("\n".join([summary, *map(str, diagnostics), *more]))
         self.diagnostics = tuple(diagnostics)
+        self.count = count
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,7 +202,26 @@ class Assembly:
 
     images: tuple[Image, ...]
     code: frozenset[int]  # addresses of instructions, as opposed to .FILL/.BLKW/.STRINGZ words
-    warnings: tuple[Diagnostic, ...]
+    warnings: tuple[Diagnostic, ...]  # the first SHOWN
+    more_warnings: int = 0  # not shown
+
+    def warning_texts(self) -> list[str]:
+        """The warnings as the assembler writes them, the count of those not shown last."""
+        more = (
+            [f"{self.warnings[0].path}: {_more(self.more_warnings, 'warning')}"] if self.more_warnings else []
+        )
+        return [*map(str, self.warnings), *more]
+
+
+def _first_shown(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """The first SHOWN errors and the first SHOWN warnings, in source order."""
+    kept: list[Diagnostic] = []
+    counts = {"error": 0, "warning": 0}
+    for d in sorted(diagnostics, key=lambda d: (d.line, d.column)):
+        counts[d.severity] += 1
+        if counts[d.severity] <= SHOWN:
+            kept.append(d)
+    return kept
 
 
 class _Assembler:
@@ -179,18 +231,23 @@ class _Assembler:
         self.path = path
         self.encoding = encoding
         self.lines = [line.removesuffix("\r") for line in source.split("\n")]
-        self.diagnostics: list[Diagnostic] = []
+        self.diagnostics: list[Diagnostic] = []  # the first SHOWN of each severity, and some more
+        self.counts = {"error": 0, "warning": 0}  # all reported, shown or not
         self.symbols: dict[str, tuple[str, int, int]] = {}  # upper name -> (name, address, line)
         self.blocks: list[_Block] = []
         self.block: _Block | None = None
         self.orphan_reported = False  # "no .ORIG" is said once, not for every line
 
     def report(self, statement: _Statement, column: int, message: str, severity: str = "error") -> None:
+        message = _clip_words(message)
         diagnostic = Diagnostic(self.path, statement.number, column, message, statement.text, severity)
         self.diagnostics.append(diagnostic)
+        self.counts[severity] += 1
+        if len(self.diagnostics) > 4 * SHOWN:  # forget what will not be shown: memory stays bounded
+            self.diagnostics = _first_shown(self.diagnostics)
 
     def error_count(self) -> int:
-        return sum(d.severity == "error" for d in self.diagnostics)
+        return self.counts["error"]
 
     def warn(self, statement: _Statement, column: int, message: str) -> None:
         self.report(statement, column, message, "warning")
@@ -200,13 +257,14 @@ class _Assembler:
         for block in self.blocks:
             for index, statement in block.pending:
                 self.second_pass(block, index, statement)
-        self.diagnostics.sort(key=lambda d: (d.line, d.column))
+        self.diagnostics = _first_shown(self.diagnostics)
         errors = [d for d in self.diagnostics if d.severity == "error"]
         if errors:
-            raise AssemblyError(errors)
+            raise AssemblyError(errors, self.counts["error"])
         images = tuple(Image(b.origin, tuple(b.words), self.path, b.symbols, b.source) for b in self.blocks)
         code = frozenset(address for b in self.blocks for address in b.code)
-        return Assembly(images, code, tuple(self.diagnostics))
+        warnings = tuple(self.diagnostics)
+        return Assembly(images, code, warnings, self.counts["warning"] - len(warnings))
 
     def first_pass(self) -> None:
         """Split each line, define labels, lay out words; operands wait for pass 2."""
@@ -527,7 +585,9 @@ def _split(number: int, text: str) -> tuple[_Statement, list[tuple[int, str]]]:
     good label on a bad line and later lines do not report it unknown.
     """
     statement = _Statement(number, text)
-    tokens = list(tokenize(text))
+    tokens = list(islice(tokenize(text), MAX_TOKENS + 1))
+    if len(tokens) > MAX_TOKENS:
+        return statement, [(tokens[-1].column, f"more than {MAX_TOKENS} words and commas on one line")]
     problems: list[tuple[int, str]] = []
     first = tokens[0] if tokens else None
     if (
