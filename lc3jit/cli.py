@@ -37,7 +37,7 @@ from lc3jit_runtime.compiled import Compiled, read_compiled, saved_dispatcher
 from lc3jit_runtime.console import Console
 from lc3jit_runtime.dispatch import Dispatcher
 from lc3jit_runtime.errors import LC3Error
-from lc3jit_runtime.loader import Image, load_image_file
+from lc3jit_runtime.loader import Image, load_file
 from lc3jit_runtime.machine import Machine
 
 EXIT_CODES_HELP = """
@@ -433,7 +433,7 @@ def disasm(
             assembly = assemble_file(program)
             images, code = assembly.images, assembly.code
         else:
-            images, code = (load_image_file(program),), None
+            images, code = load_file(program, _warn), None
     except LC3Error as e:
         raise fail(str(e)) from None
     parts = [part for part in (_clip(image, start, stop) for image in images) if part is not None]

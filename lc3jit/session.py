@@ -16,7 +16,7 @@ from typing import Protocol
 import lc3jit_runtime
 from lc3jit_runtime.boot import boot as boot  # where the CLI, bench and tests have always found it
 from lc3jit_runtime.interp import Interpreter
-from lc3jit_runtime.loader import Image, load_image_file
+from lc3jit_runtime.loader import Image, load_file, load_image_file
 from lc3jit_runtime.machine import Machine
 from lc3jit_runtime.outcome import Outcome
 from lc3jit_runtime.signals import stop_on_signals
@@ -114,7 +114,7 @@ def load_images(paths: Sequence[Path], warn: Callable[[str], None] | None = None
                 warn(warning)
             images += assembly.images
         else:
-            images.append(load_image_file(path))
+            images += load_file(path, warn)
     return images
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from lc3jit.toolchain.numbers import parse_number
 from lc3jit_runtime.errors import LC3Error, LoadError
 from lc3jit_runtime.isa import ALIASES, FORMS, PC_RELATIVE, WORD_MASK, Field, Flow, Form
-from lc3jit_runtime.loader import MAX_OBJ_BYTES, Image, SourceLine
+from lc3jit_runtime.loader import MAX_TEXT_BYTES, Image, SourceLine, read_bytes
 from lc3jit_runtime.machine import MEMORY_WORDS
 
 #: Errors (and, apart, warnings) reported in full; the rest are counted ("and 12 more
@@ -749,12 +749,7 @@ def assemble(source: str | bytes, path: str = "<source>") -> Assembly:
 
 
 def assemble_file(path: Path) -> Assembly:
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise LoadError(path, e.strerror or str(e)) from None
-    if len(data) > 64 * MAX_OBJ_BYTES:
-        raise LoadError(path, "too large for an LC-3 source file")
+    data = read_bytes(path, MAX_TEXT_BYTES)
     if b"\0" in data:
         raise LoadError(path, "a binary file, not assembly text (an .obj? name it so)")
     return assemble(data, str(path))
