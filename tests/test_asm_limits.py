@@ -7,6 +7,7 @@ Python traceback. Bounds are asserted on sizes and counts (tracemalloc), never o
 
 from __future__ import annotations
 
+import sys
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
@@ -152,3 +153,41 @@ def test_memory_grows_linearly_with_the_source(unit: str, request: pytest.Fixtur
     peak_large = peak_bytes(lambda: assemble(source(large)))
     assert peak_large < 2.5 * peak_small
     assert peak_large < 40 * large
+
+
+def calls(work: Callable[[], object]) -> int:
+    """The Python calls work makes: a count of its work that no machine's speed changes."""
+    count = 0
+
+    def profile(frame: object, event: str, arg: object) -> None:
+        nonlocal count
+        count += 1
+
+    sys.setprofile(profile)
+    try:
+        try:
+            work()
+        except AssemblyError as e:
+            str(e)
+    finally:
+        sys.setprofile(None)
+    return count
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "LABEL{0} .FILL MISSING{0}\n",  # unknown labels among many: each looks for a near one
+        "LABEL{0}{1} .FILL LABEL{1}{0}\n",  # ... among labels of the same length
+        "GETZ{0}\n",  # misspelt instructions: each looks for a near one
+        "X{1} .FILL " + "Y" * 3000 + "{0}\n",  # long names
+    ],
+)
+def test_work_grows_linearly_with_the_source(line: str) -> None:
+    """Hints ("did you mean") compare names: the work stays linear in the source."""
+
+    def source(lines: int) -> str:
+        return ".ORIG x3000\n" + "".join(line.format(i, "X" * (i % 7)) for i in range(lines)) + ".END\n"
+
+    small, large = calls(lambda: assemble(source(300))), calls(lambda: assemble(source(600)))
+    assert large < 2.3 * small

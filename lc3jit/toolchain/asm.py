@@ -242,6 +242,8 @@ class _Assembler:
         self.lines = [line.removesuffix("\r") for line in source.split("\n")]
         self.diagnostics: list[Diagnostic] = []  # the first SHOWN of each severity, and some more
         self.counts = {"error": 0, "warning": 0}  # all reported, shown or not
+        # Pass 2 reports in source order: the first SHOWN unknown labels are all it may show.
+        self.label_hints_left = SHOWN
         self.symbols: dict[str, tuple[str, int, int]] = {}  # upper name -> (name, address, line)
         self.blocks: list[_Block] = []
         self.block: _Block | None = None
@@ -467,6 +469,9 @@ class _Assembler:
         if is_keyword(name):
             upper = name.upper()
             return f": {upper} is an instruction; a label of that name is defined with a colon ({name}:)"
+        if self.label_hints_left <= 0:  # each looks at every label: only for errors shown
+            return ""
+        self.label_hints_left -= 1
         near = _nearest(name, [defined for defined, _, _ in self.symbols.values()])
         return f"; did you mean {near}?" if near else ""
 
@@ -557,24 +562,37 @@ _BARE_DECIMAL = re.compile(r"[-+]?[0-9]+")
 NEAR_EDITS = 2
 
 
-def _edits(a: str, b: str) -> int:
-    """Levenshtein distance, ignoring case: insertions, deletions, substitutions."""
-    a, b = a.upper(), b.upper()
-    previous = list(range(len(b) + 1))
+def _edits(a: str, b: str, limit: int) -> int:
+    """Levenshtein distance ignoring case (insertions, deletions, substitutions), or limit + 1
+    when it is more than limit: only the band of cells within limit of the diagonal is
+    computed, so a 5,000-letter name costs 5,000 times the band, not 5,000 times the other."""
+    a, b, beyond = a.upper(), b.upper(), limit + 1
+    if abs(len(a) - len(b)) > limit:
+        return beyond
+    previous = {j: j for j in range(min(len(b), limit) + 1)}
     for i, x in enumerate(a, 1):
-        current = [i]
-        for j, y in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x != y)))
+        current = {0: i} if i <= limit else {}
+        for j in range(max(1, i - limit), min(len(b), i + limit) + 1):
+            current[j] = min(
+                previous.get(j, beyond) + 1,
+                current.get(j - 1, beyond) + 1,
+                previous.get(j - 1, beyond) + (x != b[j - 1]),
+            )
+        if min(current.values()) > limit:
+            return beyond
         previous = current
-    return previous[-1]
+    return min(previous.get(len(b), beyond), beyond)
 
 
 def _nearest(name: str, known: list[str], reach: int = NEAR_EDITS) -> str | None:
     """The one known name closest to name within NEAR_EDITS (one edit for names of up to
     three letters, where two would reach almost anything); None if none or a tie."""
     reach = 1 if len(name) <= 3 else reach
-    scored = sorted((_edits(name, other), other) for other in known if other.upper() != name.upper())
-    scored = [(d, other) for d, other in scored if d <= reach]
+    scored = sorted(
+        (distance, other)
+        for other in known
+        if other.upper() != name.upper() and (distance := _edits(name, other, reach)) <= reach
+    )
     if not scored or (len(scored) > 1 and scored[0][0] == scored[1][0]):
         return None
     return scored[0][1]
