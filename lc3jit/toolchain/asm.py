@@ -9,6 +9,7 @@ reports all of them; any error ends in one `AssemblyError`, whatever the input.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -587,24 +588,27 @@ def _edits(a: str, b: str, limit: int) -> int:
 def _nearest(name: str, known: list[str], reach: int = NEAR_EDITS) -> str | None:
     """The one known name closest to name within NEAR_EDITS (one edit for names of up to
     three letters, where two would reach almost anything); None if none or a tie."""
-    reach = 1 if len(name) <= 3 else reach
+    reach, upper = 1 if len(name) <= 3 else reach, name.upper()
     scored = sorted(
         (distance, other)
         for other in known
-        if other.upper() != name.upper() and (distance := _edits(name, other, reach)) <= reach
+        if abs(len(other) - len(name)) <= reach  # farther for certain: not worth a call
+        and other.upper() != upper
+        and (distance := _edits(name, other, reach)) <= reach
     )
     if not scored or (len(scored) > 1 and scored[0][0] == scored[1][0]):
         return None
     return scored[0][1]
 
 
+@functools.lru_cache(maxsize=1024)  # a source may define or redefine the same names again and again
 def _mnemonic_hint(name: str) -> str | None:
     """For a label with no instruction after it: the instruction it is one edit from (GETS
     for GETC), as a misspelt instruction is taken for a label. One edit only: a label on a
     line of its own is common, and must not draw a warning for being short."""
     if is_keyword(name):
         return None
-    near = _nearest(name, [spelling.upper() for spelling in SPELLINGS], 1)
+    near = _nearest(name, list(SPELLINGS), 1)  # its keys are upper-case
     return f"{name.upper()} is not an instruction: did you mean {near}?" if near else None
 
 
