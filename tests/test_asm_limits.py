@@ -142,12 +142,12 @@ def test_a_5000_digit_literal_is_one_error_on_the_cli_and_an_assembly_error_in_t
 def test_memory_grows_linearly_with_the_source(unit: str, request: pytest.FixtureRequest) -> None:
     """Twice the source takes at most about twice the memory, and a few times the source's
     own size: no error holds a copy of its line, and the report is bounded. (With --slow,
-    up to the 5 MB of the issue; by default 100 KB, which tracemalloc makes slow enough.)"""
+    up to the 5 MB of the issue; by default 50 KB, which tracemalloc makes slow enough.)"""
 
     def source(size: int) -> str:
         return ".ORIG x3000\n" + unit * (size // len(unit)) + ".END\n"
 
-    large = 5_000_000 if request.config.getoption("--slow") else 100_000
+    large = 5_000_000 if request.config.getoption("--slow") else 50_000
     small = large // 2
     peak_small = peak_bytes(lambda: assemble(source(small)))
     peak_large = peak_bytes(lambda: assemble(source(large)))
@@ -189,5 +189,5 @@ def test_work_grows_linearly_with_the_source(line: str) -> None:
     def source(lines: int) -> str:
         return ".ORIG x3000\n" + "".join(line.format(i, "X" * (i % 7)) for i in range(lines)) + ".END\n"
 
-    small, large = calls(lambda: assemble(source(300))), calls(lambda: assemble(source(600)))
+    small, large = calls(lambda: assemble(source(200))), calls(lambda: assemble(source(400)))
     assert large < 2.3 * small
