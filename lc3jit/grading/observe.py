@@ -85,6 +85,7 @@ class CallWatcher:
         self.own_stops: set[int] = set()
         for address in subroutines:
             self._stop_at(address)
+            self.own_stops.add(address)  # an entry is ours even where a breakpoint stands
 
     @property
     def stops(self) -> set[int]:
@@ -94,10 +95,11 @@ class CallWatcher:
         self.engine.set_stop(pc, on)  # type: ignore[attr-defined]
 
     def _stop_at(self, address: int) -> None:
-        if address not in self.own_stops:
+        """Stop there from now on; a stop someone else set (the API's return point, a
+        breakpoint) stays theirs: the run ends there as they want."""
+        if address not in self.own_stops and address not in self.engine.stops:  # type: ignore[attr-defined]
             self.own_stops.add(address)
-            if address not in self.engine.stops:  # type: ignore[attr-defined]
-                self.engine.set_stop(address, True)  # type: ignore[attr-defined]
+            self.engine.set_stop(address, True)  # type: ignore[attr-defined]
 
     def run(self, max_steps: int | None = None) -> Outcome:
         m = self.machine
