@@ -47,9 +47,10 @@ from lc3jit.tiered import TieredEngine
 from lc3jit.toolchain.numbers import parse_number
 from lc3jit.tools.capture import CapturedConsole
 from lc3jit_runtime.console import Console
+from lc3jit_runtime.endings import Ending
 from lc3jit_runtime.errors import LC3Error
 from lc3jit_runtime.interp import Interpreter
-from lc3jit_runtime.isa import WORD_MASK, decode
+from lc3jit_runtime.isa import MEMORY_WORDS, WORD_MASK, decode
 from lc3jit_runtime.loader import Image
 from lc3jit_runtime.machine import IO_BASE, Machine
 
@@ -100,13 +101,13 @@ class StrictError(RunError):
     """Strict mode: the program read a word that nothing wrote (see `Simulator(strict=True)`)."""
 
 
-_RUN_ERRORS: dict[str, type[RunError]] = {
-    "step-limit": StepLimitError,
-    "fault": MachineFaultError,
-    "input-exhausted": InputEndedError,
-    "time-limit": TimeLimitError,
-    "output-limit": OutputLimitError,
-    "strict": StrictError,
+_RUN_ERRORS: dict[Ending, type[RunError]] = {
+    Ending.STEP_LIMIT: StepLimitError,
+    Ending.FAULT: MachineFaultError,
+    Ending.INPUT_EXHAUSTED: InputEndedError,
+    Ending.TIME_LIMIT: TimeLimitError,
+    Ending.OUTPUT_LIMIT: OutputLimitError,
+    Ending.STRICT: StrictError,
 }
 
 
@@ -145,14 +146,14 @@ class Memory:
     def __getitem__(self, key: Address | slice) -> int | list[int]:
         mem, address = self._sim.machine.mem, self._sim.address
         if isinstance(key, slice):
-            stop = 0x10000 if key.stop is None else address(key.stop)
+            stop = MEMORY_WORDS if key.stop is None else address(key.stop)
             return mem[address(key.start or 0) : stop]
         return mem[address(key)]
 
     def __setitem__(self, key: Address, value: int | Sequence[int]) -> None:
         words = [value] if isinstance(value, int) else list(value)
         address = self._sim.address(key)
-        if address + len(words) > 0x10000:
+        if address + len(words) > MEMORY_WORDS:
             raise ValueError(f"{len(words)} words from x{address:04X} run past xFFFF")
         self._sim.machine.load_words(address, [w & WORD_MASK for w in words])
         if self._sim.written is not None:
@@ -405,7 +406,7 @@ class Simulator:
         max_steps: int | None = None,
         check: bool = True,
         trace: TextIO | None = None,
-        trace_range: tuple[int, int] = (0, 0x10000),
+        trace_range: tuple[int, int] = (0, MEMORY_WORDS),
     ) -> RunResult:
         """Run from the PC until HALT, a fault, the end of the keys, or max_steps instructions.
 
@@ -451,7 +452,7 @@ class Simulator:
         writes the prompt again when the run goes on."""
         __tracebackhide__ = True
         result = self.run(max_steps, check=False)
-        if result.outcome.reason != "input-exhausted":
+        if result.outcome.ending is not Ending.INPUT_EXHAUSTED:
             self._check(result)
         return result
 
@@ -463,11 +464,11 @@ class Simulator:
         """Raise the RunError of an ending other than HALT or a debugger's stop, naming where."""
         __tracebackhide__ = True
         outcome = result.outcome
-        if outcome.reason == "interrupted":
+        if outcome.ending.by_signal:
             raise KeyboardInterrupt
-        error = _RUN_ERRORS.get(outcome.reason)
+        error = _RUN_ERRORS.get(outcome.ending)
         if error is not None:
-            by = "by" if outcome.reason == "strict" else "at"
+            by = "by" if outcome.ending is Ending.STRICT else "at"
             raise error(result, f"{outcome.message} {by} {self.where()}")
 
     # Calls.
@@ -540,7 +541,7 @@ class Simulator:
         if self.written is not None:
             self.written.add(RETURN_ADDRESS)
         result = self.run(max_steps, check=False)
-        returned = result.outcome.reason == "breakpoint" and self.machine.pc == RETURN_ADDRESS
+        returned = result.outcome.ending is Ending.BREAKPOINT and self.machine.pc == RETURN_ADDRESS
         return CallResult(
             declared,
             tuple(a & WORD_MASK for a in args),

@@ -37,6 +37,31 @@ HELLO   .STRINGZ "counting, no newline yet"
         .END
 """
 
+#: COUNTING with a warm-up the test can see: it says "warm" once R3 has counted down from
+#: 2,000 (8,003 instructions, past the tiered switch at 1,000), then counts on silently.
+#: A signal sent after "warm" shows finds more than WARM_STEPS instructions run, however
+#: fast or slow the machine is.
+WARMED = """
+        .ORIG x3000
+        LEA R0, HELLO
+        PUTS
+        LD R3, LAPS
+WARM    ADD R1, R1, #1
+        ADD R2, R2, #2
+        ADD R3, R3, #-1
+        BRp WARM
+        LEA R0, READY
+        PUTS
+LOOP    ADD R1, R1, #1
+        ADD R2, R2, #2
+        BRnzp LOOP
+LAPS    .FILL #2000
+HELLO   .STRINGZ "counting, no newline yet"
+READY   .STRINGZ ", warm"
+        .END
+"""
+WARM_STEPS = 3 + 4 * 2000 + 2
+
 #: A line of output, again and again.
 LINES = """
         .ORIG x3000
@@ -148,10 +173,11 @@ def test_a_signal_ends_the_run_with_its_output_and_its_exact_state(
     code: int,
     message: str,
 ) -> None:
-    program = source(tmp_path, COUNTING)
+    program = source(tmp_path, WARMED)
     state_json = tmp_path / "state.json"
     process = spawn("run", program, *ENGINE_OPTIONS[engine], "--stats", "--state-json", state_json)
-    assert read_until(process.stdout, b"no newline yet") == b"counting, no newline yet"  # while it runs
+    said = read_until(process.stdout, b", warm")  # it has run WARM_STEPS: no guess at its speed
+    assert said == b"counting, no newline yet, warm"  # while it runs, without a newline
     process.send_signal(signum)
     out, err = process.communicate(timeout=TIMEOUT)
     assert (process.returncode, out) == (code, b"")  # nothing more: the loop prints nothing
@@ -161,7 +187,7 @@ def test_a_signal_ends_the_run_with_its_output_and_its_exact_state(
     state = json.loads(state_json.read_text())
     assert (state["stop_reason"], state["exit_code"]) == ("interrupted", code)
     steps = state["instructions"]
-    assert steps > 1000  # it ran a while: the state is not the one at the start
+    assert steps >= WARM_STEPS  # past the warm-up (and the tiered switch): not the starting state
     after = state_after(tmp_path, program, engine, steps)
     assert {k: state[k] for k in ARCHITECTURAL} == {k: after[k] for k in ARCHITECTURAL}
 
@@ -312,3 +338,45 @@ def test_a_long_run_into_a_file_keeps_memory_flat(tmp_path: Path) -> None:
 
     small, large = peak_kib(100_000), peak_kib(3_000_000)  # 0.4 MB and 13 MB of output
     assert large - small < 6 * 1024
+
+
+ROOT = Path(__file__).resolve().parent.parent
+#: Exit codes that are not endings of a run: a file not loaded (1, as output not written), usage.
+NOT_RUN_ENDINGS = {1, 2}
+
+
+def _documented_exit_codes(document: Path) -> set[int]:
+    """The codes in the first column of the exit-code table under "## Exit codes"."""
+    section = document.read_text().split("## Exit codes", 1)[1]
+    rows = [
+        line.split("|")[1]
+        for line in section.splitlines()
+        if line.startswith("| ") and not line.startswith("| code")
+    ]
+    return {int(code) for row in rows for code in row.split(",") if code.strip().isdigit()}
+
+
+@pytest.mark.parametrize("document", ["README.md", "docs/cli.md"])
+def test_the_exit_codes_the_docs_give_are_those_of_the_endings(document: str) -> None:
+    from lc3jit_runtime.endings import Ending
+
+    endings = {ending.exit_code for ending in Ending}
+    assert _documented_exit_codes(ROOT / document) == endings | NOT_RUN_ENDINGS
+
+
+def test_endings_keep_their_json_names_and_exit_codes() -> None:
+    """--state-json, bench --json and dump --format json name endings by these strings."""
+    from lc3jit.cli import EXIT_CODES_HELP
+    from lc3jit_runtime.endings import BY_SIGNAL, Ending
+
+    assert {ending.reason: ending.exit_code for ending in Ending if not ending.by_signal} == {
+        "halt": 0, "fault": 3, "step-limit": 4, "input-exhausted": 5, "broken-pipe": 141,
+        "output-error": 1, "breakpoint": 0, "watch": 0, "arrived": 0,
+        "time-limit": 4, "strict": 3, "output-limit": 1,
+    }  # fmt: skip
+    assert {signum: (e.reason, e.exit_code) for signum, e in BY_SIGNAL.items()} == {
+        signal.SIGHUP: ("interrupted", 129),
+        signal.SIGINT: ("interrupted", 130),
+        signal.SIGTERM: ("interrupted", 143),
+    }
+    assert all(str(ending.exit_code) in EXIT_CODES_HELP for ending in Ending)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from lc3jit.grading.observe import Subroutine
 from lc3jit.session import RunResult
+from lc3jit_runtime.endings import Ending
 
 #: R6 at a stack-convention call unless the test gives one: far from the usual program
 #: (x3000) and data (x4000), below the API's return point xFDFF.
@@ -105,10 +106,10 @@ class CallResult:
 
     def not_returned(self) -> str:
         outcome = self.run.outcome
-        how = {"halt": "halted", "breakpoint": "stopped"}.get(
-            outcome.reason, outcome.message or outcome.reason
+        how = {Ending.HALT: "halted", Ending.BREAKPOINT: "stopped"}.get(
+            outcome.ending, outcome.message or outcome.reason
         )
-        if outcome.reason == "step-limit":
+        if outcome.ending is Ending.STEP_LIMIT:
             how = (
                 f"was still running after {self.run.machine.icount:,} instructions (a loop that never ends?)"
             )

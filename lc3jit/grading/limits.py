@@ -11,11 +11,9 @@ from collections.abc import Callable, Iterator
 
 from lc3jit.session import Runnable
 from lc3jit.tools.capture import CapturedConsole
+from lc3jit_runtime.endings import Ending
 from lc3jit_runtime.machine import Machine
 from lc3jit_runtime.outcome import UNLIMITED, Outcome
-
-TIME_LIMIT_EXIT = 6
-OUTPUT_LIMIT_EXIT = 8
 
 
 class CappedConsole(CapturedConsole):
@@ -42,11 +40,11 @@ class CappedConsole(CapturedConsole):
 
 
 def output_limit(limit: int) -> Outcome:
-    return Outcome("output-limit", OUTPUT_LIMIT_EXIT, f"the output limit ({limit:,} bytes) was reached")
+    return Outcome(Ending.OUTPUT_LIMIT, f"the output limit ({limit:,} bytes) was reached")
 
 
 def time_limit(seconds: float) -> Outcome:
-    return Outcome("time-limit", TIME_LIMIT_EXIT, f"the time limit ({seconds:g} s) ran out")
+    return Outcome(Ending.TIME_LIMIT, f"the time limit ({seconds:g} s) ran out")
 
 
 @contextlib.contextmanager
@@ -92,7 +90,7 @@ class Sliced:
             step = min(SLICE, left)
             outcome = self.inner.run(step)
             left -= step
-            if outcome.reason != "step-limit" or left <= 0:
+            if outcome.ending is not Ending.STEP_LIMIT or left <= 0:
                 return outcome
             if self.machine.ending is not None:
                 return self.machine.take_ending() or outcome

@@ -18,13 +18,11 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from lc3jit_runtime.endings import Ending
 from lc3jit_runtime.interp import Interpreter
 from lc3jit_runtime.isa import WORD_MASK, Instruction, decode
 from lc3jit_runtime.machine import IO_BASE, WATCH_OBSERVED, Machine
 from lc3jit_runtime.outcome import STEP_LIMIT, UNLIMITED, Outcome
-
-#: Exit code of a run stopped by the strict mode (a read of a word nothing wrote).
-STRICT_EXIT = 7
 
 
 @dataclass
@@ -110,7 +108,7 @@ class CallWatcher:
             if left <= 0:
                 return STEP_LIMIT
             outcome = self.engine.run(left)  # type: ignore[attr-defined]
-            if outcome.reason != "breakpoint":
+            if outcome.ending is not Ending.BREAKPOINT:
                 return outcome
             pc = m.pc
             self._returned_to(pc)
@@ -206,7 +204,7 @@ class MemoryWatcher:
         for _ in range(UNLIMITED if max_steps is None else max_steps):
             pc = m.pc
             if stop_at_stops and pc in self.stops:
-                return Outcome("breakpoint", 0, f"breakpoint at x{pc:04X}")
+                return Outcome(Ending.BREAKPOINT, f"breakpoint at x{pc:04X}")
             word = m.mem[pc]
             ins = self._decoded.get((pc, word))
             if ins is None:
@@ -216,7 +214,7 @@ class MemoryWatcher:
                     continue
                 if written is not None and address not in written:
                     self.violation = (address, pc)
-                    return Outcome("strict", STRICT_EXIT, f"read of x{address:04X}, which nothing wrote")
+                    return Outcome(Ending.STRICT, f"read of x{address:04X}, which nothing wrote")
                 accesses.reads[address] += 1
                 accesses.first_reader.setdefault(address, pc)
             outcome = step(1)
