@@ -26,7 +26,7 @@ import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import TextIO, overload
 
 from lc3jit.grading import output as output_text
 from lc3jit.grading.calls import STACK_TOP, CallResult
@@ -143,6 +143,10 @@ class Memory:
     def __init__(self, simulator: Simulator) -> None:
         self._sim = simulator
 
+    @overload
+    def __getitem__(self, key: Address) -> int: ...
+    @overload
+    def __getitem__(self, key: slice) -> list[int]: ...
     def __getitem__(self, key: Address | slice) -> int | list[int]:
         mem, address = self._sim.machine.mem, self._sim.address
         if isinstance(key, slice):
@@ -210,10 +214,12 @@ class Simulator:
             raise ValueError(f"the edition is 2 or 3, not {edition!r}")
         self.warnings: list[str] = []
         self._warn = warn
-        if isinstance(os, list | tuple):
-            system = list(os)
+        if isinstance(os, bool):
+            system = os_images(edition, None) if os else []
+        elif isinstance(os, str | Path):
+            system = os_images(edition, Path(os)) if os else []
         else:
-            system = os_images(edition, None if os is True else Path(os)) if os else []
+            system = list(os)
         images = [p for p in programs if isinstance(p, Image)]
         images += load_images([Path(p) for p in programs if not isinstance(p, Image)], warn=self._warning)
         if source is not None:
@@ -387,7 +393,7 @@ class Simulator:
 
     def read_string(self, where: Address) -> str:
         """The zero-terminated string at an address, one character a word (as PUTS reads it)."""
-        mem, address, chars = self.machine.mem, self.address(where), []
+        mem, address, chars = self.machine.mem, self.address(where), list[str]()
         while (word := mem[address]) and len(chars) <= WORD_MASK:
             chars.append(chr(word & 0xFF))
             address = (address + 1) & WORD_MASK
