@@ -59,7 +59,24 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _print_version(given: bool) -> None:
+    if given:
+        typer.echo(f"lc3jit {__version__} on Python {sys.version.split()[0]}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
+    ] = False,
+) -> None:
+    """Run LC-3 programs by translating their machine code into Python bytecode."""
 
 
 def fail(message: str, code: int = 1) -> typer.Exit:
@@ -91,7 +108,11 @@ def _engine(value: str) -> str:
 
 Programs = Annotated[
     list[Path],
-    typer.Argument(help="Program files (.obj, .hex, .bin, .asm); later ones load over earlier ones."),
+    typer.Argument(
+        help="Program files (.obj, .hex, .bin, .asm); later ones load over earlier ones. For run, or"
+        " one compiled program (.pyc, from `lc3jit compile`).",
+        metavar="PROGRAM",
+    ),
 ]
 
 
@@ -99,9 +120,21 @@ def _option(name: str, **overrides: object) -> object:
     """The Annotated type of a `run` option (lc3jit/run_options.py), for a typer parameter."""
     option = OPTION[name]
     python_type, checks = _KINDS[option.kind]
-    settings = {"help": option.help, "metavar": option.metavar, **checks, **overrides}
+    metavar = option.metavar or _METAVARS.get(option.kind)
+    settings = {"help": option.help, "metavar": metavar, **checks, **overrides}
     return Annotated[python_type, typer.Option(option.name, **settings)]
 
+
+#: What help shows for a value of each kind: plain words and the choices, not typer's types.
+_METAVARS = {
+    "engine": "regions|blocks|interp",
+    "edition": "3|2",
+    "address": "ADDR",
+    "count": "N",
+    "file": "FILE",
+    "path": "FILE",
+    "range": "START:STOP",
+}
 
 #: How typer reads a value of each kind of run_options.Option; an address and a range are
 #: read as text and converted in the command, as the options of other commands are.
@@ -190,7 +223,7 @@ def run(ctx: typer.Context, programs: Programs, **options: Any) -> None:
     others with the translations a run of the same program saved before, if any."""
     options["pc"] = _address(options["pc"], "--pc")
     trace_range = options["trace_range"]
-    options["trace_range"] = _range(trace_range)
+    options["trace_range"] = _range(trace_range, lambda: _symbols(programs))
     if trace_range is not None and options["trace"] is None:
         raise typer.BadParameter("--trace-range needs --trace")
     try:
@@ -365,17 +398,38 @@ def _warn(message: str) -> None:
     typer.echo(message, err=True)
 
 
-def _range(text: str | None) -> tuple[int, int]:
-    """--range A:B as [start, stop); either end may be left out."""
+def _range(text: str | None, symbols: Callable[[], dict[str, int]] | None = None) -> tuple[int, int]:
+    """--range A:B as [start, stop); either end may be left out; with symbols (the program's
+    labels, upper-cased, read when an end is no number), an end may be a label or LABEL+N."""
     if text is None:
         return 0, MEMORY_WORDS
     start, colon, stop = text.partition(":")
     if not colon:
         raise typer.BadParameter(f"expected START:STOP, found {text!r}")
+
+    def end(part: str, default: int) -> int:
+        if not part:
+            return default
+        try:
+            return parse_address(part)
+        except ValueError as e:
+            label, plus, offset = part.upper().partition("+")
+            known = symbols() if symbols is not None else {}
+            if label not in known or (plus and not offset.isdigit()):
+                raise typer.BadParameter(f"{e} (nor a label of the program)") from None
+            return min(known[label] + (int(offset) if plus else 0), MEMORY_WORDS)
+
+    return end(start, 0), end(stop, MEMORY_WORDS)
+
+
+def _symbols(programs: list[Path]) -> dict[str, int]:
+    """The labels of the programs, upper-cased (none for a compiled one, or one that will not load)."""
+    if _is_compiled(programs):
+        return {}
     try:
-        return (parse_address(start) if start else 0), (parse_address(stop) if stop else MEMORY_WORDS)
-    except ValueError as e:
-        raise typer.BadParameter(str(e)) from None
+        return {name.upper(): a for image in load_images(programs) for name, a in image.symbols.items()}
+    except LC3Error:
+        return {}
 
 
 def _clip(image: Image, start: int, stop: int) -> Image | None:

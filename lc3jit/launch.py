@@ -132,9 +132,14 @@ def _stats_line(result: RunResult, engine: str, traced: bool) -> str:
         else:
             translation += f" after {tiered.translated_at} instructions"
     return (
-        f"{result.machine.icount} instructions in {result.seconds:.3f} s ({result.mips:.2f} MIPS),"
+        f"{result.machine.icount} instructions in {result.seconds:.3f} s ({mips(result.mips)} MIPS),"
         f" engine {engine}{' (traced: interpreter)' if traced else ''}, {translation}"
     )
+
+
+def mips(value: float) -> str:
+    """Millions of instructions a second, with the digits a short run needs (0.00412, not 0.00)."""
+    return f"{value:.2f}" if value >= 1 or value == 0 else f"{value:.3g}"
 
 
 def _write_state(result: RunResult, path: Path) -> bool:

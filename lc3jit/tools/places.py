@@ -50,6 +50,16 @@ def _beside(image: Image) -> dict[int, SourceLine]:
     return {}
 
 
+def nearest_label(labels: dict[int, str], addresses: list[int], address: int) -> str | None:
+    """LOOP+2: the nearest of the labels (their addresses sorted) at or before the address,
+    if within LABEL_REACH."""
+    index = bisect.bisect_right(addresses, address) - 1
+    if index < 0 or address - addresses[index] > LABEL_REACH:
+        return None
+    base = addresses[index]
+    return labels[base] + (f"+{address - base}" if address != base else "")
+
+
 class Places:
     """Labels and source lines of the loaded program, to name addresses with."""
 
@@ -66,11 +76,7 @@ class Places:
 
     def label(self, address: int) -> str | None:
         """LOOP+2: the nearest label at or before the address, if close."""
-        index = bisect.bisect_right(self.label_addresses, address) - 1
-        if index < 0 or address - self.label_addresses[index] > LABEL_REACH:
-            return None
-        base = self.label_addresses[index]
-        return self.labels[base] + (f"+{address - base}" if address != base else "")
+        return nearest_label(self.labels, self.label_addresses, address)
 
     def where(self, address: int) -> str:
         """x3005 <LOOP+2>: the address, and the label it is near."""
