@@ -15,7 +15,7 @@ Each call of `lc3(...)` is a fresh `lc3jit.api.Simulator` (so tests share no sta
 in any order or process), with the step limit of --lc3-max-steps: a solution that loops
 forever fails its test with StepLimitError instead of hanging the grader. The program's
 files are read and assembled once per process, and their translation is shared by the
-engines of all its tests (`lc3jit.translator.regions.shared_code`).
+engines of all its tests (`lc3jit.translator.regions.engine.shared_code`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import pytest
 
 from lc3jit.api import Simulator
 from lc3jit.session import load_images
-from lc3jit.translator import regions
+from lc3jit.translator.regions import engine as regions
 from lc3jit_runtime.loader import Image
 
 DEFAULT_MAX_STEPS = 1_000_000
