@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from lc3jit.translator.blocks import Block
-from lc3jit_runtime.isa import Instruction
+from lc3jit_runtime.isa import READ_REGISTER_FIELDS, Instruction
 
 ALL_REGISTERS = range(8)
 #: Forms that touch nothing but registers: nothing outside the block can see their codes.
@@ -23,7 +23,7 @@ def register_reads(ins: Instruction) -> set[int]:
     TRAP reads R (written back, wrapped, before it), not the locals."""
     if ins.form.name == "ANDI" and not ins.imm5:
         return set()
-    return {r for field in ("sr", "sr1", "sr2", "baser") if (r := getattr(ins, field)) is not None}
+    return {r for field in READ_REGISTER_FIELDS if (r := getattr(ins, field)) is not None}
 
 
 def register_writes(ins: Instruction) -> set[int]:

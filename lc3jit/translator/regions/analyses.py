@@ -19,10 +19,10 @@ from lc3jit.translator.dataflow import REGISTER_ONLY, block_writes, exact_result
 from lc3jit.translator.dataflow import register_writes as writes_of
 from lc3jit.translator.regions.graph import RegionGraph
 from lc3jit.translator.regions.select import straight_on
+from lc3jit_runtime.isa import REGISTER_FIELDS
 
 #: Blocks that end where a later block's count can be paid in advance.
 STRAIGHT_EXITS = frozenset({Exit.FALLTHROUGH, Exit.LIMIT, Exit.BRANCH})
-REGISTER_FIELDS = ("dr", "sr", "sr1", "sr2", "baser")
 
 
 @dataclass(frozen=True, slots=True)
