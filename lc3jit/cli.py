@@ -479,8 +479,9 @@ def dump(
         int | None, typer.Option("--max-steps", min=0, help="With --run: stop after this many instructions.")
     ] = None,
     engine: Annotated[
-        str, typer.Option("--engine", callback=_dumpable, help="The translator to show.")
-    ] = "blocks",
+        str,
+        typer.Option("--engine", callback=_dumpable, help="The translator to show (run's own by default)."),
+    ] = "regions",
     edition: Edition = 3,
 ) -> None:
     """Show each translated block: LC-3 disassembly, exits, Python bytecode (LC-3 addresses as
