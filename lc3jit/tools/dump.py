@@ -262,9 +262,12 @@ def region_parts(code: CodeType) -> tuple[int, int]:
         after = code_ops[code_ops.index(jump) + 1].offset
         prologue_end = jump.argval if "FALSE" in jump.opname else after
     else:
-        stored = next(i for i, ins in enumerate(code_ops) if ins.opname.startswith("STORE_FAST") and "n" in (
-            ins.argval if isinstance(ins.argval, tuple) else (ins.argval,)
-        ))
+        stored = next(
+            i
+            for i, ins in enumerate(code_ops)
+            if ins.opname.startswith("STORE_FAST")
+            and "n" in (ins.argval if isinstance(ins.argval, tuple) else (ins.argval,))
+        )
         prologue_end = code_ops[stored + 1].offset
     way_out = max(ins.offset for ins in code_ops if "budget" in _locals_read(ins))
     return prologue_end, max(way_out, prologue_end)
@@ -333,7 +336,16 @@ def inspect_program(
     loaded = tuple(range(image.origin, image.end) for image in images)
     source = {address: line for image in images for address, line in image.source.items()}
     return Dump(
-        program, machine.edition, engine, tuple(blocks), data_words, translation_seconds, report, regions, loaded, source
+        program,
+        machine.edition,
+        engine,
+        tuple(blocks),
+        data_words,
+        translation_seconds,
+        report,
+        regions,
+        loaded,
+        source,
     )
 
 
