@@ -63,6 +63,7 @@ the dispatcher entered it (`runs` of a block then counts entries at that block o
 from __future__ import annotations
 
 import dis
+import functools
 import json
 import platform
 import time
@@ -124,6 +125,12 @@ class BlockDump:
     def end(self) -> int:
         return self.block.end
 
+    @property
+    def dropped(self) -> bool:
+        """Dropped by stores into its words: the dispatcher's table no longer has it (a block
+        inside a region, not one of its entries, was never in the table)."""
+        return not self.installed and self.invalidations > 0
+
 
 @dataclass(frozen=True, slots=True)
 class RunReport:
@@ -163,6 +170,9 @@ class Dump:
     regions: tuple[RegionDump, ...] = ()  # with the region engine: its code objects
     loaded: tuple[range, ...] = ()  # the addresses of the images loaded
     source: Mapping[int, SourceLine] = field(default_factory=dict)  # .asm lines by address
+    predicted: Mapping[int, Sequence[int]] = field(
+        default_factory=dict
+    )  # JMP/JSRR/RET -> targets learnt or guessed
 
     @property
     def instructions(self) -> int:
@@ -183,6 +193,7 @@ class Dumpable:
     build: Callable[[Machine, bool], Dispatcher]
     translations: Callable[[Dispatcher], Mapping[int, tuple[Block, CodeType]]]
     regions: Callable[[Dispatcher], Sequence[Region]] = lambda _: ()
+    predicted: Callable[[Dispatcher], Mapping[int, Sequence[int]]] = lambda _: {}
 
 
 def block_translations(dispatcher: Dispatcher) -> dict[int, tuple[Block, CodeType]]:
@@ -220,7 +231,10 @@ def region_translations(dispatcher: Dispatcher) -> dict[int, tuple[Block, CodeTy
 DUMPABLE: dict[str, Dumpable] = {
     "blocks": Dumpable(lambda machine, profile: block_engine(machine, profile=profile), block_translations),
     "regions": Dumpable(
-        lambda machine, profile: region_engine(machine, profile=profile), region_translations, _regions
+        lambda machine, profile: region_engine(machine, profile=profile),
+        region_translations,
+        _regions,
+        lambda dispatcher: dispatcher.translator.hints,  # type: ignore[attr-defined]
     ),
 }
 
@@ -304,8 +318,9 @@ def inspect_program(
     runs = dispatcher.runs or {}
     roots = {id(region.code): region.root for region in dumpable.regions(dispatcher)}
     blocks = []
+    read = functools.cache(bytecode_lines)
     for start, (block, code) in sorted(dumpable.translations(dispatcher).items()):
-        own, prologue, epilogue = block_bytecode(block, code, roots.get(id(code)) == start)
+        own, prologue, epilogue = block_bytecode(block, code, roots.get(id(code)) == start, read)
         blocks.append(
             BlockDump(
                 block,
@@ -346,17 +361,21 @@ def inspect_program(
         regions,
         loaded,
         source,
+        {site: tuple(targets) for site, targets in dumpable.predicted(dispatcher).items()},
     )
 
 
 Lines = tuple[BytecodeLine, ...]
 
 
-def block_bytecode(block: Block, code: CodeType, root: bool) -> tuple[Lines, Lines, Lines]:
+def block_bytecode(
+    block: Block, code: CodeType, root: bool, read: Callable[[CodeType], Lines] = bytecode_lines
+) -> tuple[Lines, Lines, Lines]:
     """A block's part of its code object, and for a region's root the prologue and way out
-    apart: the block's own bytecode, the prologue, the epilogue."""
+    apart: the block's own bytecode, the prologue, the epilogue. `read` disassembles (a
+    region's code, shared by its blocks, once)."""
     words = block_words(block)
-    lines = tuple(line for line in bytecode_lines(code) if line.address in words)
+    lines = tuple(line for line in read(code) if line.address in words)
     if not root:
         return lines, (), ()
     prologue_end, way_out = region_parts(code)
@@ -480,7 +499,7 @@ def _block_heading(b: BlockDump, labels: Mapping[int, str]) -> Text:
         notes.append((f"ran {b.runs}", "bold green" if b.runs else "dim"))
     if b.invalidations:
         notes.append((f"invalidated {b.invalidations}x by stores", "bold red"))
-    if not b.installed:
+    if b.dropped:
         notes.append(("dropped", "red"))
     if b.translated_at_run_time:
         notes.append(("translated at run time", "magenta"))
@@ -526,16 +545,22 @@ def shown_argrepr(line: BytecodeLine, loaded: Sequence[range]) -> str:
     return text
 
 
-def _bytecode_text(line: BytecodeLine, loaded: Sequence[range]) -> Text:
-    """One bytecode instruction in the columns `dis` uses."""
+def bytecode_text(line: BytecodeLine, loaded: Sequence[range]) -> str:
+    """One bytecode instruction in the columns `dis` uses (jump target mark, offset, name, argument)."""
     marker = ">>" if line.jump_target else "  "
     arg = "" if line.arg is None else str(line.arg)
-    text = Text(f"      {marker}{line.offset:>5} ", style="dim")
-    text.append(line.opname, style="blue")
     argrepr = shown_argrepr(line, loaded)
     argrepr = f"({argrepr})" if argrepr else ""
-    text.append(" " * max(1, OPNAME_WIDTH - len(line.opname)) + f"{arg:>4} {argrepr}")
-    text.rstrip()
+    padding = " " * max(1, OPNAME_WIDTH - len(line.opname))
+    return f"{marker}{line.offset:>5} {line.opname}{padding}{arg:>4} {argrepr}".rstrip()
+
+
+def _bytecode_text(line: BytecodeLine, loaded: Sequence[range]) -> Text:
+    """The same, for a terminal: the offset dim, the name in blue."""
+    text = Text("      " + bytecode_text(line, loaded))
+    name = 6 + 8
+    text.stylize("dim", 0, name)
+    text.stylize("blue", name, name + len(line.opname))
     return text
 
 
