@@ -8,8 +8,10 @@ not blank. Without Chromium they skip, saying so.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -153,6 +155,23 @@ def test_built_in_layout_keeps_nodes_apart_and_inside_their_clusters() -> None:
                 cx <= x and x + layout.NODE_WIDTH <= cx + cw and cy <= y and y + layout.NODE_HEIGHT <= cy + ch
             )
     assert found.centres["n1"][1] < found.centres["n2"][1] < found.centres["n3"][1]  # layers follow the flow
+
+
+def test_graphviz_layout_reads_back_every_node_edge_and_cluster() -> None:
+    if shutil.which("dot") is None or importlib.util.find_spec("graphviz") is None:
+        pytest.skip("Graphviz layout: `dot` or the graphviz package not installed (pip install lc3jit[html])")
+    nodes = [layout.Node("x3000", "r"), layout.Node("x3001", "r"), layout.Node("x4000")]
+    edges = [layout.Edge("x3000", "x3001"), layout.Edge("x3001", "x3000"), layout.Edge("x3001", "x4000")]
+    found = layout.lay_out(nodes, edges, ["r"])
+    assert found.engine == "dot"
+    assert set(found.centres) == {"x3000", "x3001", "x4000"} and len(found.paths) == 3
+    assert all(path.startswith("M") and " C" in path for path in found.paths)
+    x, y, w, h = found.clusters["r"]
+    for name in ("x3000", "x3001"):
+        cx, cy = found.centres[name]
+        assert x < cx < x + w and y < cy < y + h
+    assert not (x < found.centres["x4000"][0] < x + w and y < found.centres["x4000"][1] < y + h)
+    assert found.centres["x3000"][1] < found.centres["x3001"][1]  # y grows downwards, as in SVG
 
 
 def test_chart_has_a_bar_for_every_program_and_engine_and_the_floor_apart() -> None:

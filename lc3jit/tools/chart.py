@@ -36,6 +36,11 @@ def _colour(engine: str, order: list[str]) -> str:
     return OTHER[order.index(engine) % len(OTHER)]
 
 
+def translated(t: EngineTimes) -> bool:
+    """An engine with a translation to show (the interpreter's setup translates nothing)."""
+    return t.translation is not None and t.engine != "interp"
+
+
 def baseline(bench: ProgramBench) -> tuple[str, float]:
     """What 1x is: the interpreter, or without it the slowest engine run."""
     interp = bench.median_of("interp")
@@ -67,7 +72,7 @@ def chart_svg(benches: Sequence[ProgramBench], title: str = "lc3jit bench") -> s
     rows = [(b, t) for b in benches for t in b.times if t.engine != FLOOR]
     speeds = [baseline(b)[1] / t.median for b, t in rows if t.median]
     floors = [baseline(b)[1] / f for b in benches if (f := b.median_of(FLOOR))]
-    timed = [v * 1000 for _, t in rows if t.translation is not None for v in (t.translation, t.median)]
+    timed = [v * 1000 for _, t in rows if translated(t) for v in (t.translation or 0.0, t.median)]
     scales = Scales(
         min([*speeds, 1.0]) / 1.5,
         max([*speeds, *floors, 2.0]) * 1.25,
@@ -136,19 +141,19 @@ def _bar(b: ProgramBench, t: EngineTimes, base: float, y: float, scales: Scales,
     speed = base / t.median if t.median else 1.0
     x0, x1 = sorted((scales.x(1.0), scales.x(speed)))
     label = f"{speed:.1f}x" if speed >= 1 else f"{speed:.2f}x"
-    translated = "" if t.translation is None else f", translated in {t.translation * 1000:.1f} ms"
+    took = "" if t.translation is None else f", translated in {t.translation * 1000:.1f} ms"
     parts = [
         f'<g class="bar" data-program="{html.escape(b.program)}" data-engine="{html.escape(t.engine)}" '
         f'data-speedup="{speed:.3f}">',
         f"<title>{html.escape(b.program)} {html.escape(t.engine)}: {label}, "
-        f"{t.median * 1000:.1f} ms{translated}</title>",
+        f"{t.median * 1000:.1f} ms{took}</title>",
         f'<text x="{LABEL - 8}" y="{y + 15:.1f}" text-anchor="end">{html.escape(t.engine)}</text>',
         f'<rect x="{x0:.1f}" y="{y + 4:.1f}" width="{max(x1 - x0, 1.5):.1f}" height="{ROW - 8}" '
         f'fill="{colour}"/>',
         f'<text x="{x1 + 4:.1f}" y="{y + 15:.1f}">{label}</text>',
     ]
-    if t.translation is not None:
-        run_ms, translate_ms = t.median * 1000, t.translation * 1000
+    if translated(t):
+        run_ms, translate_ms = t.median * 1000, (t.translation or 0.0) * 1000
         half = (ROW - 8) / 2
         costly = ' fill="#b00020" font-weight="bold"' if t.translation > t.median else ""
         left = scales.t_left

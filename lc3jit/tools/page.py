@@ -13,6 +13,7 @@ The same frame serves `lc3jit bench --html`, around the bench chart of `chart.py
 
 from __future__ import annotations
 
+import dis
 import html
 import io
 import json
@@ -25,9 +26,9 @@ from lc3jit.toolchain.disasm import ListingLine
 from lc3jit.toolchain.numbers import format_address
 from lc3jit.tools.bench import ProgramBench, write_table
 from lc3jit.tools.chart import chart_svg
-from lc3jit.tools.dump import BlockDump, Dump, RegionDump, bytecode_text
+from lc3jit.tools.dump import BlockDump, BytecodeLine, Dump, RegionDump, bytecode_text
 from lc3jit.tools.layout import NODE_HEIGHT, NODE_WIDTH, Edge, Layout, Node, lay_out
-from lc3jit.translator.blocks import HALT_VECTOR, Exit
+from lc3jit.translator.blocks import HALT_VECTOR, Exit, Successor
 
 MARGIN = 12.0
 
@@ -71,6 +72,11 @@ def _name(address: int) -> str:
     return format_address(address)
 
 
+def _exit_text(successor: Successor) -> str:
+    where = "(at run time)" if successor.address is None else _name(successor.address)
+    return f"{successor.kind} {where}"
+
+
 def _heat(runs: int | None, hottest: int) -> str:
     """A block's fill: pale blue without a run, grey if it never ran, pale yellow to red by runs."""
     if runs is None:
@@ -98,13 +104,14 @@ def _disassembly(line: ListingLine) -> str:
     return f"{_name(line.address)}  {label:<10} {line.mnemonic:<6} {line.operands}{target}".rstrip()
 
 
-def _bytecode(lines: Iterable[object], part: str, loaded: Sequence[range]) -> list[dict[str, object]]:
+def _bytecode(lines: Iterable[BytecodeLine], part: str, loaded: Sequence[range]) -> list[dict[str, object]]:
+    """Bytecode lines for the page; only a block's own carry their LC-3 address (the link)."""
     return [
         {
-            "addr": None if line.address is None else _name(line.address),
+            "addr": None if line.address is None or part else _name(line.address),
             "text": bytecode_text(line, loaded),
             "part": part,
-        }  # type: ignore[attr-defined]
+        }
         for line in lines
     ]
 
@@ -140,10 +147,7 @@ def _block_record(dump: Dump, b: BlockDump, region: int | None, ran: int) -> dic
         "runs": b.runs,
         "share": share,
         "why": _why(b),
-        "exits": [
-            f"{s.kind} {_name(s.address)}" if s.address is not None else f"{s.kind} (at run time)"
-            for s in b.block.successors
-        ],
+        "exits": [_exit_text(s) for s in b.block.successors],
         "region": None if region is None else _name(region),
         "notes": notes,
         "source": _source_lines(dump, b),
@@ -160,22 +164,13 @@ def _region_record(r: RegionDump, entered: int) -> dict[str, object]:
         "label": r.label,
         "blocks": [_name(b.start) for b in region.blocks],
         "instructions": sum(b.length for b in region.blocks),
-        "bytecode_ops": sum(1 for _ in _instructions(region.code)),
+        "bytecode_ops": sum(1 for _ in dis.get_instructions(region.code)),
         "entries": [_name(e) for e in region.entries],
-        "exits": [
-            f"{s.kind} {_name(s.address)}" if s.address is not None else f"{s.kind} (at run time)"
-            for s in region.exits
-        ],
+        "exits": [_exit_text(s) for s in region.exits],
         "runs": r.runs,
         "share": None if r.runs is None or not entered else r.runs / entered,
         "installed": r.installed,
     }
-
-
-def _instructions(code: object) -> Iterable[object]:
-    import dis
-
-    return dis.get_instructions(code)  # type: ignore[arg-type]
 
 
 def _count(n: int, noun: str) -> str:
@@ -470,7 +465,7 @@ function select(id, reveal) {
         : "epilogue: the region's way out, its locals written back"));
     }
     const attrs = {class: "bc" + (line.part ? " " + line.part : "")};
-    if (line.addr && !line.part) attrs["data-addr"] = line.addr;
+    if (line.addr) attrs["data-addr"] = line.addr;
     bc.append(el("div", attrs, line.text));
   }
   cols.append(src, bc);
