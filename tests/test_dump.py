@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from lc3jit.cli import app
-from lc3jit.launch import RunOptions
+from lc3jit.run_options import RunOptions
 from lc3jit.session import boot, load_images
 from lc3jit.tools.capture import CapturedConsole
 from lc3jit.tools.dump import FORMAT_VERSION, inspect_program, write_text
@@ -39,7 +39,7 @@ def by_start(document: dict) -> dict[int, dict]:
 
 
 def test_the_default_engine_is_the_one_run_uses() -> None:
-    assert dump_json(SIEVE)["engine"] == RunOptions([SIEVE]).engine == "regions"
+    assert dump_json(SIEVE)["engine"] == RunOptions(programs=[SIEVE]).engine == "regions"
 
 
 def test_json_blocks_cover_the_code_and_carry_their_bytecode() -> None:

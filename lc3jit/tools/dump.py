@@ -83,8 +83,9 @@ from lc3jit.translator.codegen import compile_block
 from lc3jit.translator.regions import Region, RegionTranslator, region_engine
 from lc3jit.translator.translate import BlockTranslator, block_engine
 from lc3jit_runtime.dispatch import Dispatcher
+from lc3jit_runtime.isa import MEMORY_WORDS
 from lc3jit_runtime.loader import Image, SourceLine
-from lc3jit_runtime.machine import Machine
+from lc3jit_runtime.machine import IO_BASE, Machine
 
 FORMAT_VERSION = 1
 OPNAME_WIDTH = 24  # as dis lays out its columns
@@ -178,7 +179,7 @@ class Dump:
     def instructions(self) -> int:
         return sum(b.block.length for b in self.blocks)
 
-    def selected(self, start: int = 0, stop: int = 0x10000) -> list[BlockDump]:
+    def selected(self, start: int = 0, stop: int = MEMORY_WORDS) -> list[BlockDump]:
         """Blocks with a word in [start, stop): by address, or hottest first after a run."""
         chosen = [b for b in self.blocks if b.start < stop and b.end >= start]
         if self.run is not None:
@@ -532,7 +533,7 @@ def _region_heading(r: RegionDump, labels: Mapping[int, str]) -> Text:
 
 
 CONSTANT_OPS = frozenset({"LOAD_CONST", "RETURN_CONST", "LOAD_SMALL_INT"})
-DEVICE_REGISTERS = range(0xFE00, 0x10000)
+DEVICE_REGISTERS = range(IO_BASE, MEMORY_WORDS)
 
 
 def shown_argrepr(line: BytecodeLine, loaded: Sequence[range]) -> str:
