@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
+import math
 import os
 import sys
 from collections.abc import Callable
@@ -139,7 +140,9 @@ def _stats_line(result: RunResult, engine: str, traced: bool) -> str:
 
 def mips(value: float) -> str:
     """Millions of instructions a second, with the digits a short run needs (0.00412, not 0.00)."""
-    return f"{value:.2f}" if value >= 1 or value == 0 else f"{value:.3g}"
+    if value >= 1 or value <= 0:
+        return f"{value:.2f}"
+    return f"{value:.{2 - math.floor(math.log10(value))}f}"  # three significant digits
 
 
 def _write_state(result: RunResult, path: Path) -> bool:

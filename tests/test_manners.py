@@ -37,7 +37,12 @@ def test_run_help_lists_the_choices_plain_metavars_and_compiled_programs() -> No
 
 
 def test_mips_has_the_digits_a_short_run_needs() -> None:
-    assert (mips(0.000471), mips(0.0), mips(25.3)) == ("0.000471", "0.00", "25.30")
+    assert (mips(0.000471), mips(0.0000473), mips(0.0), mips(25.3)) == (
+        "0.000471",
+        "0.0000473",
+        "0.00",
+        "25.30",
+    )
 
 
 def test_a_directory_is_said_to_be_one(tmp_path: Path) -> None:

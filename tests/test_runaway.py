@@ -44,10 +44,15 @@ def test_running_off_the_end_is_one_warning_naming_the_last_instruction(tmp_path
     )
 
 
-def test_a_fault_says_where(tmp_path: Path) -> None:
+def test_a_fault_names_the_pc_in_its_one_line(tmp_path: Path) -> None:
     code, _, errors = run(tmp_path, ".ORIG x3000\nADD R1, R1, #1\nBAD .FILL xD000\n.END\n")
-    assert code == 3
-    assert errors.splitlines()[-1] == "  at x3001 <BAD> (p.asm:3: BAD .FILL xD000)"
+    assert (code, errors) == (3, "lc3jit: p.asm: illegal opcode xD000 at x3001\n")
+
+
+def test_input_that_ended_says_where_the_program_waited(tmp_path: Path) -> None:
+    code, _, errors = run(tmp_path, ".ORIG x3000\nAND R0, R0, #0\nASK GETC\nHALT\n.END\n")
+    assert code == 5
+    assert errors.splitlines()[-1] == "  at x3001 <ASK> (p.asm:3: ASK GETC)"
 
 
 def test_a_program_that_halts_hears_nothing(tmp_path: Path) -> None:

@@ -109,7 +109,7 @@ def explain(sim: Simulator, outcome: Outcome) -> list[str]:
     places = Places(sim.symbols, sim.images)
     pc = sim.pc
     where = places.describe(pc) + ("" if places.inside(pc) else ", outside your program")
-    said = where == f"x{pc:04X}" and where in outcome.message  # a fault's message names the PC
+    said = f"x{pc:04X}" in outcome.message  # a fault's message names the PC already
     lines = [] if said else [f"  at {where}"]
     if outcome.ending is Ending.STEP_LIMIT or outcome.ending.by_signal:
         doing = what_it_does(sim.machine, places)
