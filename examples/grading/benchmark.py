@@ -28,7 +28,7 @@ from lc3jit.api import Simulator
 from lc3jit.session import load_images
 from lc3jit.tiered import TRANSLATE_AFTER
 from lc3jit.tools.grade import grade_class
-from lc3jit.translator import regions
+from lc3jit.translator.regions import engine as regions
 from lc3jit_runtime.loader import Image
 
 HERE = Path(__file__).parent

@@ -41,7 +41,7 @@ from lc3jit.grading import explain, report
 from lc3jit.grading.report import TestRecord
 from lc3jit.session import ENGINES, load_images
 from lc3jit.tiered import TRANSLATE_AFTER
-from lc3jit.translator import regions
+from lc3jit.translator.regions import engine as regions
 from lc3jit_runtime.errors import LC3Error
 from lc3jit_runtime.loader import Image
 
