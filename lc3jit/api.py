@@ -228,8 +228,8 @@ class Simulator:
             )
 
             assembly = assemble(source, "<source>")
-            for warning in assembly.warnings:
-                self._warning(str(warning))
+            for warning in assembly.warning_texts():
+                self._warning(warning)
             images += assembly.images
         if not images:
             raise ValueError("no program: give files or source")
