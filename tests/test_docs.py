@@ -173,7 +173,7 @@ def _constants() -> list[tuple[str, str]]:
         ("docs/compiling.md", f"(mode {PRIVATE_DIRECTORY:04o};"),
         ("docs/compiling.md", f"passes {MAX_BYTES >> 20} MB"),
         ("docs/api.md", f"`RETURN_ADDRESS` (x{RETURN_ADDRESS:04X})"),
-        ("docs/grading.md", f"(default {DEFAULT_MAX_STEPS:,}:"),
+        ("docs/grading.md", f"| `--lc3-max-steps` (`lc3_max_steps`) | {DEFAULT_MAX_STEPS:,} |"),
     ]
 
 
