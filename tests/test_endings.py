@@ -193,8 +193,9 @@ def test_a_signal_ends_the_run_with_its_output_and_its_exact_state(
     out, err = process.communicate(timeout=TIMEOUT)
     assert (process.returncode, out) == (code, b"")  # nothing more: the loop prints nothing
     lines = err.decode().splitlines()
-    assert len(lines) == 2 and "instructions in" in lines[0]  # --stats
+    assert "instructions in" in lines[0]  # --stats
     assert lines[1] == f"lc3jit: {program}: {message}"
+    assert lines[2].startswith("  at x")  # then where it is, and what it is doing (tests/test_runaway.py)
     state = json.loads(state_json.read_text())
     assert (state["stop_reason"], state["exit_code"]) == ("interrupted", code)
     steps = state["instructions"]
@@ -292,7 +293,8 @@ def test_a_closed_stdin_is_input_that_has_ended(tmp_path: Path) -> None:
         ["sh", "-c", f"{' '.join(lc3jit('run', program))} <&-"], capture_output=True, timeout=TIMEOUT
     )
     assert (run.returncode, run.stdout) == (5, b"key? ")
-    assert run.stderr.decode() == f"lc3jit: {program}: input ended while the program waits for a key\n"
+    said = run.stderr.decode()
+    assert said.startswith(f"lc3jit: {program}: input ended while the program waits for a key\n  at x")
 
 
 def test_asm_onto_a_full_disk_names_the_file(tmp_path: Path) -> None:
