@@ -1,0 +1,93 @@
+"""A hostile program ends within the limits a grader sets (issue 19, run time): strings
+with no end, floods of output, code that is expensive to translate; on every engine,
+through the CLI (a real process where signals matter), the API and the pytest plugin."""
+
+from __future__ import annotations
+
+import signal
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lc3jit.api import MachineFaultError, Simulator
+from lc3jit_runtime.loader import Image
+
+from .machine_code import HALT, PUTS, PUTSP, execute, op
+
+LC3JIT = [sys.executable, "-m", "lc3jit"]
+#: Generous: only a hang fails it.
+HANG = 120
+
+
+def write_obj(path: Path, words: list[int], origin: int = 0x3000) -> Path:
+    path.write_bytes(struct.pack(f">{len(words) + 1}H", origin, *words))
+    return path
+
+
+def endless_string(trap_word: int) -> list[int]:
+    """The issue's reproduction: `.ORIG x0000`, the trap (R0 = 0: the string starts at the
+    trap itself), then `.FILL x41` to the end of memory: no x0000 word anywhere."""
+    return [trap_word] + [0x41] * 0xFFFF
+
+
+@pytest.mark.parametrize(("trap_word", "name"), [(PUTS, "PUTS"), (PUTSP, "PUTSP")])
+def test_a_string_with_no_end_is_a_fault(engine: str, trap_word: int, name: str) -> None:
+    run = execute(engine, endless_string(trap_word), origin=0, max_steps=10)
+    assert run.outcome.reason == "fault"
+    assert run.outcome.exit_code == 3
+    assert run.outcome.message == f"{name} at x0000: no x0000 word ends the string at x0000 (all memory read)"
+    assert (run.machine.pc, run.machine.icount, run.output) == (0, 0, b"")
+
+
+@pytest.mark.parametrize(("trap_word", "text"), [(PUTS, b"AB"), (PUTSP, b"ABC")])
+def test_a_string_may_wrap_around_memory(engine: str, trap_word: int, text: bytes) -> None:
+    run = execute(engine, [trap_word, HALT], regs={0: 0xFFFE}, data={0xFFFE: [0x41, 0x4342], 0: [0]})
+    assert run.outcome.reason == "halt"
+    assert run.output == text + b"HALT\n"
+
+
+def test_an_endless_string_on_the_command_line(tmp_path: Path) -> None:
+    program = write_obj(tmp_path / "fill.obj", endless_string(PUTS), origin=0)
+    done = subprocess.run(
+        [*LC3JIT, "run", "--max-steps", "10", str(program)], capture_output=True, timeout=HANG
+    )
+    assert done.returncode == 3
+    assert done.stdout == b""
+    assert done.stderr.decode() == (
+        f"lc3jit: {program}: PUTS at x0000: no x0000 word ends the string at x0000 (all memory read)\n"
+    )
+
+
+def test_an_endless_string_through_the_api(engine: str) -> None:
+    sim = Simulator(Image(0, tuple(endless_string(PUTSP))), engine=engine, max_steps=10)
+    with pytest.raises(MachineFaultError, match="PUTSP at x0000: no x0000 word"):
+        sim.run()
+    assert sim.instructions == 0
+
+
+#: A loop around PUTS of a 30,000-character string: floods the output.
+LONG = 30_000
+FLOOD = [op("LEA", dr=0, pcoffset9=2), PUTS, op("BR", nzp=0b111, pcoffset9=-3)] + [0x41] * LONG + [0]
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_flood_of_output_stops_at_a_signal(tmp_path: Path, engine: str, signum: int) -> None:
+    """A real process: the signal is taken at the next instruction, whatever the engine."""
+    program = write_obj(tmp_path / "flood.obj", FLOOD)
+    process = subprocess.Popen(
+        [*LC3JIT, "run", "--engine", engine, "--translate-after", "0", str(program)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None
+    assert process.stdout.read(LONG) == b"A" * LONG  # it runs
+    process.send_signal(signum)
+    try:
+        process.stdout.read()  # drained, so that it never waits on a full pipe
+        assert process.wait(HANG) == 128 + signum
+    finally:
+        process.kill()
+        process.wait()
