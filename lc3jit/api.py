@@ -74,6 +74,10 @@ class MachineFaultError(RunError):
     """A machine fault: an illegal opcode, an unknown trap vector, RTI in user mode."""
 
 
+class OutputLimitError(RunError):
+    """The program wrote more than max_output bytes (its output is cut there)."""
+
+
 class InputEndedError(RunError):
     """The program waited for a key and the keys given were used up."""
 
@@ -84,6 +88,7 @@ class CallError(RunError):
 
 _RUN_ERRORS: dict[str, type[RunError]] = {
     "step-limit": StepLimitError,
+    "output-limit": OutputLimitError,
     "fault": MachineFaultError,
     "input-exhausted": InputEndedError,
 }
@@ -149,7 +154,9 @@ class Simulator:
     against a loop that never ends); None for no limit. translate_after: a translated
     engine runs its first this many instructions on the interpreter and translates only
     then (`lc3jit run` gives lc3jit.tiered.TRANSLATE_AFTER; 0, the default, translates
-    ahead of the first run).
+    ahead of the first run). max_output: the most bytes the program may write over the
+    Simulator's life (None: no limit); past it the output is cut and the run ends with
+    OutputLimitError.
     """
 
     def __init__(
@@ -166,6 +173,7 @@ class Simulator:
         max_steps: int | None = None,
         build: Callable[[Machine], Engine] | None = None,
         translate_after: int = 0,
+        max_output: int | None = None,
     ) -> None:
         if engine not in ENGINES:
             raise ValueError(f"no engine {engine!r}; choose from {', '.join(ENGINES)}")
@@ -197,6 +205,7 @@ class Simulator:
         }
         self._by_upper = {name.upper(): address for name, address in self.symbols.items()}
         self.console = console if console is not None else CapturedConsole(_bytes(keys))
+        self.console.max_output = max_output
         start = None if pc is None else self.address(pc)
         self.machine = boot(images, self.console, edition, start, system)
         self._boot = (images, edition, start, system)
@@ -401,6 +410,7 @@ __all__ = [
     "LC3Error",
     "MachineFaultError",
     "Memory",
+    "OutputLimitError",
     "Registers",
     "RunError",
     "Simulator",

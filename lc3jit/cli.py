@@ -44,7 +44,7 @@ EXIT_CODES_HELP = """
 Exit codes: 0 after HALT; 1 load or assembly error, or output not written; 2 usage
 error; 3 machine fault
 (illegal opcode, unknown trap vector with no OS); 4 step limit reached; 5 input ended
-while the program waited for a key; 129 SIGHUP; 130 interrupted (Ctrl-C); 141 output
+while the program waited for a key; 6 output limit reached; 129 SIGHUP; 130 interrupted (Ctrl-C); 141 output
 pipe closed; 143 SIGTERM. The output is written as the program prints; --stats and
 --state-json give the exact state however the run ends.
 """
@@ -177,6 +177,15 @@ def run(
     edition: Edition = 3,
     pc: Pc = None,
     max_steps: MaxSteps = None,
+    max_output: Annotated[
+        int | None,
+        typer.Option(
+            "--max-output",
+            min=0,
+            metavar="BYTES",
+            help="Stop once the program writes more than BYTES bytes (the output is cut there; exit 6).",
+        ),
+    ] = None,
     input_file: InputFile = None,
     stats: Annotated[
         bool, typer.Option("--stats", help="Print instructions, time and MIPS to stderr.")
@@ -244,6 +253,7 @@ def run(
         translate_after,
         trace,
         traced,
+        max_output=max_output,
     )
     if code := run_program(options, compiled):
         raise typer.Exit(code)

@@ -55,6 +55,7 @@ class RunOptions:
     translate_after: int = TRANSLATE_AFTER
     trace: Path | None = None
     trace_range: tuple[int, int] = (0, 0x10000)
+    max_output: int | None = None  # bytes the program may write
 
 
 def error(message: str) -> None:
@@ -85,6 +86,7 @@ def run_program(options: RunOptions, compiled: Compiled | None = None) -> int:
                 console=console,
                 warn=_warn,
                 translate_after=options.translate_after,
+                max_output=options.max_output,
             )
         else:  # translated ahead of time already: loading it is cheap
             sim = Simulator(
@@ -95,6 +97,7 @@ def run_program(options: RunOptions, compiled: Compiled | None = None) -> int:
                 pc=compiled.pc if options.pc is None else options.pc,
                 console=console,
                 warn=_warn,
+                max_output=options.max_output,
             )
         trace = options.trace
         trace_file = None if trace is None else sys.stderr if str(trace) == "-" else trace.open("w")
@@ -224,6 +227,7 @@ _VALUES = {
     "--edition": ("edition", _edition),
     "--pc": ("pc", _address),
     "--max-steps": ("max_steps", _count),
+    "--max-output": ("max_output", _count),
     "--translate-after": ("translate_after", _count),
     "--input": ("input_file", _file),
     "--state-json": ("state_json", _path),

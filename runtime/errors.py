@@ -106,3 +106,5 @@ STEP_LIMIT_EXIT = 4
 SIGNAL_EXIT_BASE = 128
 #: The output could not be written (a full disk, a closed descriptor): as Unix tools do.
 OUTPUT_ERROR_EXIT = 1
+#: The program wrote more than the output limit (--max-output) allows.
+OUTPUT_LIMIT_EXIT = 6

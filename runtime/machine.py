@@ -22,7 +22,7 @@ from collections.abc import Callable
 from .console import Console
 from .errors import Ended, Halted, InputExhausted, Leave, MachineFault, StopRequested
 from .isa import CC_VALUE, COND, NOOP_WORDS, WORD_MASK
-from .outcome import Outcome, output_lost
+from .outcome import Outcome, output_limit, output_lost
 
 MEMORY_WORDS = 0x10000
 KBSR, KBDR, DSR, DDR, PSR_ADDR, MCR = 0xFE00, 0xFE02, 0xFE04, 0xFE06, 0xFFFC, 0xFFFE
@@ -121,6 +121,7 @@ class Machine:
         self.ending: Outcome | None = None
         self.stop_hooks: list[Callable[[bool], None]] = []  # called with True to stop, False to go on
         console.when_lost = self._output_lost
+        console.when_full = self._output_full
         self.observer: StoreObserver | None = None
         # Addresses the program's symbol table names (.sym or the assembler): translators
         # start blocks there. Knowledge about the loaded program, like memory contents.
@@ -208,6 +209,9 @@ class Machine:
     def _output_lost(self, error: OSError) -> None:
         self.request_stop(output_lost(error))
 
+    def _output_full(self, limit: int) -> None:
+        self.request_stop(output_limit(limit))
+
     def _ended(self, at: int) -> Ended:
         """The requested ending, taken inside the instruction at `at` that waited for a key."""
         ending = self.ending
@@ -287,6 +291,8 @@ class Machine:
                 raise Leave(at, (at + 1) & WORD_MASK)
         elif address == DDR:
             self.console.write(bytes((value & 0xFF,)))
+            if self.ending is not None:  # the output limit: taken at the next instruction, as in traps.trap
+                raise Leave(at, (at + 1) & WORD_MASK)
         elif address == MCR:
             self.mcr = value
             if not value & MCR_CLOCK:  # the clock stops: the way the OS's HALT routine ends a run

@@ -6,13 +6,13 @@ import errno
 import signal
 from dataclasses import dataclass
 
-from .errors import OUTPUT_ERROR_EXIT, SIGNAL_EXIT_BASE, STEP_LIMIT_EXIT, Stop
+from .errors import OUTPUT_ERROR_EXIT, OUTPUT_LIMIT_EXIT, SIGNAL_EXIT_BASE, STEP_LIMIT_EXIT, Stop
 
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    #: "halt", "fault", "step-limit", "input-exhausted", "interrupted" (a signal),
-    #: "broken-pipe" or "output-error"
+    #: "halt", "fault", "step-limit", "output-limit", "input-exhausted", "interrupted"
+    #: (a signal), "broken-pipe" or "output-error"
     reason: str
     exit_code: int
     message: str = ""
@@ -31,6 +31,12 @@ def interrupted(signum: int) -> Outcome:
     return Outcome(
         "interrupted", SIGNAL_EXIT_BASE + signum, "interrupted" + ("" if name == "SIGINT" else f" ({name})")
     )
+
+
+def output_limit(limit: int) -> Outcome:
+    """The program wrote more than `limit` bytes: what it wrote is cut there, and the run
+    ends after the instruction that went past it (see Console.write)."""
+    return Outcome("output-limit", OUTPUT_LIMIT_EXIT, f"output limit reached ({limit:,} bytes)")
 
 
 def output_lost(error: OSError) -> Outcome:

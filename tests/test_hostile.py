@@ -4,6 +4,7 @@ through the CLI (a real process where signals matter), the API and the pytest pl
 
 from __future__ import annotations
 
+import json
 import signal
 import struct
 import subprocess
@@ -11,11 +12,16 @@ import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
-from lc3jit.api import MachineFaultError, Simulator
+from lc3jit.api import MachineFaultError, OutputLimitError, Simulator
+from lc3jit.cli import app
 from lc3jit_runtime.loader import Image
+from lc3jit_runtime.machine import DDR
+from lc3jit_runtime.outcome import Outcome
 
-from .machine_code import HALT, PUTS, PUTSP, execute, op
+from .conftest import engine_options, make_machine, run_on
+from .machine_code import HALT, ORIGIN, PUTS, PUTSP, execute, op
 
 LC3JIT = [sys.executable, "-m", "lc3jit"]
 #: Generous: only a hang fails it.
@@ -91,3 +97,103 @@ def test_a_flood_of_output_stops_at_a_signal(tmp_path: Path, engine: str, signum
     finally:
         process.kill()
         process.wait()
+
+
+def test_the_output_limit_cuts_the_output_and_stops_after_the_instruction(engine: str) -> None:
+    """Three PUTS of LONG characters under a limit of 2.5 LONG: the third is cut and
+    completes, and the run ends before the next instruction."""
+    machine, display = make_machine(FLOOD)
+    machine.console.max_output = LONG * 5 // 2
+    run = run_on(engine, machine, display)
+    assert run.outcome == Outcome("output-limit", 6, f"output limit reached ({LONG * 5 // 2:,} bytes)")
+    assert run.output == b"A" * (LONG * 5 // 2)
+    assert (run.machine.icount, run.machine.pc) == (8, ORIGIN + 2)
+
+
+def test_output_to_the_device_register_is_limited_too(engine: str) -> None:
+    """OUT through DDR in a loop: a store, not a trap."""
+    loop = [op("STI", sr=0, pcoffset9=1), op("BR", nzp=0b111, pcoffset9=-2), DDR]
+    machine, display = make_machine(loop)
+    machine.console.max_output = 1000
+    run = run_on(engine, machine, display)
+    assert run.outcome.reason == "output-limit"
+    assert run.output == b"\0" * 1000
+    assert (run.machine.icount, run.machine.pc) == (1 + 2 * 1000, ORIGIN + 1)
+
+
+def test_the_output_limit_on_the_command_line(tmp_path: Path, engine: str) -> None:
+    program = write_obj(tmp_path / "flood.obj", FLOOD)
+    state = tmp_path / "state.json"
+    done = subprocess.run(
+        [
+            *LC3JIT,
+            "run",
+            *engine_options(engine),
+            "--max-output",
+            "70000",
+            "--state-json",
+            str(state),
+            str(program),
+        ],
+        capture_output=True,
+        timeout=HANG,
+    )
+    assert (done.returncode, done.stdout) == (6, b"A" * 70_000)
+    assert done.stderr.decode() == f"lc3jit: {program}: output limit reached (70,000 bytes)\n"
+    assert json.loads(state.read_text())["stop_reason"] == "output-limit"
+    assert json.loads(state.read_text())["instructions"] == 8
+
+
+def test_the_output_limit_through_typer(tmp_path: Path) -> None:
+    program = write_obj(tmp_path / "flood.obj", FLOOD)
+    result = CliRunner().invoke(app, ["run", "--max-output=10", str(program)], catch_exceptions=False)
+    assert (result.exit_code, result.stdout) == (6, "A" * 10)
+
+
+def test_the_output_limit_through_the_api(engine: str) -> None:
+    sim = Simulator(Image(ORIGIN, tuple(FLOOD)), engine=engine, max_output=LONG + 1)
+    with pytest.raises(OutputLimitError, match=r"output limit reached \(30,001 bytes\) at x3002") as raised:
+        sim.run()
+    assert raised.value.exit_code == 6
+    assert sim.output == "A" * (LONG + 1)
+    assert sim.instructions == 5
+
+
+GRADER = """
+import pytest
+from lc3jit.api import MachineFaultError, OutputLimitError
+
+def test_flood(lc3):
+    sim = lc3()
+    with pytest.raises(OutputLimitError):
+        sim.run()
+    assert len(sim.output) == 1 << 20
+
+def test_endless_string(lc3):
+    with pytest.raises(MachineFaultError, match="no x0000 word"):
+        lc3("fill.obj").run()
+"""
+
+
+def test_the_pytest_plugin_limits_output_by_default(tmp_path: Path) -> None:
+    write_obj(tmp_path / "flood.obj", FLOOD)
+    write_obj(tmp_path / "fill.obj", endless_string(PUTS), origin=0)
+    (tmp_path / "test_grader.py").write_text(GRADER)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "--lc3-program",
+            "flood.obj",
+            "test_grader.py",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=HANG,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2 passed" in done.stdout

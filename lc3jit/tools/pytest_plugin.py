@@ -13,7 +13,8 @@ with `pytest_plugins = ["lc3jit.tools.pytest_plugin"]`.
 
 Each call of `lc3(...)` is a fresh `lc3jit.api.Simulator` (so tests share no state and run
 in any order or process), with the step limit of --lc3-max-steps: a solution that loops
-forever fails its test with StepLimitError instead of hanging the grader. The program's
+forever fails its test with StepLimitError instead of hanging the grader; and with the
+output limit of --lc3-max-output: one that prints in a loop fails with OutputLimitError. The program's
 files are read and assembled once per process, and their translation is shared by the
 engines of all its tests (`lc3jit.translator.regions.shared_code`).
 """
@@ -32,6 +33,8 @@ from lc3jit.translator import regions
 from lc3jit_runtime.loader import Image
 
 DEFAULT_MAX_STEPS = 1_000_000
+#: A program printing in a loop would otherwise fill the grader's memory with its output.
+DEFAULT_MAX_OUTPUT = 1 << 20
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -49,6 +52,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type=int,
         default=DEFAULT_MAX_STEPS,
         help=f"step limit of each run and call (default {DEFAULT_MAX_STEPS:,})",
+    )
+    group.addoption(
+        "--lc3-max-output",
+        type=int,
+        default=DEFAULT_MAX_OUTPUT,
+        metavar="BYTES",
+        help=f"the most bytes a program may write (default {DEFAULT_MAX_OUTPUT:,}): OutputLimitError past it",
     )
 
 
@@ -76,6 +86,7 @@ def lc3(request: pytest.FixtureRequest, lc3_program: list[Path]) -> Callable[...
     def make(*programs: str | Path, **options: object) -> Simulator:
         options.setdefault("engine", config.getoption("--lc3-engine"))
         options.setdefault("max_steps", config.getoption("--lc3-max-steps"))
+        options.setdefault("max_output", config.getoption("--lc3-max-output"))
         files = programs or (() if "source" in options else tuple(lc3_program))
         return Simulator(*_loaded(tuple(Path(f).resolve() for f in files)), **options)  # type: ignore[arg-type]
 
