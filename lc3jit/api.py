@@ -156,7 +156,8 @@ class Simulator:
     then (`lc3jit run` gives lc3jit.tiered.TRANSLATE_AFTER; 0, the default, translates
     ahead of the first run). max_output: the most bytes the program may write over the
     Simulator's life (None: no limit); past it the output is cut and the run ends with
-    OutputLimitError.
+    OutputLimitError. translation_budget: the most instructions the translators may translate
+    (runtime.machine.TRANSLATION_BUDGET by default); past it, code stays interpreted.
     """
 
     def __init__(
@@ -174,6 +175,7 @@ class Simulator:
         build: Callable[[Machine], Engine] | None = None,
         translate_after: int = 0,
         max_output: int | None = None,
+        translation_budget: int | None = None,
     ) -> None:
         if engine not in ENGINES:
             raise ValueError(f"no engine {engine!r}; choose from {', '.join(ENGINES)}")
@@ -209,6 +211,8 @@ class Simulator:
         start = None if pc is None else self.address(pc)
         self.machine = boot(images, self.console, edition, start, system)
         self._boot = (images, edition, start, system)
+        if translation_budget is not None:
+            self.machine.translation_budget = translation_budget
         #: Tiered, the engine finds out at the switch whether the translator can run here.
         self.translate_after = 0 if engine == "interp" else translate_after
         if not self.translate_after:

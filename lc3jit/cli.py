@@ -38,7 +38,7 @@ from lc3jit_runtime.console import Console
 from lc3jit_runtime.dispatch import Dispatcher
 from lc3jit_runtime.errors import LC3Error
 from lc3jit_runtime.loader import Image, load_image_file
-from lc3jit_runtime.machine import Machine
+from lc3jit_runtime.machine import TRANSLATION_BUDGET, Machine
 
 EXIT_CODES_HELP = """
 Exit codes: 0 after HALT; 1 load or assembly error, or output not written; 2 usage
@@ -213,6 +213,16 @@ def run(
             " run goes on (blocks, regions); 0 translates before the run.",
         ),
     ] = TRANSLATE_AFTER,
+    translation_budget: Annotated[
+        int | None,
+        typer.Option(
+            "--translation-budget",
+            min=0,
+            metavar="N",
+            help="Translate at most N instructions in all (copies counted; default"
+            f" {TRANSLATION_BUDGET}); past it, code stays interpreted.",
+        ),
+    ] = None,
     trace: Annotated[
         Path | None,
         typer.Option(
@@ -229,7 +239,8 @@ def run(
     """Run a program: keys from the terminal (raw mode) or from a pipe or --input file.
 
     A compiled program (PROGRAM.pyc, from `lc3jit compile`) runs with its saved translations;
-    others with the translations a run of the same program saved before, if any."""
+    others with the translations a run of the same program saved before, if any. A .pyc is
+    Python code and running it runs that code: run only those you would run as Python programs."""
     start_pc = _address(pc, "--pc")
     traced = _range(trace_range) if trace_range is not None else (0, 0x10000)
     if trace_range is not None and trace is None:
@@ -254,6 +265,7 @@ def run(
         trace,
         traced,
         max_output=max_output,
+        translation_budget=translation_budget,
     )
     if code := run_program(options, compiled):
         raise typer.Exit(code)

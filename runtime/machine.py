@@ -69,6 +69,12 @@ OS_KEY_WAIT = 0.05
 #: The most no-op words an engine runs as one step (see `Machine.noop_run_end`): it sets
 #: up a run in time proportional to its length, wherever control enters it.
 MAX_NOOP_RUN = 4096
+#: Instructions the translators may translate for one machine, copies counted (a region
+#: holds its own copy of the code it reaches), ahead of time and at run time: past it, code
+#: stays interpreted. Translating costs about 0.2 ms an instruction, so this bounds what a
+#: program (random words, say) can make lc3jit spend translating to seconds; real programs
+#: translate far less (2048: about 1,100 instructions). `--translation-budget` sets it.
+TRANSLATION_BUDGET = 1 << 15
 
 #: Called with (address, executing_instruction_address) after a store into a word that
 #: some engine holds decoded or translated; it may raise to leave translated code.
@@ -126,6 +132,7 @@ class Machine:
         # Addresses the program's symbol table names (.sym or the assembler): translators
         # start blocks there. Knowledge about the loaded program, like memory contents.
         self.labels: frozenset[int] = frozenset()
+        self.translation_budget = TRANSLATION_BUDGET  # instructions left to translate
 
     # The PSR, assembled from its parts.
     @property

@@ -80,7 +80,7 @@ def test_table_in_a_pipe() -> None:
     assert "floor" not in header  # no floor ran
     rows = [line for line in lines if line.startswith("│")]
     assert len(rows) == 2
-    assert str(SELFMOD) in rows[0]
+    assert str(SELFMOD)[:30] in rows[0]  # a long path (a deep checkout) is cut at the column's width
     assert all(" 21 " in row for row in rows)  # instructions
     assert "\x1b[" not in result.stdout
     assert "5HALT" not in result.stdout  # the program's own output stays captured

@@ -4,7 +4,11 @@ through the CLI (a real process where signals matter), the API and the pytest pl
 
 from __future__ import annotations
 
+import errno
 import json
+import marshal
+import os
+import random
 import signal
 import struct
 import subprocess
@@ -16,6 +20,9 @@ from typer.testing import CliRunner
 
 from lc3jit.api import MachineFaultError, OutputLimitError, Simulator
 from lc3jit.cli import app
+from lc3jit.translator.blocks import find_blocks
+from lc3jit.translator.regions import AHEAD_COPIES
+from lc3jit_runtime.compiled import PAYLOAD_MARK
 from lc3jit_runtime.loader import Image
 from lc3jit_runtime.machine import DDR
 from lc3jit_runtime.outcome import Outcome
@@ -24,6 +31,7 @@ from .conftest import engine_options, make_machine, run_on
 from .machine_code import HALT, ORIGIN, PUTS, PUTSP, execute, op
 
 LC3JIT = [sys.executable, "-m", "lc3jit"]
+EXAMPLES = Path(__file__).parent.parent / "examples"
 #: Generous: only a hang fails it.
 HANG = 120
 
@@ -197,3 +205,190 @@ def test_the_pytest_plugin_limits_output_by_default(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "2 passed" in done.stdout
+
+
+#: A program long enough for a tiered start to switch (with --translate-after 100).
+COUNTDOWN = [
+    op("LD", dr=1, pcoffset9=3),
+    op("ADDI", dr=1, sr1=1, imm5=-1),
+    op("BR", nzp=0b001, pcoffset9=-2),
+    HALT,
+    5000,
+]
+NO_HOME = """
+import pwd, sys
+def no_entry(uid):
+    raise KeyError(f"getpwuid(): uid not found: {uid}")
+pwd.getpwuid = no_entry  # a uid with no passwd entry, as in a container run with --user N
+sys.argv = ["lc3jit", *sys.argv[1:]]
+from lc3jit.launch import main
+main()
+"""
+
+
+def test_no_home_turns_the_cache_off_with_one_warning(tmp_path: Path) -> None:
+    program = write_obj(tmp_path / "countdown.obj", COUNTDOWN)
+    state = tmp_path / "state.json"
+    environment = {k: v for k, v in os.environ.items() if k not in ("HOME", "XDG_CACHE_HOME")}
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            NO_HOME,
+            "run",
+            "--translate-after",
+            "100",
+            "--state-json",
+            str(state),
+            str(program),
+        ],
+        capture_output=True,
+        timeout=HANG,
+        cwd=tmp_path,
+        env=environment,
+    )
+    assert (done.returncode, done.stdout) == (0, b"HALT\n"), done.stderr
+    assert done.stderr.decode() == (
+        "lc3jit: translation cache: no directory for it (HOME is unset and the user has no home): not used\n"
+    )
+    assert json.loads(state.read_text())["instructions"] == 1 + 2 * 5000 + 1
+    assert sorted(tmp_path.iterdir()) == [program, state]  # no `~` folder made here
+
+
+@pytest.mark.parametrize("kind", ["directory", "fifo"])
+def test_a_cache_entry_that_is_not_a_file_is_translated_again(
+    tmp_path: Path, translation_cache: Path, kind: str
+) -> None:
+    program = write_obj(tmp_path / "countdown.obj", COUNTDOWN)
+    command = [*LC3JIT, "run", "--translate-after", "0", str(program)]
+    assert subprocess.run(command, capture_output=True, timeout=HANG).returncode == 0
+    [entry] = translation_cache.glob("*.pyc")
+    entry.unlink()
+    if kind == "directory":
+        entry.mkdir()
+    else:
+        os.mkfifo(entry)
+    done = subprocess.run(command, capture_output=True, timeout=HANG)  # a FIFO once hung here
+    assert (done.returncode, done.stdout) == (0, b"HALT\n")
+    assert done.stderr.decode() == (
+        f"lc3jit: translation cache: {entry}: not a file lc3jit wrote (not a regular file);"
+        " translating again\n"
+    )
+
+
+def test_state_json_is_written_whole_or_not_at_all(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A full disk while writing it leaves the file that was there, not an empty one."""
+    program = write_obj(tmp_path / "halt.obj", [HALT])
+    state = tmp_path / "state.json"
+    state.write_text("before\n")
+
+    def full(fd: int, mode: int) -> None:  # the last step before the rename
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "fchmod", full)
+    result = CliRunner().invoke(
+        app, ["run", "--state-json", str(state), str(program)], catch_exceptions=False
+    )
+    monkeypatch.undo()
+    assert result.exit_code == 1
+    assert f"lc3jit: {state}: No space left on device" in result.stderr
+    assert state.read_text() == "before\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["halt.obj", "state.json"]  # no temporary left
+
+
+def test_state_json_to_a_device_is_written_to(tmp_path: Path) -> None:
+    program = write_obj(tmp_path / "halt.obj", [HALT])
+    done = subprocess.run(
+        [*LC3JIT, "run", "--state-json", "/dev/stdout", str(program)], capture_output=True, timeout=HANG
+    )
+    assert done.returncode == 0
+    assert json.loads(done.stdout.decode().removeprefix("HALT\n"))["stop_reason"] == "halt"
+
+
+def test_a_trace_that_cannot_be_written_names_its_file(tmp_path: Path) -> None:
+    program = write_obj(tmp_path / "countdown.obj", COUNTDOWN)
+    state = tmp_path / "state.json"
+    done = subprocess.run(
+        [*LC3JIT, "run", "--trace", "/dev/full", "--state-json", str(state), str(program)],
+        capture_output=True,
+        timeout=HANG,
+    )
+    assert done.returncode == 1
+    assert done.stderr.decode() == (
+        f"lc3jit: {program}: cannot write the trace to /dev/full: No space left on device\n"
+    )
+    assert json.loads(state.read_text())["stop_reason"] == "output-error"
+
+
+def test_a_damaged_compiled_file_is_refused_by_python_itself(
+    tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """Single bit flips in the program a .pyc carries: `python X.pyc` refuses each in one
+    line (a flip there once crashed CPython with SIGSEGV, or hung it)."""
+    compiled = tmp_path / "hello.pyc"
+    made = subprocess.run(
+        [*LC3JIT, "compile", str(EXAMPLES / "hello.asm"), "-o", str(compiled)], capture_output=True
+    )
+    assert made.returncode == 0, made.stderr
+    data = compiled.read_bytes()
+    [payload] = [c for c in marshal.loads(data[16:]).co_consts if isinstance(c, bytes)]
+    start = data.index(payload)
+    flips = random.Random(19).sample(
+        range((start + len(PAYLOAD_MARK)) * 8, (start + len(payload)) * 8),
+        200 if request.config.getoption("--slow") else 8,
+    )
+    for bit in flips:
+        damaged = bytearray(data)
+        damaged[bit // 8] ^= 1 << bit % 8
+        compiled.write_bytes(damaged)
+        ran = subprocess.run([sys.executable, str(compiled)], capture_output=True, text=True, timeout=HANG)
+        assert ran.returncode == 1, (bit, ran)
+        assert (
+            ran.stderr
+            == "hello.pyc: hello.pyc: corrupt (its program's checksum does not match its contents)\n"
+        )
+
+
+def flowing_code(count: int, seed: int = 0) -> tuple[int, ...]:
+    """Random instructions that go on (no reserved opcode, RTI or JMP): every word is
+    reached, and every JSR target roots a region reaching most of the rest."""
+    chooser = random.Random(seed)
+    opcodes = [0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 14, 15]
+    return tuple(chooser.choice(opcodes) << 12 | chooser.randrange(4096) for _ in range(count))
+
+
+def test_translating_ahead_copies_the_code_a_bounded_number_of_times() -> None:
+    """Issue 19: 5.8 KB of such words took 50 s to translate with regions (each of ~200
+    call targets copied up to 160 blocks); the copies are now bounded by the code found."""
+    sim = Simulator(Image(ORIGIN, flowing_code(1000)), engine="regions")
+    translator = sim.engine.translator
+    found = len(
+        {
+            i.address
+            for b in find_blocks(sim.machine.mem, [ORIGIN], frozenset()).values()
+            for i in b.instructions
+        }
+    )
+    copied = sum(b.length for region in translator.regions.values() for b in region.blocks)
+    assert ORIGIN in translator.regions  # the start's region comes first
+    assert found < copied <= AHEAD_COPIES * found
+
+
+def test_past_the_translation_budget_code_stays_interpreted(engine: str) -> None:
+    program = Image(ORIGIN, tuple(COUNTDOWN))
+    sim = Simulator(program, engine=engine, translation_budget=0)
+    sim.run()
+    assert sim.output == "HALT\n" and sim.instructions == 1 + 2 * 5000 + 1
+    assert not getattr(sim.engine, "blocks", {})  # nothing translated, ahead or when hot
+    assert sim.machine.translation_budget == 0
+
+
+def test_the_translation_budget_is_spent_on_the_command_line(tmp_path: Path) -> None:
+    program = write_obj(tmp_path / "random.obj", list(flowing_code(2900)))
+    state = tmp_path / "state.json"
+    command = ["run", "--no-cache", "--translate-after", "0", "--max-steps", "1", "--state-json", str(state)]
+    done = subprocess.run(
+        [*LC3JIT, *command, "--translation-budget", "200", str(program)], capture_output=True, timeout=HANG
+    )
+    assert done.returncode == 4
+    assert json.loads(state.read_text())["instructions"] == 1

@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from lc3jit.toolchain.disasm import instruction_text
+from lc3jit_runtime.errors import OUTPUT_ERROR_EXIT
 from lc3jit_runtime.interp import Interpreter
 from lc3jit_runtime.isa import Instruction, decode
 from lc3jit_runtime.machine import EXCEPTION_TABLE, IO_BASE, KEYBOARD_VECTOR, WATCH_OBSERVED, Machine
@@ -58,12 +59,20 @@ class Tracer:
         for address in range(len(m.mem)):
             watch[address] |= WATCH_OBSERVED
         try:
-            return self._run(UNLIMITED if max_steps is None else max_steps)
+            outcome = self._run(UNLIMITED if max_steps is None else max_steps)
+            self.file.flush()
+            return outcome
+        except OSError as error:  # the trace file (a full disk): the run ends where it got to
+            name = getattr(self.file, "name", "the trace")
+            return Outcome(
+                "output-error",
+                OUTPUT_ERROR_EXIT,
+                f"cannot write the trace to {name}: {error.strerror or error}",
+            )
         finally:
             m.observer = saved_observer
             for address in range(len(m.mem)):
                 watch[address] &= ~WATCH_OBSERVED
-            self.file.flush()
 
     def _run(self, limit: int) -> Outcome:
         m, step, write = self.machine, self.interpreter.run, self.file.write
