@@ -23,6 +23,7 @@ from lc3jit.cli import app
 from lc3jit.translator.blocks import find_blocks
 from lc3jit.translator.regions import AHEAD_COPIES
 from lc3jit_runtime.compiled import PAYLOAD_MARK
+from lc3jit_runtime.endings import Ending
 from lc3jit_runtime.loader import Image
 from lc3jit_runtime.machine import DDR
 from lc3jit_runtime.outcome import Outcome
@@ -113,7 +114,8 @@ def test_the_output_limit_cuts_the_output_and_stops_after_the_instruction(engine
     machine, display = make_machine(FLOOD)
     machine.console.max_output = LONG * 5 // 2
     run = run_on(engine, machine, display)
-    assert run.outcome == Outcome("output-limit", 6, f"output limit reached ({LONG * 5 // 2:,} bytes)")
+    assert run.outcome == Outcome(Ending.OUTPUT_LIMIT, f"output limit reached ({LONG * 5 // 2:,} bytes)")
+    assert (run.outcome.reason, run.outcome.exit_code) == ("output-limit", 6)
     assert run.output == b"A" * (LONG * 5 // 2)
     assert (run.machine.icount, run.machine.pc) == (8, ORIGIN + 2)
 

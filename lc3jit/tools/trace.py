@@ -21,9 +21,9 @@ from __future__ import annotations
 from typing import TextIO
 
 from lc3jit.toolchain.disasm import instruction_text
-from lc3jit_runtime.errors import OUTPUT_ERROR_EXIT
+from lc3jit_runtime.endings import Ending
 from lc3jit_runtime.interp import Interpreter
-from lc3jit_runtime.isa import Instruction, decode
+from lc3jit_runtime.isa import MEMORY_WORDS, Instruction, decode
 from lc3jit_runtime.machine import EXCEPTION_TABLE, IO_BASE, KEYBOARD_VECTOR, WATCH_OBSERVED, Machine
 from lc3jit_runtime.outcome import STEP_LIMIT, UNLIMITED, Outcome
 
@@ -37,7 +37,7 @@ class Tracer:
     name = "interp (traced)"
 
     def __init__(
-        self, machine: Machine, file: TextIO, labels: dict[int, str], start: int = 0, stop: int = 0x10000
+        self, machine: Machine, file: TextIO, labels: dict[int, str], start: int = 0, stop: int = MEMORY_WORDS
     ) -> None:
         self.machine = machine
         self.file = file
@@ -63,12 +63,8 @@ class Tracer:
             self.file.flush()
             return outcome
         except OSError as error:  # the trace file (a full disk): the run ends where it got to
-            name = getattr(self.file, "name", "the trace")
-            return Outcome(
-                "output-error",
-                OUTPUT_ERROR_EXIT,
-                f"cannot write the trace to {name}: {error.strerror or error}",
-            )
+            problem = f"cannot write the trace to {getattr(self.file, 'name', 'its file')}"
+            return Outcome(Ending.OUTPUT_ERROR, f"{problem}: {error.strerror or error}")
         finally:
             m.observer = saved_observer
             for address in range(len(m.mem)):
