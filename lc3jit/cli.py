@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import inspect
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -39,7 +40,7 @@ from lc3jit_runtime.console import Console
 from lc3jit_runtime.dispatch import Dispatcher
 from lc3jit_runtime.errors import LC3Error
 from lc3jit_runtime.isa import MEMORY_WORDS
-from lc3jit_runtime.loader import Image, load_image_file
+from lc3jit_runtime.loader import Image, load_file
 from lc3jit_runtime.machine import Machine
 
 EXIT_CODES_HELP = """
@@ -333,8 +334,8 @@ def asm(
         assembly = assemble_file(source)
     except LC3Error as e:
         raise fail(str(e)) from None
-    for warning in assembly.warnings:
-        _warn(str(warning))
+    for warning in assembly.warning_texts():
+        _warn(warning)
     try:
         write_outputs(assembly, output or source.with_suffix(".obj"))
     except OSError as e:
@@ -384,7 +385,7 @@ def disasm(
             assembly = assemble_file(program)
             images, code = assembly.images, assembly.code
         else:
-            images, code = (load_image_file(program),), None
+            images, code = load_file(program, _warn), None
     except LC3Error as e:
         raise fail(str(e)) from None
     parts = [part for part in (_clip(image, start, stop) for image in images) if part is not None]
@@ -430,9 +431,18 @@ def dump(
         int | None, typer.Option("--max-steps", min=0, help="With --run: stop after this many instructions.")
     ] = None,
     engine: Annotated[
-        str, typer.Option("--engine", callback=_dumpable, help="The translator to show.")
-    ] = "blocks",
+        str,
+        typer.Option("--engine", callback=_dumpable, help="The translator to show (run's own by default)."),
+    ] = "regions",
     edition: Edition = 3,
+    html_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--html",
+            help="Write the translation as one self-contained page to this file: the control-flow graph,"
+            " each block's source beside its bytecode (see docs/inspection.md).",
+        ),
+    ] = None,
 ) -> None:
     """Show each translated block: LC-3 disassembly, exits, Python bytecode (LC-3 addresses as
     line numbers), and a summary. JSON is documented in lc3jit/tools/dump.py."""
@@ -469,7 +479,14 @@ def dump(
     blocks = result.selected(start, stop)
     if not blocks:
         raise fail(f"{programs[0]}: no translated block in {format_range(start, stop)}")
-    if output_format == "json":
+    if html_file is not None:
+        from lc3jit.tools.page import render
+
+        try:
+            html_file.write_text(render(result), encoding="utf-8")
+        except OSError as e:
+            raise fail(f"{html_file}: {e.strerror or e}") from None
+    elif output_format == "json":
         sys.stdout.write(dump_json(result, blocks))
     else:
         write_text(result, blocks, sys.stdout)
@@ -526,6 +543,16 @@ def bench_command(
         ),
     ] = False,
     edition: Edition = 3,
+    plot: Annotated[
+        Path | None,
+        typer.Option(
+            "--plot", help="Also draw the results as a chart, an SVG file (see docs/inspection.md)."
+        ),
+    ] = None,
+    html_file: Annotated[
+        Path | None,
+        typer.Option("--html", help="Also write the chart and the table as one self-contained page."),
+    ] = None,
 ) -> None:
     """Time every engine on each program (alternating runs, same input), checking that all end
     with the same output, state, memory and instruction count; a difference is exit code 1."""
@@ -567,6 +594,55 @@ def bench_command(
         sys.stdout.write(bench.to_json(results, repeat, process))
     else:
         bench.write_table(results, sys.stdout)
+    if plot is not None or html_file is not None:
+        from lc3jit.tools.chart import chart_svg
+        from lc3jit.tools.page import bench_page
+
+        try:
+            if plot is not None:
+                plot.write_text(chart_svg(results), encoding="utf-8")
+            if html_file is not None:
+                html_file.write_text(bench_page(results), encoding="utf-8")
+        except OSError as e:
+            raise fail(f"{e.filename}: {e.strerror or e}") from None
+
+
+GradeOut = Annotated[Path, typer.Option("--out", help="Folder for scores.csv, scores.json, scores.html.")]
+GradeJobs = Annotated[int, typer.Option("--jobs", "-j", min=0, help="Worker processes (0: one per core).")]
+GradeCoverage = Annotated[
+    bool, typer.Option(help="Name the lines each failing test never ran (runs on the interpreter).")
+]
+PytestOptions = Annotated[
+    list[str] | None,
+    typer.Option("--pytest", help="An argument for pytest, e.g. --pytest=--lc3-time-limit=2; repeatable."),
+]
+
+
+@app.command()
+def grade(
+    tests: Annotated[Path, typer.Argument(help="The pytest tests (file or folder) that grade one program.")],
+    submissions: Annotated[list[Path], typer.Argument(help="The students' programs (.asm, .obj, ...).")],
+    out: GradeOut = Path("grades"),
+    jobs: GradeJobs = 0,
+    coverage: GradeCoverage = True,
+    pytest_options: PytestOptions = None,
+) -> None:
+    """Grade a whole class: every submission against the tests, in parallel by submission
+    (see lc3jit/tools/grade.py); a submission that does not assemble, loops, floods its
+    output or crashes costs only its own score."""
+    from lc3jit.tools.grade import grade_class
+
+    for path in (tests, *submissions):
+        if not path.exists():
+            raise fail(f"{path}: no such file or folder")
+    options = [*(["--lc3-coverage"] if coverage else []), *(pytest_options or [])]
+    try:
+        records = grade_class(tests, submissions, out, jobs or os.cpu_count() or 1, options)
+    except RuntimeError as e:
+        raise fail(str(e)) from None
+    scores = ", ".join(f"{Path(r.program).name} {r.score:g}/{r.max_score:g}" for r in records[:5])
+    more = f", ... ({len(records)} in all)" if len(records) > 5 else ""
+    typer.echo(f"{scores}{more}\nwritten: {out / 'scores.csv'}, {out / 'scores.json'}, {out / 'scores.html'}")
 
 
 @app.command()

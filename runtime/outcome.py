@@ -41,7 +41,7 @@ def interrupted(signum: int) -> Outcome:
 def output_limit(limit: int) -> Outcome:
     """The program wrote more than `limit` bytes: what it wrote is cut there, and the run
     ends after the instruction that went past it (see Console.write)."""
-    return Outcome(Ending.OUTPUT_LIMIT, f"output limit reached ({limit:,} bytes)")
+    return Outcome(Ending.OUTPUT_LIMIT, f"the output limit ({limit:,} bytes) was reached")
 
 
 def output_lost(error: OSError) -> Outcome:

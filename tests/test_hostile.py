@@ -114,7 +114,8 @@ def test_the_output_limit_cuts_the_output_and_stops_after_the_instruction(engine
     machine, display = make_machine(FLOOD)
     machine.console.max_output = LONG * 5 // 2
     run = run_on(engine, machine, display)
-    assert run.outcome == Outcome(Ending.OUTPUT_LIMIT, f"output limit reached ({LONG * 5 // 2:,} bytes)")
+    message = f"the output limit ({LONG * 5 // 2:,} bytes) was reached"
+    assert run.outcome == Outcome(Ending.OUTPUT_LIMIT, message)
     assert (run.outcome.reason, run.outcome.exit_code) == ("output-limit", 6)
     assert run.output == b"A" * (LONG * 5 // 2)
     assert (run.machine.icount, run.machine.pc) == (8, ORIGIN + 2)
@@ -149,7 +150,7 @@ def test_the_output_limit_on_the_command_line(tmp_path: Path, engine: str) -> No
         timeout=HANG,
     )
     assert (done.returncode, done.stdout) == (6, b"A" * 70_000)
-    assert done.stderr.decode() == f"lc3jit: {program}: output limit reached (70,000 bytes)\n"
+    assert done.stderr.decode() == f"lc3jit: {program}: the output limit (70,000 bytes) was reached\n"
     assert json.loads(state.read_text())["stop_reason"] == "output-limit"
     assert json.loads(state.read_text())["instructions"] == 8
 
@@ -162,7 +163,8 @@ def test_the_output_limit_through_typer(tmp_path: Path) -> None:
 
 def test_the_output_limit_through_the_api(engine: str) -> None:
     sim = Simulator(Image(ORIGIN, tuple(FLOOD)), engine=engine, max_output=LONG + 1)
-    with pytest.raises(OutputLimitError, match=r"output limit reached \(30,001 bytes\) at x3002") as raised:
+    limit = r"the output limit \(30,001 bytes\) was reached at x3002"
+    with pytest.raises(OutputLimitError, match=limit) as raised:
         sim.run()
     assert raised.value.exit_code == 6
     assert sim.output == "A" * (LONG + 1)
@@ -177,7 +179,7 @@ def test_flood(lc3):
     sim = lc3()
     with pytest.raises(OutputLimitError):
         sim.run()
-    assert len(sim.output) == 1 << 20
+    assert len(sim.output) == 65_536  # the plugin's default --lc3-max-output
 
 def test_endless_string(lc3):
     with pytest.raises(MachineFaultError, match="no x0000 word"):
