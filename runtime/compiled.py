@@ -274,18 +274,37 @@ def _engine(payload: tuple[tuple[int, ...], tuple[object, ...], tuple[object, ..
     return saved
 
 
+#: CPython numbers the bytecode of each minor version in a block of 50 magic numbers:
+#: 3.11 from 3450, 3.12 from 3500, ... (3.11.7: 3495, 3.14.x: 3627, 3.15.x: 3666).
+FIRST_MAGIC_OF_3_11 = 3450
+MAGIC_BLOCK = 50
+
+
+def another_python(theirs: int) -> str:
+    """What to tell the user of a compiled file whose bytecode another Python wrote: that
+    Python's version when the magic number says it, the numbers themselves otherwise."""
+    this = f"{sys.version_info.major}.{sys.version_info.minor}"
+    if theirs >= FIRST_MAGIC_OF_3_11:
+        writer = f"3.{11 + (theirs - FIRST_MAGIC_OF_3_11) // MAGIC_BLOCK}"
+        if writer != this:
+            return (
+                f"compiled by Python {writer}; this is Python {this}: compile it again with this "
+                f"Python, or run it with Python {writer}"
+            )
+    ours = int.from_bytes(importlib.util.MAGIC_NUMBER[:2], "little")
+    return (
+        f"compiled for another Python version (bytecode magic {theirs}; Python "
+        f"{sys.version.split()[0]} reads {ours}): compile it again with this Python"
+    )
+
+
 def parse_compiled(data: bytes, name: str) -> Compiled:
     """A compiled file's bytes back as a Compiled; LoadError (one line) for anything else."""
     if len(data) < HEADER_BYTES or data[2:4] != b"\r\n":
         raise LoadError(name, "not a compiled program (no .pyc header)")
     magic, flags, checksum, body = data[:4], data[4:8], data[8:16], data[HEADER_BYTES:]
     if magic != importlib.util.MAGIC_NUMBER:
-        theirs, ours = (int.from_bytes(m[:2], "little") for m in (magic, importlib.util.MAGIC_NUMBER))
-        raise LoadError(
-            name,
-            f"compiled for another Python version (bytecode magic {theirs}; Python "
-            f"{sys.version.split()[0]} reads {ours}): compile it again with this Python",
-        )
+        raise LoadError(name, another_python(int.from_bytes(magic[:2], "little")))
     if int.from_bytes(flags, "little") != HASH_BASED_UNCHECKED:
         raise LoadError(name, "a .pyc that lc3jit did not write (no checksum of its code)")
     if importlib.util.source_hash(body) != checksum:
