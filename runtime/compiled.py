@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import CodeType, FunctionType
 
+from . import contract
 from .boot import boot
 from .collector import collector_paused, long_lived
 from .console import Console
@@ -52,11 +53,13 @@ from .loader import Image
 from .machine import Machine
 from .signals import stop_on_signals
 
-#: The first pair of every payload: what it is, and the version of its layout. A file
-#: whose FORMAT differs is refused (compile it again): the layout, or the contract
-#: between generated code and this runtime (the globals it names), changed.
+#: The first pair of every payload: what it is, and its format: the version of its layout
+#: and the digest of the contract between generated code and this runtime (the names it
+#: may use, runtime.contract). A file whose FORMAT differs is refused (compile it again):
+#: saved code that named a global this runtime no longer binds would fail mid-run.
 MARK = "lc3jit compiled program"
-FORMAT = 2
+LAYOUT = 3
+FORMAT = f"{LAYOUT}.{contract.DIGEST}"
 HASH_BASED_UNCHECKED = 0b01  # PEP 552 flags
 HEADER_BYTES = 16
 #: The engine `python PROGRAM.pyc` runs.

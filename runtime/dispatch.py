@@ -22,7 +22,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
+from . import contract
 from .errors import Leave, Stop, StopRequested
 from .interp import Interpreter, stop_requested
 from .isa import SIGN_BIT, WORD_MASK
@@ -89,9 +91,16 @@ class Translation:
         return self.words or ((self.start + i) & WORD_MASK for i in range(self.length))
 
 
-#: The translator's side: given the engine and a PC, translations to install, the first
-#: entered at that PC; none to interpret it.
-Translator = Callable[["Dispatcher", int], Sequence[Translation]]
+class Translator(Protocol):
+    """The translator's side, which lc3jit installs (the runtime never imports it)."""
+
+    def __call__(self, dispatcher: Dispatcher, pc: int) -> Sequence[Translation]:
+        """Translations to install for a PC grown hot, the first entered at pc; none to
+        interpret it."""
+
+    def left_through(self, dispatcher: Dispatcher, site: int, target: int) -> None:
+        """Translated code left through the JMP or JSRR at site for target (a sample, see
+        Dispatcher.left_through): a translator may learn the target, or ignore it."""
 
 
 class Dispatcher:
@@ -117,32 +126,36 @@ class Dispatcher:
         self.stops: set[int] = set()  # PCs to stop before (breakpoints): see set_stop
         self.cut: set[int] = set()  # starts of translations made while a stop stood
         self.region_count = [0]  # instructions the last region ran
+        self.exit_counts = [0] * len(machine.mem)  # by address: a region's exits through that JMP or JSRR
         self.globals = self._block_globals()
         machine.code_write_hooks.append(self._code_written)
         machine.stop_hooks.append(self._stop)
 
     def _block_globals(self) -> dict[str, object]:
-        """What generated code may name: the machine's state and the slow paths."""
+        """What generated code may name: the machine's state and the slow paths (runtime.contract)."""
         m = self.machine
-        return {
-            "__builtins__": {},
-            "N": self.region_count,
-            "M": m.mem,
-            "W": m.watch,
-            "R": m.reg,
-            "m": m,
-            "POSITIVE": POSITIVE,
-            "NEGATIVE": NEGATIVE,
-            "ZERO": ZERO,
-            "LOAD": m.load_checked if m.access_control else m.load,
-            "FETCH": m.fetch_violation,
-            "STORE": self.store_from_block,
-            "TRAP": lambda vector, at: trap(m, vector, at),
-            "RTI": m.return_from_interrupt,
-            "ILLEGAL": lambda word, at: m.exception(ILLEGAL_OPCODE, at, f"illegal opcode x{word:04X}"),
-            "EXITS": [0] * len(m.mem),  # by address: a region's exits through that JMP or JSRR
-            "INDIRECT": self.left_through,
-        }
+        return contract.bind(
+            {
+                contract.REGION_COUNT: self.region_count,
+                contract.MEMORY: m.mem,
+                contract.WRITE_MAP: m.watch,
+                contract.REGISTERS: m.reg,
+                contract.MACHINE: m,
+                contract.POSITIVE: POSITIVE,
+                contract.NEGATIVE: NEGATIVE,
+                contract.ZERO: ZERO,
+                contract.EXIT_COUNTS: self.exit_counts,
+                contract.LOAD.name: m.load_checked if m.access_control else m.load,
+                contract.FETCH.name: m.fetch_violation,
+                contract.STORE.name: self.store_from_block,
+                contract.TRAP.name: lambda vector, at: trap(m, vector, at),
+                contract.RTI.name: m.return_from_interrupt,
+                contract.ILLEGAL.name: lambda word, at: m.exception(
+                    ILLEGAL_OPCODE, at, f"illegal opcode x{word:04X}"
+                ),
+                contract.INDIRECT.name: self.left_through,
+            }
+        )
 
     def install(self, translation: Translation) -> None:
         self.install_entries([translation])
@@ -305,9 +318,12 @@ class Dispatcher:
     def left_through(self, site: int, target: int) -> None:
         """Translated code left through the JMP or JSRR at site for target (every so many
         times: a sample); a translator that learns targets is told."""
-        learn = getattr(self.translator, "left_through", None)
-        if learn is not None:
-            learn(self, site, target)
+        if self.translator is not None:
+            self.translator.left_through(self, site, target)
+
+    def exits_through(self, site: int) -> int:
+        """How often regions left through the JMP or JSRR at site (their code counts it)."""
+        return self.exit_counts[site]
 
     def store_from_block(self, address: int, value: int, at: int) -> None:
         """The slow path of a translated store; leaves the block if it wrote code."""

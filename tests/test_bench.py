@@ -254,15 +254,15 @@ def test_process_mode_has_no_floor() -> None:
     assert "--floor and --process exclude each other" in result.stderr
 
 
-def test_readme_table_from_bench_json(tmp_path: Path) -> None:
-    """examples/bench/readme_table.py turns `bench --json` into the README's table: each
+def test_benchmarks_table_from_bench_json(tmp_path: Path) -> None:
+    """examples/bench/benchmarks_table.py turns `bench --json` into a table of docs/benchmarks.md: each
     engine in ns per instruction with its ratio to the interpreter, and regions / floor."""
-    spec = importlib.util.spec_from_file_location("readme_table", BENCH / "readme_table.py")
+    spec = importlib.util.spec_from_file_location("benchmarks_table", BENCH / "benchmarks_table.py")
     assert spec is not None and spec.loader is not None
-    readme_table = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(readme_table)
+    benchmarks_table = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(benchmarks_table)
     document = bench_json(_floor(tmp_path, "A"), "--floor", "--engines", "interp,blocks,regions")
-    lines = readme_table.table(document).splitlines()
+    lines = benchmarks_table.table(document).splitlines()
     assert lines[0] == f"Python {document['python']}:"
     assert lines[2].split(" | ")[3:] == [
         "blocks ns/instr (x interp)",

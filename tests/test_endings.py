@@ -37,6 +37,31 @@ HELLO   .STRINGZ "counting, no newline yet"
         .END
 """
 
+#: COUNTING with a warm-up the test can see: it says "warm" once R3 has counted down from
+#: 2,000 (8,003 instructions, past the tiered switch at 1,000), then counts on silently.
+#: A signal sent after "warm" shows finds more than WARM_STEPS instructions run, however
+#: fast or slow the machine is.
+WARMED = """
+        .ORIG x3000
+        LEA R0, HELLO
+        PUTS
+        LD R3, LAPS
+WARM    ADD R1, R1, #1
+        ADD R2, R2, #2
+        ADD R3, R3, #-1
+        BRp WARM
+        LEA R0, READY
+        PUTS
+LOOP    ADD R1, R1, #1
+        ADD R2, R2, #2
+        BRnzp LOOP
+LAPS    .FILL #2000
+HELLO   .STRINGZ "counting, no newline yet"
+READY   .STRINGZ ", warm"
+        .END
+"""
+WARM_STEPS = 3 + 4 * 2000 + 2
+
 #: A line of output, again and again.
 LINES = """
         .ORIG x3000
@@ -148,10 +173,11 @@ def test_a_signal_ends_the_run_with_its_output_and_its_exact_state(
     code: int,
     message: str,
 ) -> None:
-    program = source(tmp_path, COUNTING)
+    program = source(tmp_path, WARMED)
     state_json = tmp_path / "state.json"
     process = spawn("run", program, *ENGINE_OPTIONS[engine], "--stats", "--state-json", state_json)
-    assert read_until(process.stdout, b"no newline yet") == b"counting, no newline yet"  # while it runs
+    said = read_until(process.stdout, b", warm")  # it has run WARM_STEPS: no guess at its speed
+    assert said == b"counting, no newline yet, warm"  # while it runs, without a newline
     process.send_signal(signum)
     out, err = process.communicate(timeout=TIMEOUT)
     assert (process.returncode, out) == (code, b"")  # nothing more: the loop prints nothing
@@ -161,7 +187,7 @@ def test_a_signal_ends_the_run_with_its_output_and_its_exact_state(
     state = json.loads(state_json.read_text())
     assert (state["stop_reason"], state["exit_code"]) == ("interrupted", code)
     steps = state["instructions"]
-    assert steps > 1000  # it ran a while: the state is not the one at the start
+    assert steps >= WARM_STEPS  # past the warm-up (and the tiered switch): not the starting state
     after = state_after(tmp_path, program, engine, steps)
     assert {k: state[k] for k in ARCHITECTURAL} == {k: after[k] for k in ARCHITECTURAL}
 

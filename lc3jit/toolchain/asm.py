@@ -40,13 +40,17 @@ class Diagnostic:
 
 
 class AssemblyError(LC3Error):
-    """The source has errors: all of them, in source order, each with its place."""
+    """The source has errors: all of them, in source order, each with its place. The
+    warnings of the same source are kept beside them (`warnings`) and shown in their place:
+    a warning is often why the error happened (a bare `3000` read as decimal)."""
 
-    def __init__(self, diagnostics: list[Diagnostic]) -> None:
+    def __init__(self, diagnostics: list[Diagnostic], warnings: list[Diagnostic] | tuple[()] = ()) -> None:
         count = f"{len(diagnostics)} error{'s' if len(diagnostics) > 1 else ''}"
+        shown = sorted([*diagnostics, *warnings], key=lambda d: (d.line, d.column))
         # One line first, as every lc3jit error has, then the details it summarises.
-        super().__init__("\n".join([f"{diagnostics[0].path}: {count}", *map(str, diagnostics)]))
+        super().__init__("\n".join([f"{diagnostics[0].path}: {count}", *map(str, shown)]))
         self.diagnostics = tuple(diagnostics)
+        self.warnings = tuple(warnings)
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,7 +207,7 @@ class _Assembler:
         self.diagnostics.sort(key=lambda d: (d.line, d.column))
         errors = [d for d in self.diagnostics if d.severity == "error"]
         if errors:
-            raise AssemblyError(errors)
+            raise AssemblyError(errors, [d for d in self.diagnostics if d.severity != "error"])
         images = tuple(Image(b.origin, tuple(b.words), self.path, b.symbols, b.source) for b in self.blocks)
         code = frozenset(address for b in self.blocks for address in b.code)
         return Assembly(images, code, tuple(self.diagnostics))
@@ -261,6 +265,8 @@ class _Assembler:
             self.warn(statement, statement.op.column, f"no .END for the .ORIG on line {self.block.line}")
             self.close_block()
         origin = self.single_number(statement, 0, WORD_MASK)
+        if origin is not None:
+            self.bare_decimal(statement, statement.operands[0])
         self.block = _Block(0 if origin is None else origin, statement.number, self.error_count())
         self.orphan_reported = False
 
@@ -277,8 +283,12 @@ class _Assembler:
         name = token.text.removesuffix(":")
         if name.upper() in self.symbols:
             _, _, line = self.symbols[name.upper()]
-            self.report(statement, token.column, f"label {name} is already defined on line {line}")
+            hint = _mnemonic_hint(name)
+            hint = f" ({hint})" if hint and statement.op is None else ""
+            self.report(statement, token.column, f"label {name} is already defined on line {line}{hint}")
             return
+        if statement.op is None and not token.text.endswith(":") and (hint := _mnemonic_hint(name)):
+            self.warn(statement, token.column, f"{name} alone on a line is taken as a label ({hint})")
         address = self.block.location & WORD_MASK
         self.symbols[name.upper()] = (name, address, statement.number)
         self.block.symbols[name] = address
@@ -373,6 +383,7 @@ class _Assembler:
         if token.kind == "word":
             value = parse_number(token.text)
             if value is not None:
+                self.bare_decimal(statement, token)
                 return value
             if is_label(token.text):
                 return self.address_of(statement, token)
@@ -382,9 +393,18 @@ class _Assembler:
     def address_of(self, statement: _Statement, token: Token) -> int | None:
         entry = self.symbols.get(token.text.upper())
         if entry is None:
-            self.report(statement, token.column, f"unknown label {token.text}")
+            self.report(statement, token.column, f"unknown label {token.text}{self.label_hint(token.text)}")
             return None
         return entry[1]
+
+    def label_hint(self, name: str) -> str:
+        """What an unknown label may have meant: an instruction's name, or a label one or two
+        edits away (LOPP for LOOP)."""
+        if is_keyword(name):
+            upper = name.upper()
+            return f": {upper} is an instruction; a label of that name is defined with a colon ({name}:)"
+        near = _nearest(name, [defined for defined, _, _ in self.symbols.values()])
+        return f"; did you mean {near}?" if near else ""
 
     def encode(self, statement: _Statement, address: int) -> int:
         """The word of an instruction: the spelling whose operand kinds match, encoded."""
@@ -410,6 +430,7 @@ class _Assembler:
             return int(register.group(1))
         value = parse_number(token.text)
         if value is not None:
+            self.bare_decimal(statement, token)
             return self.fit(statement, operand, token, value)
         if operand.name not in PC_RELATIVE:
             self.report(statement, token.column, f"expected a number, found {token.text}")
@@ -427,6 +448,18 @@ class _Assembler:
             self.report(statement, token.column, message)
             return None
         return offset
+
+    def bare_decimal(self, statement: _Statement, token: Token) -> None:
+        """A number with neither # nor x is read as decimal, as LC3Tools reads it; lc3as and
+        the textbook want #, and a student who wrote `.ORIG 3000` meant x3000: say so."""
+        if _BARE_DECIMAL.fullmatch(token.text):
+            value = int(token.text)
+            self.warn(
+                statement,
+                token.column,
+                f"{token.text} has no # or x: read as decimal #{value} (x{value & WORD_MASK:04X});"
+                f" write #{value} for decimal or x{token.text.lstrip('+')} for hex",
+            )
 
     def fit(self, statement: _Statement, operand: Field, token: Token, value: int) -> int | None:
         """A literal for a field, as lc3as reads it: a 16-bit pattern with the top bit set is
@@ -455,6 +488,42 @@ class _Assembler:
 #: A decimal literal: out of a field's range it is an error; hex and binary literals are bit
 #: patterns, which keep their low bits (with a warning) as lc3as does.
 _DECIMAL = re.compile(r"#?-?[0-9]+")
+_BARE_DECIMAL = re.compile(r"[-+]?[0-9]+")
+#: How many edits away a known name may be for "did you mean" (one for short names).
+NEAR_EDITS = 2
+
+
+def _edits(a: str, b: str) -> int:
+    """Levenshtein distance, ignoring case: insertions, deletions, substitutions."""
+    a, b = a.upper(), b.upper()
+    previous = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        current = [i]
+        for j, y in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x != y)))
+        previous = current
+    return previous[-1]
+
+
+def _nearest(name: str, known: list[str], reach: int = NEAR_EDITS) -> str | None:
+    """The one known name closest to name within NEAR_EDITS (one edit for names of up to
+    three letters, where two would reach almost anything); None if none or a tie."""
+    reach = 1 if len(name) <= 3 else reach
+    scored = sorted((_edits(name, other), other) for other in known if other.upper() != name.upper())
+    scored = [(d, other) for d, other in scored if d <= reach]
+    if not scored or (len(scored) > 1 and scored[0][0] == scored[1][0]):
+        return None
+    return scored[0][1]
+
+
+def _mnemonic_hint(name: str) -> str | None:
+    """For a label with no instruction after it: the instruction it is one edit from (GETS
+    for GETC), as a misspelt instruction is taken for a label. One edit only: a label on a
+    line of its own is common, and must not draw a warning for being short."""
+    if is_keyword(name):
+        return None
+    near = _nearest(name, [spelling.upper() for spelling in SPELLINGS], 1)
+    return f"{name.upper()} is not an instruction: did you mean {near}?" if near else None
 
 
 def _odd_escape(text: str) -> bool:

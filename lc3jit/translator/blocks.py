@@ -41,11 +41,21 @@ class Exit(enum.Enum):
     INVALID = "invalid"
 
 
+class Kind(enum.StrEnum):
+    """How control goes from a block to a successor (a string in dumps and their JSON)."""
+
+    TAKEN = "taken"  # a branch taken
+    FALLTHROUGH = "fallthrough"  # on to the next word
+    CALL = "call"  # JSR, JSRR
+    RETURN = "return"  # to the word after a call: from RET, or a call's own return point
+    INDIRECT = "indirect"  # JMP or RTI: known only at run time
+
+
 @dataclass(frozen=True, slots=True)
 class Successor:
-    """Where control may go after a block: kind is taken, fallthrough, call, return, indirect."""
+    """Where control may go after a block, and how."""
 
-    kind: str
+    kind: Kind
     address: int | None  # None when known only at run time
 
 
@@ -71,21 +81,21 @@ class Block:
     @property
     def successors(self) -> tuple[Successor, ...]:
         ins = self.last
-        following = Successor("fallthrough", ins.next_pc)
+        following = Successor(Kind.FALLTHROUGH, ins.next_pc)
         match self.exit:
             case Exit.FALLTHROUGH | Exit.LIMIT:
                 return (following,)
             case Exit.BRANCH:
-                taken = (Successor("taken", ins.target),) if ins.nzp else ()
+                taken = (Successor(Kind.TAKEN, ins.target),) if ins.nzp else ()
                 return taken + ((following,) if ins.nzp != 0b111 else ())
             case Exit.CALL:
-                return (Successor("call", ins.target), Successor("return", ins.next_pc))
+                return (Successor(Kind.CALL, ins.target), Successor(Kind.RETURN, ins.next_pc))
             case Exit.TRAP:
                 return () if ins.trapvect8 == HALT_VECTOR else (following,)
             case Exit.RETURN:
-                return (Successor("return", None),)
+                return (Successor(Kind.RETURN, None),)
             case Exit.JUMP | Exit.RTI:
-                return (Successor("indirect", None),)
+                return (Successor(Kind.INDIRECT, None),)
         return ()
 
 

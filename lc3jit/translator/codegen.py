@@ -31,6 +31,7 @@ from types import CodeType, FunctionType, MappingProxyType
 
 from lc3jit.translator.blocks import Block
 from lc3jit.translator.emitter import BinaryOp, Compare, Emitter, Label
+from lc3jit_runtime import contract
 from lc3jit_runtime.dispatch import CODE_TABLE_RANGE
 from lc3jit_runtime.isa import WORD_MASK, Instruction
 from lc3jit_runtime.machine import IO_BASE, PSR_USER, USER_BASE, user_address
@@ -58,12 +59,12 @@ Test = tuple[Compare, int] | str | None
 #: the same with a table, for a value not wrapped to 16 bits. BRnzp and BR with nzp = 000
 #: need no test.
 BRANCH_TESTS: dict[int, tuple[Test, bool, str, bool]] = {
-    0b100: ((Compare.GE, SIGN), True, "NEGATIVE", True),  # n: bit 15 set
-    0b011: ((Compare.GE, SIGN), False, "NEGATIVE", False),  # zp: not n
-    0b010: (None, False, "ZERO", True),  # z: v is 0
-    0b101: (None, True, "ZERO", False),  # np: not z
-    0b001: ("POSITIVE", True, "POSITIVE", True),  # p: 0 < v < x8000
-    0b110: ("POSITIVE", False, "POSITIVE", False),  # nz: not p
+    0b100: ((Compare.GE, SIGN), True, contract.NEGATIVE, True),  # n: bit 15 set
+    0b011: ((Compare.GE, SIGN), False, contract.NEGATIVE, False),  # zp: not n
+    0b010: (None, False, contract.ZERO, True),  # z: v is 0
+    0b101: (None, True, contract.ZERO, False),  # np: not z
+    0b001: (contract.POSITIVE, True, contract.POSITIVE, True),  # p: 0 < v < x8000
+    0b110: (contract.POSITIVE, False, contract.POSITIVE, False),  # nz: not p
 }
 
 #: The same on a value between -x8000 and x7FFF, whose codes are its sign's.
@@ -87,7 +88,7 @@ CODES_INTERVAL = {
 
 #: The lists and tuples generated code indexes on its hot paths: memory, the write map,
 #: and the branch tables.
-TABLES = ("M", "W", "POSITIVE", "NEGATIVE", "ZERO")
+TABLES = (contract.MEMORY, contract.WRITE_MAP, contract.POSITIVE, contract.NEGATIVE, contract.ZERO)
 
 #: Forms that touch nothing but registers: nothing outside the block can see their codes.
 REGISTER_ONLY = frozenset({"ADD", "ADDI", "AND", "ANDI", "NOT", "LEA"})
@@ -157,8 +158,8 @@ class BlockCompiler:
         elif self.cc_local:
             self.e.load("cc")
         else:
-            self.e.global_("m")
-            self.e.load_attr("ccv")
+            self.e.global_(contract.MACHINE)
+            self.e.load_attr(contract.CODES)
 
     def sync(self) -> None:
         """Before a runtime helper that may stop the machine or leave the block."""
@@ -171,14 +172,14 @@ class BlockCompiler:
         for r in sorted(self.written):
             e.load(f"r{r}")
             self.wrap(*self.range_of(r))
-            e.global_("R")
+            e.global_(contract.REGISTERS)
             e.const(r)
             e.store_subscript()
         if self.cc_alias is not None or self.cc_local:
             self.push_cc()
             self.wrap(*self.cc_range())
-            e.global_("m")
-            e.store_attr("ccv")
+            e.global_(contract.MACHINE)
+            e.store_attr(contract.CODES)
 
     # Arithmetic: register-to-register results may stay unwrapped (see exact_results).
     def range_of(self, r: int) -> tuple[int, int]:
@@ -236,16 +237,21 @@ class BlockCompiler:
         """Push a list or tuple read on hot paths: TABLES name them."""
         self.e.global_(name)
 
-    def call(self, helper: str, *args: int | str) -> None:
-        """Call a runtime helper with constant ints and locals (by name) as arguments."""
+    def call(self, helper: contract.Helper, *args: int | str | Callable[[], None]) -> None:
+        """Call a runtime helper (runtime.contract) with its arguments: constant ints, locals
+        (by name), or code that pushes one."""
+        if len(args) != helper.arity:
+            raise ValueError(f"{helper.name} takes {helper.arity} arguments, not {len(args)}")
         e = self.e
-        e.begin_call(helper)
+        e.begin_call(helper.name)
         for arg in args:
             if isinstance(arg, str):
                 e.load(arg)
-            else:
+            elif isinstance(arg, int):
                 e.const(arg)
-        e.end_call(len(args))
+            else:
+                arg()
+        e.end_call(helper.arity)
 
     # Memory.
     def load_const_address(self, address: int, at: int) -> None:
@@ -253,7 +259,7 @@ class BlockCompiler:
         if address >= IO_BASE or (self.checked_loads and address < USER_BASE):
             self.slow_load(lambda: self.e.const(address), at)
         else:
-            self.push_table("M")
+            self.push_table(contract.MEMORY)
             self.e.const(address)
             self.e.subscript()
 
@@ -272,7 +278,7 @@ class BlockCompiler:
             e.const(USER_BASE if self.checked_loads else 0)
             e.compare(Compare.GE)
             e.jump_if_false(slow)
-        self.push_table("M")
+        self.push_table(contract.MEMORY)
         e.load(local)
         e.subscript()
         self.slow_path(
@@ -297,12 +303,12 @@ class BlockCompiler:
             self.settle_cc()
         if self.may_retry(bounds):
             e.place(retry)
-        self.push_table("W")
+        self.push_table(contract.WRITE_MAP)
         push_address()
         e.subscript()
         e.jump_if_true(slow, is_bool=False)
         push_value()
-        self.push_table("M")
+        self.push_table(contract.MEMORY)
         push_address()
         e.store_subscript()
         if isinstance(address, str):
@@ -353,27 +359,24 @@ class BlockCompiler:
     def slow_load(self, push_address: Callable[[], None], at: int) -> None:
         """Push what the machine reads at an address >= xFE00 or not yet wrapped."""
         e = self.e
+
+        def wrapped_address() -> None:
+            push_address()
+            e.const(WORD_MASK)
+            e.binary(BinaryOp.AND)
+
         self.sync()
-        e.begin_call("LOAD")
-        push_address()
-        e.const(WORD_MASK)
-        e.binary(BinaryOp.AND)
-        e.const(at)
-        e.end_call(2)
+        self.call(contract.LOAD, wrapped_address, at)
 
     def slow_store(self, push_address: Callable[[], None], push_value: Callable[[], None], at: int) -> None:
         """A store into a watched word: a device, code, or an address not yet wrapped."""
         e = self.e
         self.sync()
-        e.begin_call("STORE")
-        push_address()
-        push_value()
-        e.const(at)
-        e.end_call(3)
+        self.call(contract.STORE, push_address, push_value, at)
         e.pop()
         if self.cc_local:  # a store into the PSR (xFFFC) sets the codes
-            e.global_("m")
-            e.load_attr("ccv")
+            e.global_(contract.MACHINE)
+            e.load_attr(contract.CODES)
             e.store("cc")
 
     def address_checked(self, baser: int, offset: int) -> None:
@@ -430,7 +433,7 @@ class BlockCompiler:
         self.push_reg(ins.baser)
         self.exit_with_top(ins)
 
-    def exit_through(self, helper: str, *args: int) -> None:
+    def exit_through(self, helper: contract.Helper, *args: int) -> None:
         """Go where a runtime helper says (TRAP, RTI, exceptions); it may stop the machine."""
         self.sync()
         self.call(helper, *args)
@@ -539,13 +542,13 @@ class BlockCompiler:
     def fetch_check(self, at: int) -> None:
         """In user mode, the word at `at` may not be fetched: `FETCH` takes the exception."""
         e, allowed = self.e, Label()
-        e.global_("m")
-        e.load_attr("psr_mode")
+        e.global_(contract.MACHINE)
+        e.load_attr(contract.PRIVILEGE)
         e.const(PSR_USER)
         e.compare(Compare.GE)
         e.jump_if_false(allowed)
         self.sync()
-        self.call("FETCH", at)
+        self.call(contract.FETCH, at)
         e.pop()
         e.place(allowed)
 
@@ -579,7 +582,7 @@ def register_writes(ins: Instruction) -> set[int]:
 def load_registers(e: Emitter, registers: Iterable[int]) -> None:
     """rN = R[N] for each register: the locals generated code keeps them in."""
     for r in sorted(registers):
-        e.global_("R")
+        e.global_(contract.REGISTERS)
         e.const(r)
         e.subscript()
         e.store(f"r{r}")
@@ -790,17 +793,17 @@ def emit_str(c: BlockCompiler, ins: Instruction) -> None:
 
 @emitter("TRAP")
 def emit_trap(c: BlockCompiler, ins: Instruction) -> None:
-    c.exit_through("TRAP", ins.trapvect8, ins.address)
+    c.exit_through(contract.TRAP, ins.trapvect8, ins.address)
 
 
 @emitter("RTI")
 def emit_rti(c: BlockCompiler, ins: Instruction) -> None:
-    c.exit_through("RTI", ins.address)
+    c.exit_through(contract.RTI, ins.address)
 
 
 @emitter("RESERVED")
 def emit_reserved(c: BlockCompiler, ins: Instruction) -> None:
-    c.exit_through("ILLEGAL", ins.word, ins.address)
+    c.exit_through(contract.ILLEGAL, ins.word, ins.address)
 
 
 def compile_block(block: Block, edition: int, access_control: bool = False) -> CodeType:

@@ -35,7 +35,7 @@ from lc3jit.toolchain.numbers import format_address
 from lc3jit.translator.blocks import UNLIKELY_CODE, Block, Exit, find_blocks
 from lc3jit.translator.regions import region_engine
 from lc3jit.translator.saved import saved_engine
-from lc3jit.translator.translate import block_engine, entry_points
+from lc3jit.translator.translate import block_engine, entry_points, translator_of
 from lc3jit_runtime.compiled import Compiled, Report, write_atomically
 from lc3jit_runtime.console import Console
 from lc3jit_runtime.loader import Image
@@ -137,7 +137,7 @@ def compile_program(
     for name, build in SAVED_ENGINES.items():
         dispatcher = build(quiet_machine(images, edition, pc, system), entries=entries)
         engines[name] = saved_engine(dispatcher)
-        blocks.update(getattr(dispatcher.translator, "compiled", {}))
+        blocks.update(translator_of(dispatcher).compiled)
     report = Report(report.entries, report.rejected, indirect_jumps(blocks.values()))
     return Compiled(program, __version__, edition, pc, tuple(images), tuple(system), engines, report)
 

@@ -24,10 +24,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from types import CodeType
 
-from lc3jit.translator.blocks import Block, Exit, Successor, find_blocks
+from lc3jit.translator.blocks import Block, Exit, Kind, Successor, find_blocks
 from lc3jit.translator.codegen import (
     ALL_REGISTERS,
     EMPTY,
@@ -42,7 +41,8 @@ from lc3jit.translator.codegen import (
 )
 from lc3jit.translator.emitter import ENDS, BinaryOp, Compare, Emitter, Instr, Label
 from lc3jit.translator.jump_tables import guess_targets
-from lc3jit.translator.translate import BlockTranslator, entry_points
+from lc3jit.translator.translate import BlockTranslator, Region, entry_points
+from lc3jit_runtime import contract
 from lc3jit_runtime.dispatch import INTERPRET_AT, Dispatcher, Translation
 from lc3jit_runtime.isa import Instruction
 from lc3jit_runtime.machine import Machine
@@ -59,7 +59,7 @@ MAX_REGION_BLOCKS = 160
 INLINE_BLOCKS = 12
 
 #: Successor kinds that stay in the function: targets known now, calls excepted.
-LOCAL = frozenset({"taken", "fallthrough", "return"})
+LOCAL = frozenset({Kind.TAKEN, Kind.FALLTHROUGH, Kind.RETURN})
 #: Blocks that end where a later block's count can be paid in advance.
 STRAIGHT_EXITS = frozenset({Exit.FALLTHROUGH, Exit.LIMIT, Exit.BRANCH})
 
@@ -104,7 +104,7 @@ def successors_of(block: Block, hints: Hints) -> tuple[Successor, ...]:
     seen = hints.get(block.end, ()) if hinted_site(block) else ()
     if not seen:
         return block.successors
-    kind = "call" if block.exit is Exit.CALL else "taken"
+    kind = Kind.CALL if block.exit is Exit.CALL else Kind.TAKEN
     known = tuple(s for s in block.successors if s.address is not None)
     return known + tuple(Successor(kind, target) for target in seen)
 
@@ -119,7 +119,7 @@ def _reach(
             target = successor.address
             if target not in blocks or target in seen:
                 continue
-            if successor.kind in LOCAL or (successor.kind == "call" and follow_call(target)):
+            if successor.kind in LOCAL or (successor.kind is Kind.CALL and follow_call(target)):
                 if len(order) == MAX_REGION_BLOCKS:
                     return order
                 seen.add(target)
@@ -161,9 +161,9 @@ def layout(region: list[Block]) -> list[Block]:
 
 
 def straight_on(block: Block, inside: Container[int]) -> int | None:
-    targets = [s for s in block.successors if s.address in inside and s.kind in LOCAL | {"call"}]
+    targets = [s for s in block.successors if s.address in inside and s.kind in LOCAL | {Kind.CALL}]
     for successor in targets:
-        if successor.kind == "fallthrough":
+        if successor.kind is Kind.FALLTHROUGH:
             return successor.address
     return targets[0].address if len(targets) == 1 else None
 
@@ -178,7 +178,7 @@ def return_points(region: list[Block], hints: Hints = NO_HINTS) -> dict[int, lis
     for b in region:
         if b.exit is Exit.CALL and b.last.next_pc in by_start:
             for successor in successors_of(b, hints):
-                if successor.kind == "call":
+                if successor.kind is Kind.CALL:
                     calls.setdefault(successor.address, []).append(b)  # type: ignore[arg-type]
     returns: dict[int, list[int]] = {}
     for callee, callers in calls.items():
@@ -282,8 +282,8 @@ class RegionCompiler(BlockCompiler):
         """Registers and codes from the machine: at entry, and after a host routine."""
         e = self.e
         load_registers(e, self.used)
-        e.global_("m")
-        e.load_attr("ccv")
+        e.global_(contract.MACHINE)
+        e.load_attr(contract.CODES)
         e.store("cc")
         self.cc_alias = None
         self.ranges = {}
@@ -297,7 +297,7 @@ class RegionCompiler(BlockCompiler):
         if pending:
             e.const(pending)
             e.binary(BinaryOp.SUBTRACT)
-        e.global_("N")
+        e.global_(contract.REGION_COUNT)
         e.const(0)
         e.store_subscript()
 
@@ -421,13 +421,13 @@ class RegionCompiler(BlockCompiler):
         """EXITS[site] += 1, and every HINT_AFTER-th time, tell the translator where the
         jump (its target on the stack) went: a sample, for a few bytecodes an exit."""
         e, skip = self.e, Label()
-        e.global_("EXITS")
+        e.global_(contract.EXIT_COUNTS)
         e.const(site)
         e.subscript()
         e.const(1)
         e.binary(BinaryOp.ADD)
         e.dup()
-        e.global_("EXITS")
+        e.global_(contract.EXIT_COUNTS)
         e.const(site)
         e.store_subscript()
         e.const(HINT_AFTER - 1)
@@ -435,17 +435,17 @@ class RegionCompiler(BlockCompiler):
         e.jump_if_true(skip, is_bool=False)
         e.dup()
         e.store("target")
-        self.call("INDIRECT", site, "target")
+        self.call(contract.INDIRECT, site, "target")
         e.pop()
         e.place(skip)
 
-    def exit_through(self, helper: str, *args: int) -> None:
+    def exit_through(self, helper: contract.Helper, *args: int) -> None:
         """A TRAP that comes back to the next word goes on inside the region."""
         e = self.e
         self.sync()
         self.call(helper, *args)
         following = self.current.last.next_pc
-        if helper == "TRAP" and following in self.labels:
+        if helper is contract.TRAP and following in self.labels:
             self.reload()
             self.jump_if_top_is(following)
         self.count(self.ahead[self.current.start])
@@ -730,7 +730,7 @@ class RegionCompiler(BlockCompiler):
         e.binary(BinaryOp.SUBTRACT)
         e.swap()
         e.binary(BinaryOp.SUBTRACT)
-        e.global_("N")
+        e.global_(contract.REGION_COUNT)
         e.const(0)
         e.store_subscript()
         self.write_back()
@@ -743,26 +743,6 @@ class RegionCompiler(BlockCompiler):
         return e.to_code(("budget", "entry"))
 
 
-@dataclass(frozen=True, slots=True)
-class Region:
-    """A translated region, as `lc3jit dump` shows it."""
-
-    blocks: tuple[Block, ...]  # the root first
-    entries: tuple[int, ...]
-    code: CodeType
-
-    @property
-    def root(self) -> int:
-        return self.blocks[0].start
-
-    @property
-    def exits(self) -> tuple[Successor, ...]:
-        """Where control leaves the region: targets outside it, and those known at run time."""
-        inside = {b.start for b in self.blocks}
-        found = (s for b in self.blocks for s in b.successors if s.address not in inside)
-        return tuple(dict.fromkeys(found))
-
-
 class RegionTranslator(BlockTranslator):
     """Translates a region from a PC found hot at run time."""
 
@@ -770,7 +750,6 @@ class RegionTranslator(BlockTranslator):
         self, edition: int, leaders: Container[int] = frozenset(), access_control: bool = False
     ) -> None:
         super().__init__(edition, leaders, access_control)
-        self.regions: dict[int, Region] = {}  # by root: the last region translated there
         self.hints: dict[int, list[int]] = {}  # JMP/JSRR address -> targets learnt (see HINT_AFTER)
         self.samples: dict[int, dict[int, int]] = {}  # JMP/JSRR address -> target -> samples
         self.sites: dict[int, set[int]] = {}  # JMP/JSRR address -> roots of the regions holding it
@@ -807,7 +786,7 @@ class RegionTranslator(BlockTranslator):
         hints = self.hints.setdefault(site, [])
         if total % SAMPLES or len(hints) >= MAX_HINTS or not dispatcher.may_translate():
             return
-        exits_took = dispatcher.globals["EXITS"][site] * EXIT_SECONDS  # type: ignore[index]
+        exits_took = dispatcher.exits_through(site) * EXIT_SECONDS
         if exits_took < WORTH_LEARNING * (time.perf_counter() - dispatcher.started):
             return
         frequent = [t for t, n in seen.items() if n * 8 >= total and t not in hints]

@@ -22,16 +22,14 @@ if TYPE_CHECKING:
 
 def saved_engine(dispatcher: Dispatcher) -> SavedEngine:
     """What a block or region engine translated ahead of time, before it ran."""
-    from lc3jit.translator.translate import BlockTranslator
+    from lc3jit.translator.translate import translator_of
 
-    translator = dispatcher.translator
-    assert isinstance(translator, BlockTranslator)
-    regions = getattr(translator, "regions", {})
+    translator = translator_of(dispatcher)
     return SavedEngine(
         frozenset(translator.leaders),  # type: ignore[arg-type]
         tuple(
             SavedRegion(r.code, r.entries, tuple((b.start, b.length, b.exit.value) for b in r.blocks))
-            for r in regions.values()
+            for r in translator.regions.values()
         ),
         tuple(
             SavedBlock(dispatcher.blocks[start].function.__code__, start, block.length, block.exit.value)  # type: ignore[attr-defined]
@@ -61,9 +59,15 @@ class LateTranslator:
         self.translator: BlockTranslator | None = None
 
     def __call__(self, dispatcher: Dispatcher, pc: int) -> Sequence[Translation]:
+        return self.built()(dispatcher, pc)
+
+    def left_through(self, dispatcher: Dispatcher, site: int, target: int) -> None:
+        self.built().left_through(dispatcher, site, target)
+
+    def built(self) -> BlockTranslator:
         if self.translator is None:
             self.translator = translator_for(*self.arguments)
-        return self.translator(dispatcher, pc)
+        return self.translator
 
 
 def restored(machine: Machine, saved: SavedEngine, engine: str, profile: bool = False) -> Dispatcher:
@@ -81,14 +85,13 @@ def saved_block(mem: Sequence[int], start: int, length: int, exit: str) -> Block
 def recording_translator(machine: Machine, engine: str, saved: SavedEngine) -> BlockTranslator:
     """The engine's translator with its records (what `lc3jit dump` reads) filled in from
     saved code, as if it had translated that code itself."""
-    from lc3jit.translator.regions import Region, RegionTranslator
+    from lc3jit.translator.translate import Region
 
     translator = translator_for(engine, machine.edition, saved.leaders, machine.access_control)
     mem = machine.mem
     for block in saved.blocks:
         translator.compiled[block.start] = saved_block(mem, block.start, block.length, block.exit)
-    if isinstance(translator, RegionTranslator):
-        for region in saved.regions:
-            blocks = tuple(saved_block(mem, *b) for b in region.blocks)
-            translator.regions[blocks[0].start] = Region(blocks, region.entries, region.code)
+    for region in saved.regions:
+        blocks = tuple(saved_block(mem, *b) for b in region.blocks)
+        translator.regions[blocks[0].start] = Region(blocks, region.entries, region.code)
     return translator

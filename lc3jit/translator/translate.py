@@ -3,11 +3,33 @@
 from __future__ import annotations
 
 from collections.abc import Container, Sequence
+from dataclasses import dataclass
+from types import CodeType
 
-from lc3jit.translator.blocks import Block, block_at, find_blocks
+from lc3jit.translator.blocks import Block, Successor, block_at, find_blocks
 from lc3jit.translator.codegen import compile_block, make_function
 from lc3jit_runtime.dispatch import Dispatcher, Translation
 from lc3jit_runtime.machine import EXCEPTION_TABLE, TRAP_TABLE, VECTORS, Machine
+
+
+@dataclass(frozen=True, slots=True)
+class Region:
+    """A translated region, as `lc3jit dump` shows it."""
+
+    blocks: tuple[Block, ...]  # the root first
+    entries: tuple[int, ...]
+    code: CodeType
+
+    @property
+    def root(self) -> int:
+        return self.blocks[0].start
+
+    @property
+    def exits(self) -> tuple[Successor, ...]:
+        """Where control leaves the region: targets outside it, and those known at run time."""
+        inside = {b.start for b in self.blocks}
+        found = (s for b in self.blocks for s in b.successors if s.address not in inside)
+        return tuple(dict.fromkeys(found))
 
 
 class BlockTranslator:
@@ -20,11 +42,15 @@ class BlockTranslator:
         self.access_control = access_control  # the machine's: decides the code generated
         self.leaders = leaders
         self.compiled: dict[int, Block] = {}  # by start: the last block compiled there, for dumps
+        self.regions: dict[int, Region] = {}  # by root: the last region translated there (regions)
 
     def translate(self, dispatcher: Dispatcher, block: Block) -> Translation:
         code = compile_block(block, self.edition, self.access_control)
         self.compiled[block.start] = block
         return Translation(block.start, block.length, make_function(code, dispatcher.globals))
+
+    def left_through(self, dispatcher: Dispatcher, site: int, target: int) -> None:
+        """Blocks leave through every jump: nothing to learn."""
 
     def __call__(self, dispatcher: Dispatcher, pc: int) -> list[Translation]:
         leaders = {*self.leaders, *dispatcher.stops} if dispatcher.stops else self.leaders
@@ -56,3 +82,12 @@ def block_engine(machine: Machine, profile: bool = False, entries: Sequence[int]
     for block in list(blocks.values())[:MAX_AHEAD]:
         dispatcher.install(translator.translate(dispatcher, block))
     return dispatcher
+
+
+def translator_of(dispatcher: Dispatcher) -> BlockTranslator:
+    """The translator of a block or region engine, whose records say what it translated
+    (for dumps and saving)."""
+    translator = dispatcher.translator
+    if not isinstance(translator, BlockTranslator):
+        raise TypeError(f"not an engine of this translator: {translator!r}")
+    return translator

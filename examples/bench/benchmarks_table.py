@@ -1,7 +1,7 @@
-"""The README's benchmark table for one Python, from `lc3jit bench --json` on stdin.
+"""One table of docs/benchmarks.md (one Python), from `lc3jit bench --json` on stdin.
 
     lc3jit bench examples/bench/*.asm --engines interp,blocks,regions --floor --repeat 3 --json \\
-        | python examples/bench/readme_table.py
+        | python examples/bench/benchmarks_table.py
 
 Each engine's time is shown in nanoseconds per LC-3 instruction with the interpreter's
 time over it (`x interp`, measured in the same run); the geometric means of those ratios

@@ -1,0 +1,74 @@
+"""What generated code may name: the contract between the translator and this runtime.
+
+Declared once, as QEMU's `helper.h` declares the helpers translated code may call: the
+dispatcher builds the namespace it binds generated code to from it (`bind`), the code
+generator names these constants rather than spelling the names itself, and a test holds
+every code object's `co_names` against `NAMES`. Saved code (`lc3jit compile`, the
+translation cache) depends on it: `DIGEST` is part of the compiled format's version
+(runtime.compiled.FORMAT), so code compiled against another contract is refused, never
+run with the wrong globals.
+
+Standard library only, like the rest of `runtime/`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Helper:
+    """A runtime function generated code calls, and the arguments it passes (constants or
+    locals, checked when the call is emitted)."""
+
+    name: str
+    arity: int
+
+
+#: The state and tables generated code reads on its hot paths (globals, never called).
+MEMORY = "M"  # the machine's memory: a list of 65,536 words
+WRITE_MAP = "W"  # per word: 0 plain data, else a device, code or a protected word
+REGISTERS = "R"  # R0-R7, written back at every way out
+MACHINE = "m"  # the Machine itself, for the attributes below
+REGION_COUNT = "N"  # N[0]: the instructions a region ran, before it leaves
+EXIT_COUNTS = "EXITS"  # by address: a region's exits through that JMP or JSRR
+#: Tables of bools indexed by the value that set the codes (runtime.dispatch).
+POSITIVE = "POSITIVE"
+NEGATIVE = "NEGATIVE"
+ZERO = "ZERO"
+VALUES = (MEMORY, WRITE_MAP, REGISTERS, MACHINE, REGION_COUNT, EXIT_COUNTS, POSITIVE, NEGATIVE, ZERO)
+
+#: Attributes of the Machine generated code reads or writes.
+CODES = "ccv"  # the condition codes, as the word that set them
+PRIVILEGE = "psr_mode"  # PSR[15]: user mode when set
+ATTRIBUTES = (CODES, PRIVILEGE)
+
+#: The slow paths: each may stop the machine or leave translated code by exception.
+LOAD = Helper("LOAD", 2)  # (address, at): a device register or a checked load
+STORE = Helper("STORE", 3)  # (address, value, at): a watched word
+FETCH = Helper("FETCH", 1)  # (at): a fetch from system space in user mode
+TRAP = Helper("TRAP", 2)  # (vector, at) -> next PC
+RTI = Helper("RTI", 1)  # (at) -> next PC
+ILLEGAL = Helper("ILLEGAL", 2)  # (word, at) -> next PC (the exception's handler)
+INDIRECT = Helper("INDIRECT", 2)  # (site, target): where a JMP or JSRR went (a sample)
+HELPERS = (LOAD, STORE, FETCH, TRAP, RTI, ILLEGAL, INDIRECT)
+
+#: The globals generated code may name.
+GLOBALS = frozenset(VALUES) | {helper.name for helper in HELPERS}
+#: Everything that may appear in a generated code object's co_names.
+NAMES = GLOBALS | frozenset(ATTRIBUTES)
+
+#: A short hash of the whole contract, arities included.
+DIGEST = hashlib.sha256(
+    repr((VALUES, ATTRIBUTES, tuple((h.name, h.arity) for h in HELPERS))).encode()
+).hexdigest()[:12]
+
+
+def bind(bound: dict[str, object]) -> dict[str, object]:
+    """The namespace generated code runs in: exactly the globals declared here, no builtins.
+    A runtime that binds one name more or less fails here, not in generated code."""
+    if bound.keys() != GLOBALS:
+        missing, extra = sorted(GLOBALS - bound.keys()), sorted(bound.keys() - GLOBALS)
+        raise ValueError(f"generated code's namespace: missing {missing}, undeclared {extra}")
+    return {"__builtins__": {}, **bound}
