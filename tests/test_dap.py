@@ -22,6 +22,7 @@ import pytest
 
 from lc3jit.tools.dap import Adapter, hit_reached
 from lc3jit.tools.dap_wire import Channel
+from lc3jit.tools.debugger import Debugger
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 FIB = EXAMPLES / "fib.asm"  # 20 Fibonacci numbers through PRINT_DEC
@@ -131,7 +132,7 @@ def test_initialize_declares_what_is_supported(dap: Client) -> None:
         "supportsSetVariable",
     ):
         assert capabilities[name] is True, name
-    assert capabilities["supportsStepBack"] is False
+    assert capabilities["supportsStepBack"] is hasattr(Debugger, "reverse_step")
 
 
 def test_stop_on_entry_shows_the_first_line_and_registers(dap: Client) -> None:
@@ -283,6 +284,26 @@ def test_read_write_memory_and_disassemble(dap: Client) -> None:
     assert lines[1]["symbol"] == "NEXT" and lines[1]["line"] == line_of(FIB, "NEXT    ADD")
     edge = dap.request("disassemble", memoryReference="0xFFFF", instructionCount=2)["instructions"]
     assert edge[1]["presentationHint"] == "invalid"
+
+
+@pytest.mark.skipif(not hasattr(Debugger, "reverse_step"), reason="the debugger does not go backwards yet")
+def test_step_back_and_reverse_continue(dap: Client) -> None:
+    dap.launch(FIB)
+    call = line_of(FIB, "JSR PRINT_DEC")
+    dap.break_at(FIB, {"line": call})
+    dap.request("configurationDone")
+    dap.stopped()
+    for _ in range(4):  # into PRINT_DEC, and three stores
+        dap.request("stepIn", threadId=1)
+        dap.stopped()
+    assert dap.top()["line"] == line_of(FIB, "ST R4, SAVE_R4")
+    dap.request("stepBack", threadId=1)
+    dap.stopped()
+    assert dap.top()["line"] == line_of(FIB, "ST R3, SAVE_R3")
+    dap.request("reverseContinue", threadId=1)
+    assert dap.stopped()["reason"] == "breakpoint"
+    assert dap.top()["line"] == call
+    assert dap.registers()["R0"] == "x0000 (0)"
 
 
 def test_data_breakpoint_stops_after_the_store(dap: Client) -> None:

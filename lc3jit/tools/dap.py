@@ -72,7 +72,7 @@ CAPABILITIES = {
     "supportsWriteMemoryRequest": True,
     "supportsDisassembleRequest": True,
     "supportsInstructionBreakpoints": True,
-    "supportsStepBack": False,
+    "supportsStepBack": hasattr(Debugger, "reverse_step"),
     "exceptionBreakpointFilters": [],
 }
 
@@ -182,20 +182,40 @@ class AdapterDebugger(Debugger):
         if outcome.reason in ENDED or (outcome.reason == "step-limit" and outcome is not STEP_LIMIT):
             self.ended = outcome
 
-    def run_to(self, target: int, sp: int | None) -> Outcome:
+    def run_to(self, target: int, *rest: int | None) -> Outcome:
         self.target = target
         try:
-            return super().run_to(target, sp)
+            return super().run_to(target, *rest)
         finally:
             self.target = None
 
+    def skips(self, outcome: Outcome) -> bool:
+        """Does the run go on past this stop of the engine: a breakpoint whose condition is
+        false or whose hit count is not reached yet, or a logpoint (not where run_to goes)?"""
+        pc = self.sim.pc
+        return outcome.reason == "breakpoint" and pc != self.target and not self.adapter.breakpoint_stops(pc)
+
+    # The debugger with reverse execution (lc3jit/tools/reverse.py) asks `stopping` whether a
+    # breakpoint stops, and runs the engine through `advance`; the one before it, `_run`.
+    def stopping(self, outcome: Outcome) -> bool:
+        return not self.skips(outcome) and super().stopping(outcome)  # type: ignore[misc]
+
+    def advance(self, runnable, stop_at):  # type: ignore[no-untyped-def]
+        """Run as the debugger does, going on past a moment's stop to apply breakpoints set
+        during the run."""
+        while True:
+            outcome = super().advance(runnable, stop_at)  # type: ignore[misc]
+            if outcome.reason != RECONFIGURE.reason:
+                return outcome
+            self.sim.machine.take_ending()
+            self.adapter.apply_pending()
+
     def _run(self, runnable, steps):  # type: ignore[no-untyped-def]
-        """Run as the debugger does, going on past a breakpoint whose condition is false (or
-        a logpoint), and past a moment's stop to apply breakpoints set during the run."""
+        """As `stopping` and `advance`, for the debugger before reverse execution."""
         machine = self.sim.machine
         while True:
             before = machine.icount
-            outcome = super()._run(runnable, steps)
+            outcome = super()._run(runnable, steps)  # type: ignore[misc]
             if outcome.reason == RECONFIGURE.reason:
                 self.adapter.apply_pending()
                 if steps is not None:
@@ -203,11 +223,7 @@ class AdapterDebugger(Debugger):
                     if steps <= 0:
                         return STEP_LIMIT
                 continue
-            if (
-                outcome.reason == "breakpoint"
-                and machine.pc != self.target
-                and not self.adapter.breakpoint_stops(machine.pc)
-            ):
+            if self.skips(outcome):
                 outcome = self.step_one()  # past it, in the interpreter, as `go` does
                 if outcome is STEP_LIMIT and steps is None:
                     continue
@@ -606,6 +622,12 @@ class Adapter:
 
     def on_step_out(self, args: Message) -> None:
         self.start(self.dbg.cmd_finish)
+
+    def on_step_back(self, args: Message) -> None:
+        self.start(self.dbg.cmd_reverse_step)  # type: ignore[attr-defined]
+
+    def on_reverse_continue(self, args: Message) -> None:
+        self.start(self.dbg.cmd_reverse_continue)  # type: ignore[attr-defined]
 
     def on_pause(self, args: Message) -> None:
         with self.lock:
