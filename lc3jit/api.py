@@ -41,8 +41,9 @@ from lc3jit.tiered import TieredEngine
 from lc3jit.toolchain.numbers import parse_number
 from lc3jit.tools.capture import CapturedConsole
 from lc3jit_runtime.console import Console
+from lc3jit_runtime.endings import Ending
 from lc3jit_runtime.errors import LC3Error
-from lc3jit_runtime.isa import WORD_MASK
+from lc3jit_runtime.isa import MEMORY_WORDS, WORD_MASK
 from lc3jit_runtime.loader import Image
 from lc3jit_runtime.machine import Machine
 from lc3jit_runtime.outcome import Outcome
@@ -82,10 +83,10 @@ class CallError(RunError):
     """A called subroutine stopped (HALT, a breakpoint) without returning."""
 
 
-_RUN_ERRORS: dict[str, type[RunError]] = {
-    "step-limit": StepLimitError,
-    "fault": MachineFaultError,
-    "input-exhausted": InputEndedError,
+_RUN_ERRORS: dict[Ending, type[RunError]] = {
+    Ending.STEP_LIMIT: StepLimitError,
+    Ending.FAULT: MachineFaultError,
+    Ending.INPUT_EXHAUSTED: InputEndedError,
 }
 
 
@@ -124,14 +125,14 @@ class Memory:
     def __getitem__(self, key: Address | slice) -> int | list[int]:
         mem, address = self._sim.machine.mem, self._sim.address
         if isinstance(key, slice):
-            stop = 0x10000 if key.stop is None else address(key.stop)
+            stop = MEMORY_WORDS if key.stop is None else address(key.stop)
             return mem[address(key.start or 0) : stop]
         return mem[address(key)]
 
     def __setitem__(self, key: Address, value: int | Sequence[int]) -> None:
         words = [value] if isinstance(value, int) else list(value)
         address = self._sim.address(key)
-        if address + len(words) > 0x10000:
+        if address + len(words) > MEMORY_WORDS:
             raise ValueError(f"{len(words)} words from x{address:04X} run past xFFFF")
         self._sim.machine.load_words(address, [w & WORD_MASK for w in words])
 
@@ -325,7 +326,7 @@ class Simulator:
         max_steps: int | None = None,
         check: bool = True,
         trace: TextIO | None = None,
-        trace_range: tuple[int, int] = (0, 0x10000),
+        trace_range: tuple[int, int] = (0, MEMORY_WORDS),
     ) -> RunResult:
         """Run from the PC until HALT, a fault, the end of the keys, or max_steps instructions.
 
@@ -373,7 +374,7 @@ class Simulator:
         self.machine.pc = address
         result = self.run(max_steps, check=False)
         _check(result, result.outcome)
-        if result.outcome.reason != "breakpoint" or self.machine.pc != RETURN_ADDRESS:
+        if result.outcome.ending is not Ending.BREAKPOINT or self.machine.pc != RETURN_ADDRESS:
             name = subroutine if isinstance(subroutine, str) else f"x{address:04X}"
             raise CallError(
                 result, f"{name} did not return: {result.outcome.message or result.outcome.reason}"
@@ -383,9 +384,9 @@ class Simulator:
 
 def _check(result: RunResult, outcome: Outcome) -> None:
     """Raise the RunError of an ending other than HALT or a debugger's stop."""
-    if outcome.reason == "interrupted":
+    if outcome.ending.by_signal:
         raise KeyboardInterrupt
-    error = _RUN_ERRORS.get(outcome.reason)
+    error = _RUN_ERRORS.get(outcome.ending)
     if error is not None:
         raise error(result, f"{outcome.message} at x{result.machine.pc:04X}")
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import inspect
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console as RichConsole
@@ -15,7 +16,8 @@ from rich.progress import Progress
 
 from lc3jit import __version__
 from lc3jit.api import Simulator
-from lc3jit.launch import RunOptions, run_program
+from lc3jit.launch import run_program
+from lc3jit.run_options import OPTION, RUN_OPTIONS, RunOptions
 from lc3jit.session import (
     ENGINES,
     boot,
@@ -24,7 +26,6 @@ from lc3jit.session import (
     os_images,
     why_not_translated,
 )
-from lc3jit.tiered import TRANSLATE_AFTER
 from lc3jit.toolchain.asm import assemble_file, write_outputs
 from lc3jit.toolchain.disasm import write_listing
 from lc3jit.toolchain.numbers import parse_address
@@ -37,6 +38,7 @@ from lc3jit_runtime.compiled import Compiled, read_compiled, saved_dispatcher
 from lc3jit_runtime.console import Console
 from lc3jit_runtime.dispatch import Dispatcher
 from lc3jit_runtime.errors import LC3Error
+from lc3jit_runtime.isa import MEMORY_WORDS
 from lc3jit_runtime.loader import Image, load_image_file
 from lc3jit_runtime.machine import Machine
 
@@ -89,31 +91,36 @@ Programs = Annotated[
     list[Path],
     typer.Argument(help="Program files (.obj, .hex, .bin, .asm); later ones load over earlier ones."),
 ]
-Edition = Annotated[
-    int,
-    typer.Option("--edition", callback=_edition, help="Patt & Patel edition whose ISA to follow: 3 or 2."),
-]
-InputFile = Annotated[
-    Path | None,
-    typer.Option("--input", help="Read the keyboard from this file instead of stdin.", dir_okay=False),
-]
-Pc = Annotated[str | None, typer.Option("--pc", help="Start address (default: first origin).")]
-FullSystem = Annotated[
-    bool,
-    typer.Option(
-        "--os",
-        help="Full-system mode: load lc3jit's own OS first and run the program under it, in user"
-        " mode (PSR x8002), with traps, exceptions and interrupts done by the OS.",
-    ),
-]
-OsImage = Annotated[
-    Path | None,
-    typer.Option(
-        "--os-image",
-        help="Full-system mode with this OS image instead (e.g. the classic lc3os.obj); implies --os."
-        " The machine starts at x0200 with R0 = the program's start address.",
-    ),
-]
+
+
+def _option(name: str, **overrides: object) -> object:
+    """The Annotated type of a `run` option (lc3jit/run_options.py), for a typer parameter."""
+    option = OPTION[name]
+    python_type, checks = _KINDS[option.kind]
+    settings = {"help": option.help, "metavar": option.metavar, **checks, **overrides}
+    return Annotated[python_type, typer.Option(option.name, **settings)]
+
+
+#: How typer reads a value of each kind of run_options.Option; an address and a range are
+#: read as text and converted in the command, as the options of other commands are.
+_KINDS: dict[str, tuple[object, dict[str, object]]] = {
+    "flag": (bool, {}),
+    "engine": (str, {"callback": _engine}),
+    "edition": (int, {"callback": _edition}),
+    "address": (str | None, {}),
+    "count": (int | None, {"min": 0}),
+    "file": (Path | None, {"dir_okay": False}),
+    "path": (Path | None, {}),
+    "range": (str | None, {}),
+}
+
+Edition = _option("--edition")
+InputFile = _option("--input")
+Pc = _option("--pc")
+FullSystem = _option("--os")
+OsImage = _option("--os-image")
+EngineName = _option("--engine")
+MaxSteps = _option("--max-steps")
 
 
 def _given(ctx: typer.Context, option: str) -> bool:
@@ -155,97 +162,40 @@ def _compiled(
     return compiled
 
 
-EngineName = Annotated[
-    str,
-    typer.Option(
-        "--engine",
-        callback=_engine,
-        help="regions: loops and subroutines as single code objects (the default); "
-        "blocks: one code object per basic block; interp: the reference interpreter.",
-    ),
-]
-MaxSteps = Annotated[
-    int | None, typer.Option("--max-steps", min=0, help="Stop after this many instructions.")
-]
+def _with_run_options(command: Callable[..., None]) -> Callable[..., None]:
+    """Give the command the options of `run` from their table, as keyword parameters after
+    its own: typer reads a command's parameters from its signature."""
+    own = list(inspect.signature(command, eval_str=True).parameters.values())[:-1]  # all but **options
+    options = [
+        inspect.Parameter(
+            option.field,
+            inspect.Parameter.KEYWORD_ONLY,
+            default=None if option.kind == "range" else option.default,  # text until _range reads it
+            annotation=_option(option.name),
+        )
+        for option in RUN_OPTIONS
+    ]
+    command.__signature__ = inspect.Signature([*own, *options])  # type: ignore[attr-defined]
+    return command
 
 
 @app.command(epilog=EXIT_CODES_HELP)
-def run(
-    ctx: typer.Context,
-    programs: Programs,
-    engine: EngineName = "regions",
-    edition: Edition = 3,
-    pc: Pc = None,
-    max_steps: MaxSteps = None,
-    input_file: InputFile = None,
-    stats: Annotated[
-        bool, typer.Option("--stats", help="Print instructions, time and MIPS to stderr.")
-    ] = False,
-    state_json: Annotated[
-        Path | None, typer.Option("--state-json", help="Write the final registers and stop reason as JSON.")
-    ] = None,
-    full_system: FullSystem = False,
-    os_image: OsImage = None,
-    no_cache: Annotated[
-        bool,
-        typer.Option(
-            "--no-cache",
-            help="Translate again instead of loading the translations a run saved before (also with"
-            " LC3JIT_NO_CACHE=1).",
-        ),
-    ] = False,
-    translate_after: Annotated[
-        int,
-        typer.Option(
-            "--translate-after",
-            min=0,
-            metavar="N",
-            help="Run the first N instructions on the interpreter and translate only then, if the"
-            " run goes on (blocks, regions); 0 translates before the run.",
-        ),
-    ] = TRANSLATE_AFTER,
-    trace: Annotated[
-        Path | None,
-        typer.Option(
-            "--trace",
-            help="Write a line per instruction executed to FILE ('-': stderr): PC, word, instruction,"
-            " registers, codes and memory it wrote. Runs through the interpreter, on every engine.",
-        ),
-    ] = None,
-    trace_range: Annotated[
-        str | None,
-        typer.Option("--trace-range", help="With --trace: only instructions at START:STOP (STOP excluded)."),
-    ] = None,
-) -> None:
+@_with_run_options
+def run(ctx: typer.Context, programs: Programs, **options: Any) -> None:
     """Run a program: keys from the terminal (raw mode) or from a pipe or --input file.
 
     A compiled program (PROGRAM.pyc, from `lc3jit compile`) runs with its saved translations;
     others with the translations a run of the same program saved before, if any."""
-    start_pc = _address(pc, "--pc")
-    traced = _range(trace_range) if trace_range is not None else (0, 0x10000)
-    if trace_range is not None and trace is None:
+    options["pc"] = _address(options["pc"], "--pc")
+    trace_range = options["trace_range"]
+    options["trace_range"] = _range(trace_range)
+    if trace_range is not None and options["trace"] is None:
         raise typer.BadParameter("--trace-range needs --trace")
     try:
-        compiled = _compiled(ctx, programs, edition, full_system, os_image)
+        compiled = _compiled(ctx, programs, options["edition"], options["full_system"], options["os_image"])
     except LC3Error as e:
         raise fail(str(e)) from None
-    options = RunOptions(
-        programs,
-        engine,
-        edition,
-        start_pc,
-        max_steps,
-        input_file,
-        stats,
-        state_json,
-        full_system,
-        os_image,
-        no_cache,
-        translate_after,
-        trace,
-        traced,
-    )
-    if code := run_program(options, compiled):
+    if code := run_program(RunOptions(programs=programs, **options), compiled):
         raise typer.Exit(code)
 
 
@@ -397,12 +347,12 @@ def _warn(message: str) -> None:
 def _range(text: str | None) -> tuple[int, int]:
     """--range A:B as [start, stop); either end may be left out."""
     if text is None:
-        return 0, 0x10000
+        return 0, MEMORY_WORDS
     start, colon, stop = text.partition(":")
     if not colon:
         raise typer.BadParameter(f"expected START:STOP, found {text!r}")
     try:
-        return (parse_address(start) if start else 0), (parse_address(stop) if stop else 0x10000)
+        return (parse_address(start) if start else 0), (parse_address(stop) if stop else MEMORY_WORDS)
     except ValueError as e:
         raise typer.BadParameter(str(e)) from None
 
@@ -444,7 +394,7 @@ def disasm(
 
 
 def format_range(start: int, stop: int) -> str:
-    return f"x{start:04X}:x{stop:04X}" if stop < 0x10000 else f"x{start:04X}:"
+    return f"x{start:04X}:x{stop:04X}" if stop < MEMORY_WORDS else f"x{start:04X}:"
 
 
 def _dumpable(value: str) -> str:

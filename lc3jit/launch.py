@@ -2,7 +2,8 @@
 
 Typer (with pydantic and rich behind it) costs about 0.15 s CPU to import and to build
 the command line, ten times a short program's run. So `run` with arguments of the usual
-shapes is parsed here, by rules narrower than typer's: every option named in full, each
+shapes is parsed without it (`lc3jit/run_options.py`, the one table of run's options), by
+rules narrower than typer's: every option named in full, each
 at most once, values that typer would take as they are. Anything else — help, a typo, an
 abbreviation, a value typer would reject or convert, `--` — goes to the typer CLI
 (`lc3jit.cli`), which then parses the whole command line itself, so what a user sees
@@ -16,45 +17,26 @@ import contextlib
 import gc
 import json
 import os
-import re
 import sys
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
+from lc3jit.run_options import RunOptions, parse_run
 from lc3jit.session import ENGINES, Engine
-from lc3jit.tiered import TRANSLATE_AFTER, TieredEngine
-from lc3jit.toolchain.numbers import parse_address
+from lc3jit.tiered import TieredEngine
 from lc3jit_runtime.collector import long_lived
 from lc3jit_runtime.console import Console
 from lc3jit_runtime.errors import LC3Error
 from lc3jit_runtime.outcome import output_lost
+from lc3jit_runtime.running import report_ending, start_message_line
 
 if TYPE_CHECKING:
+    from lc3jit.api import Simulator
+    from lc3jit.session import RunResult
     from lc3jit.translator.cache import TranslationCache
     from lc3jit_runtime.compiled import Compiled
     from lc3jit_runtime.machine import Machine
-
-
-@dataclass
-class RunOptions:
-    """The options of `lc3jit run`, as typer gives them to the command."""
-
-    programs: list[Path]
-    engine: str = "regions"
-    edition: int = 3
-    pc: int | None = None
-    max_steps: int | None = None
-    input_file: Path | None = None
-    stats: bool = False
-    state_json: Path | None = None
-    full_system: bool = False
-    os_image: Path | None = None
-    no_cache: bool = False
-    translate_after: int = TRANSLATE_AFTER
-    trace: Path | None = None
-    trace_range: tuple[int, int] = (0, 0x10000)
 
 
 def error(message: str) -> None:
@@ -71,77 +53,92 @@ def _warn(message: str) -> None:
 def run_program(options: RunOptions, compiled: Compiled | None = None) -> int:
     """Load, boot and run (a compiled program's images and translations, when given); print
     what the user sees; the exit code."""
-    from lc3jit.api import Simulator
-
     try:
-        console = Console.for_process(str(options.input_file) if options.input_file else None)
-        if compiled is None:
-            sim = Simulator(
-                *options.programs,
-                engine=options.engine,
-                edition=options.edition,
-                os=options.os_image or options.full_system,
-                pc=options.pc,
-                console=console,
-                warn=_warn,
-                translate_after=options.translate_after,
-            )
-        else:  # translated ahead of time already: loading it is cheap
-            sim = Simulator(
-                *compiled.images,
-                engine=options.engine,
-                edition=compiled.edition,
-                os=list(compiled.system),
-                pc=compiled.pc if options.pc is None else options.pc,
-                console=console,
-                warn=_warn,
-            )
-        trace = options.trace
-        trace_file = None if trace is None else sys.stderr if str(trace) == "-" else trace.open("w")
+        sim = _simulator(options, compiled)
+        trace = _trace_file(options.trace)
     except LC3Error as e:
         error(str(e))
         return 1
     except OSError as e:  # the --input or --trace file
         error(f"{e.filename}: {e.strerror or e}")
         return 1
-    engine = sim.engine_name
-    build, cache = engine_builder(compiled, engine, options.no_cache, sim.booted)
-    sim.build = long_lived(build or ENGINES[engine])
-    if sim.translate_after and trace_file is None:  # a tiered start builds its translated engine mid-run
+    build, cache = engine_builder(compiled, sim.engine_name, options.no_cache, sim.booted)
+    sim.build = long_lived(build or ENGINES[sim.engine_name])
+    if sim.translate_after and trace is None:  # a tiered start builds its translated engine mid-run
         long_lived(lambda _: sim.engine)(sim.machine)
     try:
-        result = sim.run(options.max_steps, check=False, trace=trace_file, trace_range=options.trace_range)
+        result = sim.run(options.max_steps, check=False, trace=trace, trace_range=options.trace_range)
     finally:
         gc.unfreeze()
-        if trace_file is not None and trace_file is not sys.stderr:
-            trace_file.close()
-    outcome = result.outcome
-    message_follows = options.stats or outcome.exit_code
-    if message_follows and console.mid_line and console.on_terminal and sys.stderr.isatty():
-        _warn("")  # a message after the output starts a line of its own
+        if trace is not None and trace is not sys.stderr:
+            trace.close()
+    if options.stats or result.outcome.exit_code:
+        start_message_line(sim.console)
     if options.stats:
-        translation = f"translation {result.setup_seconds * 1000:.1f} ms"
-        if isinstance(tiered := result.engine, TieredEngine):
-            engine = tiered.name
-            if tiered.engine is None or tiered.name == "interp":
-                translation = f"translation none (interpreted: it ended before instruction {tiered.after})"
-            else:
-                translation += f" after {tiered.translated_at} instructions"
-        _warn(
-            f"{result.machine.icount} instructions in {result.seconds:.3f} s "
-            f"({result.mips:.2f} MIPS), engine {engine}{' (traced: interpreter)' if trace else ''},"
-            f" {translation}"
-            + (" (compiled)" if compiled and build else " (from the cache)" if cache and cache.hit else "")
+        from_saved = (
+            " (compiled)" if compiled and build else " (from the cache)" if cache and cache.hit else ""
         )
-    if options.state_json is not None:
-        try:
-            options.state_json.write_text(json.dumps(result.state(), indent=2) + "\n")
-        except OSError as e:
-            error(f"{options.state_json}: {e.strerror or e}")
-            return 1
-    if outcome.exit_code and outcome.message:  # a broken pipe ends quietly, as Unix tools do
-        error(f"{options.programs[0]}: {outcome.message}")
-    return outcome.exit_code
+        _warn(_stats_line(result, sim.engine_name, traced=trace is not None) + from_saved)
+    if options.state_json is not None and not _write_state(result, options.state_json):
+        return 1
+    return report_ending(result.outcome, sim.console, f"lc3jit: {options.programs[0]}")
+
+
+def _simulator(options: RunOptions, compiled: Compiled | None) -> Simulator:
+    """The programs loaded and booted with the console of this process; a compiled program
+    fixes its images, edition and OS, and was translated ahead of time (no tiered start)."""
+    from lc3jit.api import Simulator
+
+    console = Console.for_process(str(options.input_file) if options.input_file else None)
+    if compiled is None:
+        return Simulator(
+            *options.programs,
+            engine=options.engine,
+            edition=options.edition,
+            os=options.os_image or options.full_system,
+            pc=options.pc,
+            console=console,
+            warn=_warn,
+            translate_after=options.translate_after,
+        )
+    return Simulator(
+        *compiled.images,
+        engine=options.engine,
+        edition=compiled.edition,
+        os=list(compiled.system),
+        pc=compiled.pc if options.pc is None else options.pc,
+        console=console,
+        warn=_warn,
+    )
+
+
+def _trace_file(trace: Path | None) -> TextIO | None:
+    return None if trace is None else sys.stderr if str(trace) == "-" else trace.open("w")
+
+
+def _stats_line(result: RunResult, engine: str, traced: bool) -> str:
+    """What --stats prints: instructions, time, MIPS, the engine, and what translating cost."""
+    translation = f"translation {result.setup_seconds * 1000:.1f} ms"
+    if isinstance(tiered := result.engine, TieredEngine):
+        engine = tiered.name
+        if tiered.engine is None or tiered.name == "interp":
+            translation = f"translation none (interpreted: it ended before instruction {tiered.after})"
+        else:
+            translation += f" after {tiered.translated_at} instructions"
+    return (
+        f"{result.machine.icount} instructions in {result.seconds:.3f} s ({result.mips:.2f} MIPS),"
+        f" engine {engine}{' (traced: interpreter)' if traced else ''}, {translation}"
+    )
+
+
+def _write_state(result: RunResult, path: Path) -> bool:
+    """--state-json; False (with one line said) when it cannot be written."""
+    try:
+        path.write_text(json.dumps(result.state(), indent=2) + "\n")
+    except OSError as e:
+        error(f"{path}: {e.strerror or e}")
+        return False
+    return True
 
 
 def engine_builder(
@@ -184,77 +181,6 @@ class CachedBuild:
         first = self.booted()
         builder = ENGINES[self.engine]
         return self.cache.build(machine, self.engine, builder, (first.mem, first.pc))  # type: ignore[arg-type,return-value]
-
-
-#: Options that take a value, by name: how to read a value typer would take unchanged
-#: (None: not such a value, so typer must say what is wrong with it).
-_DIGITS = re.compile(r"0|[1-9][0-9]*")
-
-
-def _engine(text: str) -> str | None:
-    return text if text in ENGINES else None
-
-
-def _edition(text: str) -> int | None:
-    return int(text) if text in ("2", "3") else None
-
-
-def _count(text: str) -> int | None:
-    return int(text) if _DIGITS.fullmatch(text) else None
-
-
-def _address(text: str) -> int | None:
-    try:
-        return parse_address(text)
-    except ValueError:
-        return None
-
-
-def _path(text: str) -> Path | None:
-    return Path(text) if text and not text.startswith("-") else None
-
-
-def _file(text: str) -> Path | None:
-    """--input is a file: typer refuses a directory."""
-    return None if os.path.isdir(text) else _path(text)
-
-
-_VALUES = {
-    "--engine": ("engine", _engine),
-    "--edition": ("edition", _edition),
-    "--pc": ("pc", _address),
-    "--max-steps": ("max_steps", _count),
-    "--translate-after": ("translate_after", _count),
-    "--input": ("input_file", _file),
-    "--state-json": ("state_json", _path),
-    "--os-image": ("os_image", _path),
-}
-_FLAGS = {"--stats": "stats", "--os": "full_system", "--no-cache": "no_cache"}
-
-
-def parse_run(args: Sequence[str]) -> RunOptions | None:
-    """The options of `run ARGS...` when they are plain; None for typer to parse."""
-    programs: list[Path] = []
-    values: dict[str, object] = {}
-    rest = iter(args)
-    for arg in rest:
-        name, equals, inline = arg.partition("=")
-        if name in _VALUES and name not in values:
-            text = inline if equals else next(rest, None)
-            key, read = _VALUES[name]
-            value = None if text is None else read(text)
-            if value is None:
-                return None
-            values[name] = (key, value)
-        elif arg in _FLAGS and arg not in values:
-            values[arg] = (_FLAGS[arg], True)
-        elif (program := _path(arg)) is not None and program.suffix.lower() != ".pyc":
-            programs.append(program)
-        else:
-            return None
-    if not programs:
-        return None
-    return RunOptions(programs, **dict(values.values()))  # type: ignore[arg-type]
 
 
 def main() -> None:

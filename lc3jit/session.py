@@ -19,6 +19,7 @@ from lc3jit_runtime.interp import Interpreter
 from lc3jit_runtime.loader import Image, load_image_file
 from lc3jit_runtime.machine import Machine
 from lc3jit_runtime.outcome import Outcome
+from lc3jit_runtime.running import run_to_ending
 from lc3jit_runtime.signals import stop_on_signals
 
 
@@ -170,15 +171,7 @@ def run_machine(
 
 
 def run_engine(engine: Runnable, max_steps: int | None = None, setup_seconds: float = 0.0) -> RunResult:
-    """Run an engine already built (and perhaps run before) with the console running (raw
-    keys, output streamed) and the ending signals stopping it exactly. An ending requested
-    from outside (a signal, a display that cannot be written) is the run's outcome, even
-    when the program stopped on its own meanwhile: its output is incomplete. It is then
-    cleared, so that the engine may run on (a debugger after Ctrl-C)."""
-    machine = engine.machine
-    with stop_on_signals(machine):
-        start = time.perf_counter()
-        with machine.console.running():
-            outcome = machine.ending or engine.run(max_steps)
-        seconds = time.perf_counter() - start
-    return RunResult(machine.take_ending() or outcome, machine, engine, seconds, setup_seconds)
+    """Run an engine already built (and perhaps run before) as a user's run goes
+    (runtime.running: the console running, the ending signals stopping it exactly)."""
+    outcome, seconds = run_to_ending(engine.machine, lambda: engine.run(max_steps))
+    return RunResult(outcome, engine.machine, engine, seconds, setup_seconds)

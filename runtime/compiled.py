@@ -51,7 +51,7 @@ from .errors import LC3Error, LoadError
 from .isa import WORD_MASK
 from .loader import Image
 from .machine import Machine
-from .signals import stop_on_signals
+from .running import report_ending, run_to_ending
 
 #: The first pair of every payload: what it is, and its format: the version of its layout
 #: and the digest of the contract between generated code and this runtime (the names it
@@ -358,14 +358,8 @@ def main(
     if late_translator is not None:
         translator = late_translator(DEFAULT_ENGINE, machine.edition, saved.leaders, machine.access_control)
     dispatcher = long_lived(lambda m: saved_dispatcher(m, saved, translator))(machine)
-    try:  # as `lc3jit run`: output streamed, signals and a lost display end the run exactly
-        with stop_on_signals(machine), console.running():
-            outcome = machine.ending or dispatcher.run(args.max_steps)
-        outcome = machine.take_ending() or outcome
+    try:
+        outcome, _ = run_to_ending(machine, lambda: dispatcher.run(args.max_steps))
     finally:
         gc.unfreeze()
-    if outcome.exit_code and outcome.message:  # a broken pipe ends quietly
-        if console.mid_line and console.on_terminal and sys.stderr.isatty():
-            print(file=sys.stderr)  # the message starts a line of its own
-        print(f"{prog}: {outcome.message}", file=sys.stderr)
-    return outcome.exit_code
+    return report_ending(outcome, console, prog)

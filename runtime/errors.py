@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from .endings import Ending
+
 
 class LC3Error(Exception):
     """Base of the errors lc3jit reports as one line, never as a traceback."""
@@ -27,11 +29,10 @@ class Stop(Exception):  # noqa: N818 - a stop is not an error: HALT is a Stop to
     how far into a translated block the run got.
     """
 
-    reason = "stop"
-    exit_code = 0
+    ending: Ending
 
     def __init__(self, at: int, completed: bool, message: str = "") -> None:
-        super().__init__(message or self.reason)
+        super().__init__(message or self.ending.reason)
         self.at = at
         self.resume_pc = (at + 1) & 0xFFFF if completed else at
         self.completed = completed
@@ -51,22 +52,19 @@ class Leave(Exception):  # noqa: N818 - control flow, not an error
 
 
 class Halted(Stop):
-    reason = "halt"
-    exit_code = 0
+    ending = Ending.HALT
 
 
 class MachineFault(Stop):
     """Illegal opcode or unknown trap vector with no OS to handle it."""
 
-    reason = "fault"
-    exit_code = 3
+    ending = Ending.FAULT
 
 
 class InputExhausted(Stop):
     """The program waits for a key and the scripted input has none left."""
 
-    reason = "input-exhausted"
-    exit_code = 5
+    ending = Ending.INPUT_EXHAUSTED
 
 
 class StopRequested(Exception):  # noqa: N818 - control flow, not an error
@@ -79,30 +77,19 @@ class Ended(Stop):
     """A requested ending taken inside an instruction that waited for a key: the
     instruction did not complete, so the run could go on from it."""
 
-    def __init__(self, at: int, reason: str, exit_code: int, message: str) -> None:
+    def __init__(self, at: int, ending: Ending, message: str) -> None:
+        self.ending = ending
         super().__init__(at, False, message)
-        self.reason = reason
-        self.exit_code = exit_code
 
 
 class Breakpoint(Stop):
     """A debugger's stop before the instruction at `at` (not executed): a breakpoint, or the
     return point of a call made through the API."""
 
-    reason = "breakpoint"
-    exit_code = 0
+    ending = Ending.BREAKPOINT
 
 
 class Watched(Stop):
     """A store instruction at `at` (executed) wrote a word a debugger watches."""
 
-    reason = "watch"
-    exit_code = 0
-
-
-#: Exit codes of reasons that are not exceptions raised inside the machine.
-STEP_LIMIT_EXIT = 4
-#: Ended by a signal: 128 + its number, as a shell reports a process killed by it.
-SIGNAL_EXIT_BASE = 128
-#: The output could not be written (a full disk, a closed descriptor): as Unix tools do.
-OUTPUT_ERROR_EXIT = 1
+    ending = Ending.WATCH

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 WORD_MASK = 0xFFFF
 SIGN_BIT = 0x8000
+#: The memory's extent: addresses are x0000 up to (not including) MEMORY_WORDS.
+MEMORY_WORDS = 0x10000
 
 #: Width and signedness of each field, by its name in the manual.
 FIELD_WIDTHS: dict[str, tuple[int, bool]] = {
@@ -32,6 +34,9 @@ FIELD_WIDTHS: dict[str, tuple[int, bool]] = {
 
 #: The fields that are PC-relative offsets: their target is PC + 1 + offset.
 PC_RELATIVE = frozenset({"pcoffset9", "pcoffset11"})
+#: The fields that name a register: the one an instruction writes (dr) and those it reads.
+REGISTER_FIELDS = ("dr", "sr", "sr1", "sr2", "baser")
+READ_REGISTER_FIELDS = REGISTER_FIELDS[1:]
 
 
 class Flow(enum.Enum):
@@ -142,7 +147,6 @@ class Form:
         return word
 
 
-ALL_EDITIONS = frozenset({2, 3})
 NO_EDITION: frozenset[int] = frozenset()
 
 #: The instruction set, Appendix A, Figure A.2, one row per form.
@@ -179,6 +183,10 @@ class Alias:
     form: Form
     fixed: tuple[tuple[str, int], ...]
 
+    def spells(self, ins: Instruction) -> bool:
+        """Is ins this alias (RET: a JMP whose baser is 7)?"""
+        return ins.form is self.form and all(getattr(ins, name) == value for name, value in self.fixed)
+
 
 #: The trap routines of the standard OS, by vector.
 TRAP_NAMES: dict[int, str] = {
@@ -205,6 +213,7 @@ ALIASES: tuple[Alias, ...] = (
     *(Alias("BR" + _condition_letters(nzp), FORMS_BY_NAME["BR"], (("nzp", nzp),)) for nzp in range(7, 0, -1)),
     Alias("BR", FORMS_BY_NAME["BR"], (("nzp", 0b111),)),
 )
+RET = ALIASES[0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,6 +254,11 @@ class Instruction:
     def sets_cc(self, edition: int) -> bool:
         return edition in self.form.sets_cc
 
+    @property
+    def is_return(self) -> bool:
+        """RET, the return from a subroutine (JMP R7)."""
+        return RET.spells(self)
+
 
 def _build_decode_table() -> tuple[Form, ...]:
     """For each of the 16 opcodes and the two mode bits (11 and 5), the executing form."""
@@ -274,26 +288,13 @@ def decode(word: int, address: int = 0) -> Instruction:
     return Instruction(address, word, form, strict, **operands)
 
 
-def sign_extend(value: int, width: int) -> int:
-    """Two's complement value of the low `width` bits."""
-    value &= (1 << width) - 1
-    return value - (1 << width) if value >> (width - 1) else value
-
-
 def to_signed(word: int) -> int:
-    return word - 0x10000 if word & SIGN_BIT else word
+    return word - (WORD_MASK + 1) if word & SIGN_BIT else word
 
 
-def cond_of(value: int) -> int:
-    """The N, Z, P bits (4, 2, 1) a 16-bit value sets."""
-    if value == 0:
-        return 0b010
-    return 0b100 if value & SIGN_BIT else 0b001
-
-
-#: cond_of for every word, for the hot paths of the interpreter. Built from its three
-#: runs (zero, positive, negative) rather than by calling cond_of 65,536 times, which
-#: cost every start-up about 40 ms; a test checks it against cond_of word by word.
+#: The N, Z, P bits (4, 2, 1) each word sets, for the hot paths of the interpreter: 0 sets
+#: Z, a word with the sign bit N, any other P. Built from those three runs rather than
+#: word by word, which cost every start-up about 40 ms; a test checks every word.
 COND = bytes((0b010,)) + bytes((0b001,)) * (SIGN_BIT - 1) + bytes((0b100,)) * SIGN_BIT
 
 #: Words below this are BR with nzp = 000: they never branch and set nothing, so they do

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import LoadError
-from .machine import MEMORY_WORDS
+from .isa import MEMORY_WORDS
 
 #: The most a file can hold: an origin and 65,536 words.
 MAX_OBJ_BYTES = 2 * (MEMORY_WORDS + 1)

@@ -21,10 +21,9 @@ from collections.abc import Callable
 
 from .console import Console
 from .errors import Ended, Halted, InputExhausted, Leave, MachineFault, StopRequested
-from .isa import CC_VALUE, COND, NOOP_WORDS, WORD_MASK
+from .isa import CC_VALUE, COND, MEMORY_WORDS, NOOP_WORDS, WORD_MASK
 from .outcome import Outcome, output_lost
 
-MEMORY_WORDS = 0x10000
 KBSR, KBDR, DSR, DDR, PSR_ADDR, MCR = 0xFE00, 0xFE02, 0xFE04, 0xFE06, 0xFFFC, 0xFFFE
 IO_BASE = 0xFE00
 
@@ -212,7 +211,7 @@ class Machine:
         """The requested ending, taken inside the instruction at `at` that waited for a key."""
         ending = self.ending
         assert ending is not None  # the console gives up a wait only once one is requested
-        return Ended(at, ending.reason, ending.exit_code, ending.message)
+        return Ended(at, ending.ending, ending.message)
 
     def key_waiting(self, wait: float = 0.0) -> bool:
         """KBSR[15]: a key seen by a poll and not yet read (scripted: input remains)."""

@@ -6,40 +6,45 @@ import errno
 import signal
 from dataclasses import dataclass
 
-from .errors import OUTPUT_ERROR_EXIT, SIGNAL_EXIT_BASE, STEP_LIMIT_EXIT, Stop
+from .endings import BY_SIGNAL, Ending
+from .errors import Stop
 
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    #: "halt", "fault", "step-limit", "input-exhausted", "interrupted" (a signal),
-    #: "broken-pipe" or "output-error"
-    reason: str
-    exit_code: int
+    ending: Ending
     message: str = ""
+
+    @property
+    def reason(self) -> str:
+        """The ending's name in JSON: "halt", "fault", "step-limit", ..."""
+        return self.ending.reason
+
+    @property
+    def exit_code(self) -> int:
+        return self.ending.exit_code
 
     @classmethod
     def from_stop(cls, stop: Stop) -> Outcome:
-        return cls(stop.reason, stop.exit_code, stop.message)
+        return cls(stop.ending, stop.message)
 
 
-STEP_LIMIT = Outcome("step-limit", STEP_LIMIT_EXIT, "step limit reached")
+STEP_LIMIT = Outcome(Ending.STEP_LIMIT, "step limit reached")
 
 
 def interrupted(signum: int) -> Outcome:
-    """Ended by SIGINT (Ctrl-C), SIGTERM or SIGHUP: exit 128 + the signal's number."""
+    """Ended by SIGINT (Ctrl-C), SIGTERM or SIGHUP."""
     name = signal.Signals(signum).name
-    return Outcome(
-        "interrupted", SIGNAL_EXIT_BASE + signum, "interrupted" + ("" if name == "SIGINT" else f" ({name})")
-    )
+    return Outcome(BY_SIGNAL[signum], "interrupted" + ("" if name == "SIGINT" else f" ({name})"))
 
 
 def output_lost(error: OSError) -> Outcome:
     """The display could not be written. A reader that went away (EPIPE, as in `| head`)
-    ends the run quietly with 128 + SIGPIPE, as a Unix tool killed by SIGPIPE; anything
-    else (a full disk, a closed descriptor) is one line and exit 1."""
+    ends the run quietly, as a Unix tool killed by SIGPIPE; anything else (a full disk, a
+    closed descriptor) is one line and exit 1."""
     if error.errno == errno.EPIPE:
-        return Outcome("broken-pipe", SIGNAL_EXIT_BASE + signal.SIGPIPE)
-    return Outcome("output-error", OUTPUT_ERROR_EXIT, f"cannot write the output: {error.strerror or error}")
+        return Outcome(Ending.BROKEN_PIPE)
+    return Outcome(Ending.OUTPUT_ERROR, f"cannot write the output: {error.strerror or error}")
 
 
 #: A budget that no run reaches, for runs without --max-steps.

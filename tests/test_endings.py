@@ -338,3 +338,44 @@ def test_a_long_run_into_a_file_keeps_memory_flat(tmp_path: Path) -> None:
 
     small, large = peak_kib(100_000), peak_kib(3_000_000)  # 0.4 MB and 13 MB of output
     assert large - small < 6 * 1024
+
+
+ROOT = Path(__file__).resolve().parent.parent
+#: Exit codes that are not endings of a run: a file not loaded (1, as output not written), usage.
+NOT_RUN_ENDINGS = {1, 2}
+
+
+def _documented_exit_codes(document: Path) -> set[int]:
+    """The codes in the first column of the exit-code table under "## Exit codes"."""
+    section = document.read_text().split("## Exit codes", 1)[1]
+    rows = [
+        line.split("|")[1]
+        for line in section.splitlines()
+        if line.startswith("| ") and not line.startswith("| code")
+    ]
+    return {int(code) for row in rows for code in row.split(",") if code.strip().isdigit()}
+
+
+@pytest.mark.parametrize("document", ["README.md", "docs/cli.md"])
+def test_the_exit_codes_the_docs_give_are_those_of_the_endings(document: str) -> None:
+    from lc3jit_runtime.endings import Ending
+
+    endings = {ending.exit_code for ending in Ending}
+    assert _documented_exit_codes(ROOT / document) == endings | NOT_RUN_ENDINGS
+
+
+def test_endings_keep_their_json_names_and_exit_codes() -> None:
+    """--state-json, bench --json and dump --format json name endings by these strings."""
+    from lc3jit.cli import EXIT_CODES_HELP
+    from lc3jit_runtime.endings import BY_SIGNAL, Ending
+
+    assert {ending.reason: ending.exit_code for ending in Ending if not ending.by_signal} == {
+        "halt": 0, "fault": 3, "step-limit": 4, "input-exhausted": 5, "broken-pipe": 141,
+        "output-error": 1, "breakpoint": 0, "watch": 0, "arrived": 0,
+    }  # fmt: skip
+    assert {signum: (e.reason, e.exit_code) for signum, e in BY_SIGNAL.items()} == {
+        signal.SIGHUP: ("interrupted", 129),
+        signal.SIGINT: ("interrupted", 130),
+        signal.SIGTERM: ("interrupted", 143),
+    }
+    assert all(str(ending.exit_code) in EXIT_CODES_HELP for ending in Ending)

@@ -6,7 +6,18 @@ import pytest
 
 from lc3jit_runtime.dispatch import CODE_TABLE_RANGE, NEGATIVE, POSITIVE, ZERO
 from lc3jit_runtime.interp import HANDLERS
-from lc3jit_runtime.isa import COND, FORMS, FORMS_BY_NAME, cond_of, decode, form_of
+from lc3jit_runtime.isa import (
+    COND,
+    FORMS,
+    FORMS_BY_NAME,
+    MEMORY_WORDS,
+    READ_REGISTER_FIELDS,
+    REGISTER_FIELDS,
+    RET,
+    decode,
+    form_of,
+    to_signed,
+)
 
 #: Appendix A, Figure A.2: the opcode (bits 15:12) of every form.
 MANUAL_OPCODES = {
@@ -124,8 +135,14 @@ def test_pc_relative_targets_wrap_at_xffff(address: int, word: int, target: int)
     assert decode(word, address).target == target
 
 
+def cond_of(word: int) -> int:
+    """The manual's rule: N if the word is negative, Z if zero, P if positive (4, 2, 1)."""
+    value = to_signed(word)
+    return 0b100 if value < 0 else 0b010 if value == 0 else 0b001
+
+
 def test_condition_tables_agree_with_cond_of_on_every_word() -> None:
-    assert len(COND) == 0x10000
+    assert len(COND) == MEMORY_WORDS
     for word in range(0x10000):
         assert COND[word] == cond_of(word), f"x{word:04X}"
 
@@ -139,3 +156,17 @@ def test_branch_tables_give_the_codes_of_every_value_they_are_indexed_with() -> 
         assert POSITIVE[value] is (codes == 0b001), value
         assert NEGATIVE[value] is (codes == 0b100), value
         assert ZERO[value] is (codes == 0b010), value
+
+
+def test_register_fields_are_the_three_bit_fields_that_name_registers() -> None:
+    """Every 3-bit field but nzp names one of R0-R7; dr is the one written."""
+    three_bits = {f.name for form in FORMS for f in form.fields if f.width == 3}
+    assert set(REGISTER_FIELDS) == three_bits - {"nzp"}
+    assert set(READ_REGISTER_FIELDS) == set(REGISTER_FIELDS) - {"dr"}
+
+
+@pytest.mark.parametrize(("word", "is_return"), [(0xC1C0, True), (0xC180, False), (0x41C0, False)])
+def test_ret_is_jmp_r7_and_nothing_else(word: int, is_return: bool) -> None:
+    """RET is JMP R7 (xC1C0); JMP R6 and JSRR R7 are not returns."""
+    assert decode(word).is_return is is_return
+    assert (RET.mnemonic, RET.form.name) == ("RET", "JMP")

@@ -7,11 +7,14 @@ import re
 import shutil
 import subprocess
 import sys
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
+import typer.main
 
-from lc3jit.launch import RunOptions, parse_run
+from lc3jit.cli import app
+from lc3jit.run_options import RUN_OPTIONS, RunOptions, parse_run
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 PROGRAMS = Path(__file__).parent / "programs"
@@ -121,9 +124,28 @@ def test_parse_reads_every_option() -> None:
     args = ["a.obj", "--engine", "interp", "--edition=2", "--pc", "x3001", "--max-steps", "10"]
     args += ["--input", "keys", "--stats", "--state-json", "s.json", "--os", "--os-image", "os.obj", "b.asm"]
     assert parse_run([*args, "--no-cache", "--translate-after", "7"]) == RunOptions(
-        [Path("a.obj"), Path("b.asm")], "interp", 2, 0x3001, 10, Path("keys"), True, Path("s.json"), True,
-        Path("os.obj"), True, 7,
+        programs=[Path("a.obj"), Path("b.asm")], engine="interp", edition=2, pc=0x3001, max_steps=10,
+        input_file=Path("keys"), stats=True, state_json=Path("s.json"), full_system=True,
+        os_image=Path("os.obj"), no_cache=True, translate_after=7,
     )  # fmt: skip
+
+
+def test_one_table_of_options_for_both_ways() -> None:
+    """The typer command `run` has exactly the options of run_options.RUN_OPTIONS, with their
+    help and defaults, and each fills a field of RunOptions: an option added to the table
+    exists both ways, and the launcher reads every fast one."""
+    command = typer.main.get_command(app).commands["run"]  # type: ignore[attr-defined]
+    options = {p.opts[0]: p for p in command.params if isinstance(p, typer.core.TyperOption)}
+    assert list(options) == [option.name for option in RUN_OPTIONS]
+    assert {option.field for option in RUN_OPTIONS} == {f.name for f in fields(RunOptions)} - {"programs"}
+    for option in RUN_OPTIONS:
+        assert options[option.name].help == option.help
+        assert options[option.name].is_flag == (option.kind == "flag")
+        if option.kind not in ("range", "address"):  # text, read by the command
+            assert options[option.name].default == option.default
+    for option in (o for o in RUN_OPTIONS if o.fast and o.kind != "flag"):
+        value = {"engine": "blocks", "edition": "2", "address": "x3001", "count": "9"}.get(option.kind, "f")
+        assert getattr(parse_run(["p.obj", option.name, value]), option.field) not in (None, option.default)
 
 
 def test_the_fast_path_uses_the_translation_cache(tmp_path: Path) -> None:

@@ -16,9 +16,18 @@ from pathlib import Path
 
 from lc3jit.toolchain.numbers import parse_number
 from lc3jit_runtime.errors import LC3Error, LoadError
-from lc3jit_runtime.isa import ALIASES, FORMS, PC_RELATIVE, WORD_MASK, Field, Flow, Form
+from lc3jit_runtime.isa import (
+    ALIASES,
+    FORMS,
+    MEMORY_WORDS,
+    PC_RELATIVE,
+    REGISTER_FIELDS,
+    WORD_MASK,
+    Field,
+    Flow,
+    Form,
+)
 from lc3jit_runtime.loader import MAX_OBJ_BYTES, Image, SourceLine
-from lc3jit_runtime.machine import MEMORY_WORDS
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +97,6 @@ SPELLINGS = _spellings()
 DIRECTIVES = frozenset({".ORIG", ".END", ".FILL", ".BLKW", ".STRINGZ"})
 _LABEL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _REGISTER = re.compile(r"[rR]([0-7])")
-_REGISTER_FIELDS = frozenset({"dr", "sr", "sr1", "sr2", "baser"})
 
 
 def is_keyword(name: str) -> bool:
@@ -564,7 +572,7 @@ def _kind(token: Token) -> str:
 
 
 def _wants(operand: Field) -> str:
-    return "register" if operand.name in _REGISTER_FIELDS else "value"
+    return "register" if operand.name in REGISTER_FIELDS else "value"
 
 
 def _matching(spellings: tuple[Spelling, ...], operands: list[Token]) -> Spelling | None:

@@ -67,6 +67,7 @@ from rich.table import Table
 
 from lc3jit.session import RunResult, boot, run_machine
 from lc3jit.tools.capture import CapturedConsole
+from lc3jit_runtime.endings import Ending
 from lc3jit_runtime.errors import LC3Error
 from lc3jit_runtime.loader import Image
 
@@ -187,7 +188,7 @@ def run_with_breakpoint(
     debugger.execute(f"break x{address:04X}")
     ready = time.perf_counter()
     outcome = debugger.go()
-    while outcome.reason == "breakpoint":
+    while outcome.ending is Ending.BREAKPOINT:
         outcome = debugger.go()
     return RunResult(outcome, sim.machine, sim.engine, time.perf_counter() - ready, ready - start)
 

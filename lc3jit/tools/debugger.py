@@ -30,6 +30,7 @@ from lc3jit.api import Simulator
 from lc3jit.session import Runnable, run_engine
 from lc3jit.toolchain.disasm import instruction_text, labels_by_address
 from lc3jit.toolchain.numbers import parse_number
+from lc3jit_runtime.endings import Ending
 from lc3jit_runtime.errors import Watched
 from lc3jit_runtime.interp import Interpreter
 from lc3jit_runtime.isa import WORD_MASK, Flow, Instruction, decode, to_signed
@@ -41,8 +42,10 @@ LABEL_REACH = 0x100
 #: Words `list` shows before and after the PC.
 LIST_AROUND = 5
 
-ARRIVED = Outcome("arrived", 0)  # a temporary stop reached: next or finish done
-ENDED = ("halt", "fault", "input-exhausted")
+ARRIVED = Outcome(Ending.ARRIVED)  # a temporary stop reached: next or finish done
+BREAKPOINT = Outcome(Ending.BREAKPOINT)
+#: Endings after which the program cannot go on: `run` starts it again.
+ENDED = (Ending.HALT, Ending.FAULT, Ending.INPUT_EXHAUSTED)
 
 
 class CommandError(Exception):
@@ -55,7 +58,7 @@ def _calls(ins: Instruction) -> bool:
 
 
 def _returns(ins: Instruction) -> bool:
-    return ins.form.flow is Flow.RTI or (ins.form.name == "JMP" and ins.baser == 7)
+    return ins.form.flow is Flow.RTI or ins.is_return
 
 
 class Debugger:
@@ -153,11 +156,11 @@ class Debugger:
                 return self.limit_reached
             budget = left if steps is None else min(steps, left)
         outcome = run_engine(runnable, budget).outcome
-        return self.limit_reached if outcome.reason == "step-limit" and steps is None else outcome
+        return self.limit_reached if outcome.ending is Ending.STEP_LIMIT and steps is None else outcome
 
     @property
     def limit_reached(self) -> Outcome:
-        return Outcome("step-limit", 4, f"the step limit (--max-steps {self.max_steps}) is reached")
+        return Outcome(Ending.STEP_LIMIT, f"the step limit (--max-steps {self.max_steps}) is reached")
 
     def step_one(self) -> Outcome:
         """One instruction in the debugger's interpreter (a breakpoint at the PC does not stop it)."""
@@ -179,7 +182,7 @@ class Debugger:
             engine.set_stop(target, True)
         try:
             outcome = self._run(engine, None)
-            while outcome.reason == "breakpoint" and machine.pc == target:
+            while outcome.ending is Ending.BREAKPOINT and machine.pc == target:
                 if sp is None or machine.reg[6] == sp:
                     return ARRIVED
                 if target in self.breakpoints:
@@ -212,20 +215,20 @@ class Debugger:
         for change in self.pushed:
             self.say(change[:1].upper() + change[1:])
         self.pushed = []
-        match outcome.reason:
-            case "breakpoint":
+        match outcome.ending:
+            case Ending.BREAKPOINT:
                 self.say(f"Breakpoint at {self.where(machine.pc)}")
-            case "watch":
+            case Ending.WATCH:
                 self.say(outcome.message[:1].upper() + outcome.message[1:])
-            case "halt":
+            case Ending.HALT:
                 self.say(f"The program halted after {machine.icount} instructions.")
-            case "interrupted":
+            case ending if ending.by_signal:
                 self.say(f"Interrupted at {self.where(machine.pc)}")
-            case "step-limit" if outcome is not STEP_LIMIT:
+            case Ending.STEP_LIMIT if outcome is not STEP_LIMIT:
                 self.say(f"Stopped: {outcome.message}")
-            case "fault" | "input-exhausted":
+            case Ending.FAULT | Ending.INPUT_EXHAUSTED:
                 self.say(f"Stopped: {outcome.message}")
-        if outcome.reason in ENDED:
+        if outcome.ending in ENDED:
             self.ended = outcome
         else:
             self.show_pc()
@@ -309,7 +312,7 @@ class Debugger:
             if outcome is not STEP_LIMIT or self.sim.pc in self.breakpoints:
                 break
         if outcome is STEP_LIMIT and self.sim.pc in self.breakpoints and count > 1:
-            outcome = Outcome("breakpoint", 0)
+            outcome = BREAKPOINT
         self.report(outcome)
 
     def cmd_next(self, args: list[str]) -> None:
@@ -347,7 +350,7 @@ class Debugger:
                     return ARRIVED
                 depth -= 1
             if self.sim.pc in self.breakpoints:
-                return Outcome("breakpoint", 0)
+                return BREAKPOINT
 
     def cmd_continue(self, args: list[str]) -> None:
         """continue: run at full speed until a breakpoint, a watch, or the end."""
@@ -360,7 +363,7 @@ class Debugger:
         if self.sim.machine.icount or self.ended is not None:
             self.load()
         at_start = self.sim.pc in self.breakpoints  # a breakpoint on the first instruction stops there
-        self.report(Outcome("breakpoint", 0) if at_start else self.go())
+        self.report(BREAKPOINT if at_start else self.go())
 
     def cmd_restart(self, args: list[str]) -> None:
         """restart: load the program again, stopped at its first instruction."""

@@ -71,6 +71,7 @@ from lc3jit.translator.codegen import compile_block
 from lc3jit.translator.regions import Region, RegionTranslator, region_engine
 from lc3jit.translator.translate import BlockTranslator, block_engine
 from lc3jit_runtime.dispatch import Dispatcher
+from lc3jit_runtime.isa import MEMORY_WORDS
 from lc3jit_runtime.loader import Image
 from lc3jit_runtime.machine import Machine
 
@@ -153,7 +154,7 @@ class Dump:
     def instructions(self) -> int:
         return sum(b.block.length for b in self.blocks)
 
-    def selected(self, start: int = 0, stop: int = 0x10000) -> list[BlockDump]:
+    def selected(self, start: int = 0, stop: int = MEMORY_WORDS) -> list[BlockDump]:
         """Blocks with a word in [start, stop): by address, or hottest first after a run."""
         chosen = [b for b in self.blocks if b.start < stop and b.end >= start]
         if self.run is not None:

@@ -22,7 +22,7 @@ from typing import TextIO
 
 from lc3jit.toolchain.disasm import instruction_text
 from lc3jit_runtime.interp import Interpreter
-from lc3jit_runtime.isa import Instruction, decode
+from lc3jit_runtime.isa import MEMORY_WORDS, Instruction, decode
 from lc3jit_runtime.machine import EXCEPTION_TABLE, IO_BASE, KEYBOARD_VECTOR, WATCH_OBSERVED, Machine
 from lc3jit_runtime.outcome import STEP_LIMIT, UNLIMITED, Outcome
 
@@ -36,7 +36,7 @@ class Tracer:
     name = "interp (traced)"
 
     def __init__(
-        self, machine: Machine, file: TextIO, labels: dict[int, str], start: int = 0, stop: int = 0x10000
+        self, machine: Machine, file: TextIO, labels: dict[int, str], start: int = 0, stop: int = MEMORY_WORDS
     ) -> None:
         self.machine = machine
         self.file = file

@@ -110,7 +110,7 @@ _EXITS = {
 
 
 def _exit_of(ins: Instruction) -> Exit:
-    if ins.form.name == "JMP" and ins.baser == 7:
+    if ins.is_return:
         return Exit.RETURN
     return _EXITS[ins.form.flow]
 

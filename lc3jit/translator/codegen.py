@@ -33,7 +33,7 @@ from lc3jit.translator.blocks import Block
 from lc3jit.translator.emitter import BinaryOp, Compare, Emitter, Label
 from lc3jit_runtime import contract
 from lc3jit_runtime.dispatch import CODE_TABLE_RANGE
-from lc3jit_runtime.isa import WORD_MASK, Instruction
+from lc3jit_runtime.isa import READ_REGISTER_FIELDS, WORD_MASK, Instruction
 from lc3jit_runtime.machine import IO_BASE, PSR_USER, USER_BASE, user_address
 
 SIGN = 0x8000
@@ -565,7 +565,7 @@ def register_reads(ins: Instruction) -> set[int]:
     TRAP reads R (written back, wrapped, before it), not the locals."""
     if ins.form.name == "ANDI" and not ins.imm5:
         return set()
-    return {r for field in ("sr", "sr1", "sr2", "baser") if (r := getattr(ins, field)) is not None}
+    return {r for field in READ_REGISTER_FIELDS if (r := getattr(ins, field)) is not None}
 
 
 def register_writes(ins: Instruction) -> set[int]:

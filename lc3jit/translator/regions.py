@@ -44,7 +44,7 @@ from lc3jit.translator.jump_tables import guess_targets
 from lc3jit.translator.translate import BlockTranslator, Region, entry_points
 from lc3jit_runtime import contract
 from lc3jit_runtime.dispatch import INTERPRET_AT, Dispatcher, Translation
-from lc3jit_runtime.isa import Instruction
+from lc3jit_runtime.isa import REGISTER_FIELDS, Instruction
 from lc3jit_runtime.machine import Machine
 
 #: Code objects by the words, entries and options they were compiled from, shared by every
@@ -63,7 +63,6 @@ LOCAL = frozenset({Kind.TAKEN, Kind.FALLTHROUGH, Kind.RETURN})
 #: Blocks that end where a later block's count can be paid in advance.
 STRAIGHT_EXITS = frozenset({Exit.FALLTHROUGH, Exit.LIMIT, Exit.BRANCH})
 
-REGISTER_FIELDS = ("dr", "sr", "sr1", "sr2", "baser")
 
 #: Where a slow path was left for later: block, instruction index, line, the register
 #: standing for the codes, the bounds of the registers' locals.

@@ -1,0 +1,192 @@
+"""The options of `lc3jit run`, declared once.
+
+The fast launcher (`lc3jit/launch.py`) reads a plain command line by this table without
+importing typer, and the typer CLI (`lc3jit/cli.py`) builds its `run` command from the
+same rows, so an option added here exists both ways; `tests/test_launch.py` holds the
+two together. A row names the option, the `RunOptions` field it fills, the kind of its
+value (which says how each side reads it), its default and its help.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+from lc3jit.session import ENGINES
+from lc3jit.tiered import TRANSLATE_AFTER
+from lc3jit.toolchain.numbers import parse_address
+from lc3jit_runtime.isa import MEMORY_WORDS
+
+
+@dataclass(kw_only=True)
+class RunOptions:
+    """The options of `lc3jit run`, as the launcher or typer read them."""
+
+    programs: list[Path]
+    engine: str = "regions"
+    edition: int = 3
+    pc: int | None = None
+    max_steps: int | None = None
+    input_file: Path | None = None
+    stats: bool = False
+    state_json: Path | None = None
+    full_system: bool = False
+    os_image: Path | None = None
+    no_cache: bool = False
+    translate_after: int = TRANSLATE_AFTER
+    trace: Path | None = None
+    trace_range: tuple[int, int] = (0, MEMORY_WORDS)
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One option of `run`. kind: flag, engine, edition, address, count, file (not a
+    directory), path, range (START:STOP). fast: whether the launcher reads it (an option it
+    leaves to typer sends the whole command line there)."""
+
+    name: str
+    field: str
+    kind: str
+    help: str
+    metavar: str | None = None
+    fast: bool = True
+
+    @property
+    def default(self) -> object:
+        return RUN_DEFAULTS[self.field]
+
+
+RUN_DEFAULTS = {f.name: f.default for f in fields(RunOptions) if f.name != "programs"}
+
+RUN_OPTIONS: tuple[Option, ...] = (
+    Option(
+        "--engine",
+        "engine",
+        "engine",
+        "regions: loops and subroutines as single code objects (the default); "
+        "blocks: one code object per basic block; interp: the reference interpreter.",
+    ),
+    Option("--edition", "edition", "edition", "Patt & Patel edition whose ISA to follow: 3 or 2."),
+    Option("--pc", "pc", "address", "Start address (default: first origin)."),
+    Option("--max-steps", "max_steps", "count", "Stop after this many instructions."),
+    Option("--input", "input_file", "file", "Read the keyboard from this file instead of stdin."),
+    Option("--stats", "stats", "flag", "Print instructions, time and MIPS to stderr."),
+    Option("--state-json", "state_json", "path", "Write the final registers and stop reason as JSON."),
+    Option(
+        "--os",
+        "full_system",
+        "flag",
+        "Full-system mode: load lc3jit's own OS first and run the program under it, in user"
+        " mode (PSR x8002), with traps, exceptions and interrupts done by the OS.",
+    ),
+    Option(
+        "--os-image",
+        "os_image",
+        "path",
+        "Full-system mode with this OS image instead (e.g. the classic lc3os.obj); implies --os."
+        " The machine starts at x0200 with R0 = the program's start address.",
+    ),
+    Option(
+        "--no-cache",
+        "no_cache",
+        "flag",
+        "Translate again instead of loading the translations a run saved before (also with"
+        " LC3JIT_NO_CACHE=1).",
+    ),
+    Option(
+        "--translate-after",
+        "translate_after",
+        "count",
+        "Run the first N instructions on the interpreter and translate only then, if the"
+        " run goes on (blocks, regions); 0 translates before the run.",
+        metavar="N",
+    ),
+    Option(
+        "--trace",
+        "trace",
+        "path",
+        "Write a line per instruction executed to FILE ('-': stderr): PC, word, instruction,"
+        " registers, codes and memory it wrote. Runs through the interpreter, on every engine.",
+        fast=False,
+    ),
+    Option(
+        "--trace-range",
+        "trace_range",
+        "range",
+        "With --trace: only instructions at START:STOP (STOP excluded).",
+        fast=False,
+    ),
+)
+OPTION = {option.name: option for option in RUN_OPTIONS}
+
+_DIGITS = re.compile(r"0|[1-9][0-9]*")
+
+
+def _engine(text: str) -> str | None:
+    return text if text in ENGINES else None
+
+
+def _edition(text: str) -> int | None:
+    return int(text) if text in ("2", "3") else None
+
+
+def _count(text: str) -> int | None:
+    return int(text) if _DIGITS.fullmatch(text) else None
+
+
+def _address(text: str) -> int | None:
+    try:
+        return parse_address(text)
+    except ValueError:
+        return None
+
+
+def _path(text: str) -> Path | None:
+    return Path(text) if text and not text.startswith("-") else None
+
+
+def _file(text: str) -> Path | None:
+    """--input is a file: typer refuses a directory."""
+    return None if os.path.isdir(text) else _path(text)
+
+
+#: The launcher's reader of a value of each kind: the value typer would take unchanged,
+#: or None (not such a value, so typer must say what is wrong with it).
+FAST_READERS: dict[str, Callable[[str], object]] = {
+    "engine": _engine,
+    "edition": _edition,
+    "address": _address,
+    "count": _count,
+    "file": _file,
+    "path": _path,
+}
+
+
+def parse_run(args: Sequence[str]) -> RunOptions | None:
+    """The options of `run ARGS...` when they are plain; None for typer to parse."""
+    programs: list[Path] = []
+    values: dict[str, object] = {}
+    rest = iter(args)
+    for arg in rest:
+        name, equals, inline = arg.partition("=")
+        option = OPTION.get(name)
+        if option is None or not option.fast or option.field in values:
+            if (program := _path(arg)) is None or program.suffix.lower() == ".pyc":
+                return None
+            programs.append(program)
+        elif option.kind == "flag":
+            if equals:
+                return None
+            values[option.field] = True
+        else:
+            text = inline if equals else next(rest, None)
+            value = None if text is None else FAST_READERS[option.kind](text)
+            if value is None:
+                return None
+            values[option.field] = value
+    if not programs:
+        return None
+    return RunOptions(programs=programs, **values)  # type: ignore[arg-type]

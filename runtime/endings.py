@@ -1,0 +1,43 @@
+"""How a run can end: each ending's name in JSON and the exit code it gives."""
+
+from __future__ import annotations
+
+import enum
+import signal
+
+
+class Ending(enum.Enum):
+    """`reason` is the ending's name in --state-json and every JSON report; `exit_code` what
+    `lc3jit run` and `python PROGRAM.pyc` exit with. The three signals that end a run share
+    the name "interrupted" and exit with 128 + the signal's number, as a shell reports a
+    process killed by it; a reader that went away exits as one killed by SIGPIPE would.
+    The last three are a debugger's stops, after which the run may go on."""
+
+    HALT = "halt", 0
+    FAULT = "fault", 3
+    STEP_LIMIT = "step-limit", 4
+    INPUT_EXHAUSTED = "input-exhausted", 5
+    HUNG_UP = "interrupted", 128 + signal.SIGHUP
+    INTERRUPTED = "interrupted", 128 + signal.SIGINT
+    TERMINATED = "interrupted", 128 + signal.SIGTERM
+    BROKEN_PIPE = "broken-pipe", 128 + signal.SIGPIPE
+    OUTPUT_ERROR = "output-error", 1
+    BREAKPOINT = "breakpoint", 0
+    WATCH = "watch", 0
+    ARRIVED = "arrived", 0  # the debugger's temporary stop: a `next` or `finish` done
+
+    def __init__(self, reason: str, exit_code: int) -> None:
+        self.reason = reason
+        self.exit_code = exit_code
+
+    @property
+    def by_signal(self) -> bool:
+        return self in BY_SIGNAL.values()
+
+
+#: The endings of the signals that stop a run (runtime.signals), by signal.
+BY_SIGNAL = {
+    signal.SIGHUP: Ending.HUNG_UP,
+    signal.SIGINT: Ending.INTERRUPTED,
+    signal.SIGTERM: Ending.TERMINATED,
+}
