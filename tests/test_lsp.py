@@ -34,12 +34,18 @@ BROKEN = """\
 """
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "lc3jit", "lsp"]))
-async def client(lsp_client: LanguageClient, tmp_path: Path):  # type: ignore[no-untyped-def]
+#: One server for the module's tests (its start, importing pygls, is most of their time);
+#: each test opens files of its own.
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest_lsp.fixture(
+    scope="module", config=ClientServerConfig(server_command=[sys.executable, "-m", "lc3jit", "lsp"])
+)
+async def client(lsp_client: LanguageClient, tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    root = tmp_path_factory.mktemp("workspace")
     await lsp_client.initialize_session(
-        types.InitializeParams(
-            capabilities=client_capabilities("visual-studio-code"), root_uri=tmp_path.as_uri()
-        )
+        types.InitializeParams(capabilities=client_capabilities("visual-studio-code"), root_uri=root.as_uri())
     )
     yield
     await lsp_client.shutdown_session()
@@ -56,19 +62,25 @@ def open_document(client: LanguageClient, path: Path, text: str) -> str:
     return uri
 
 
+async def published(client: LanguageClient, uri: str, before: object = None) -> list[types.Diagnostic]:
+    """The diagnostics of uri once the server has published them (anew, if `before` was the last)."""
+    while client.diagnostics.get(uri) is before:
+        await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    return client.diagnostics[uri]
+
+
 def at(uri: str, line: int, character: int) -> dict[str, object]:
     return {"text_document": types.TextDocumentIdentifier(uri), "position": types.Position(line, character)}
 
 
-@pytest.mark.asyncio
 async def test_diagnostics_of_every_error_and_warning_with_ranges(
     client: LanguageClient, tmp_path: Path
 ) -> None:
     uri = open_document(client, tmp_path / "broken.asm", BROKEN)
-    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    diagnostics = await published(client, uri)
     found = [
         (d.range.start.line, d.range.start.character, d.range.end.character, d.severity, d.message)
-        for d in client.diagnostics[uri]
+        for d in diagnostics
     ]
     error, warning = types.DiagnosticSeverity.Error, types.DiagnosticSeverity.Warning
     assert found == [
@@ -76,8 +88,7 @@ async def test_diagnostics_of_every_error_and_warning_with_ranges(
         (2, 15, 22, error, "unknown label NOWHERE"),
         (3, 20, 23, warning, "x1F does not fit imm5 (-16 to 15); keeping its low 5 bits: -1"),
     ]
-    assert {d.severity for d in client.diagnostics[uri]} == {error, warning}
-    assert all(d.source == "lc3jit" for d in client.diagnostics[uri])
+    assert all(d.source == "lc3jit" for d in diagnostics)
 
     fixed = BROKEN.replace("R9", "R2").replace("NOWHERE", "R1").replace("LD R2, R1", "ADD R2, R2, R1")
     client.text_document_did_change(
@@ -86,11 +97,9 @@ async def test_diagnostics_of_every_error_and_warning_with_ranges(
             [types.TextDocumentContentChangeWholeDocument(text=fixed)],
         )
     )
-    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    assert [d.severity for d in client.diagnostics[uri]] == [warning]
+    assert [d.severity for d in await published(client, uri, diagnostics)] == [warning]
 
 
-@pytest.mark.asyncio
 async def test_definition_and_references_ignore_case(client: LanguageClient, tmp_path: Path) -> None:
     uri = open_document(client, tmp_path / "count.asm", SOURCE)
     result = await client.text_document_definition_async(types.DefinitionParams(**at(uri, 4, 13)))
@@ -102,7 +111,6 @@ async def test_definition_and_references_ignore_case(client: LanguageClient, tmp
     assert [(r.range.start.line, r.range.start.character) for r in refs] == [(8, 0), (5, 12)]
 
 
-@pytest.mark.asyncio
 async def test_hover_on_label_and_instruction(client: LanguageClient, tmp_path: Path) -> None:
     uri = open_document(client, tmp_path / "count.asm", SOURCE)
     label = await client.text_document_hover_async(types.HoverParams(**at(uri, 2, 17)))
@@ -119,7 +127,6 @@ async def test_hover_on_label_and_instruction(client: LanguageClient, tmp_path: 
     assert "stops the machine" in trap.contents.value and "trap vector x25" in trap.contents.value
 
 
-@pytest.mark.asyncio
 async def test_completion_of_mnemonics_directives_traps_registers_labels(
     client: LanguageClient, tmp_path: Path
 ) -> None:
@@ -129,7 +136,6 @@ async def test_completion_of_mnemonics_directives_traps_registers_labels(
     assert {"ADD", "BRnzp", ".STRINGZ", "PUTS", "HALT", "R7", "loop", "COUNT", "DONE"} <= labels
 
 
-@pytest.mark.asyncio
 async def test_rename_a_label_everywhere(client: LanguageClient, tmp_path: Path) -> None:
     uri = open_document(client, tmp_path / "count.asm", SOURCE)
     prepared = await client.text_document_prepare_rename_async(types.PrepareRenameParams(**at(uri, 4, 13)))
@@ -143,7 +149,6 @@ async def test_rename_a_label_everywhere(client: LanguageClient, tmp_path: Path)
         await client.text_document_rename_async(types.RenameParams(**at(uri, 4, 13), new_name="count"))
 
 
-@pytest.mark.asyncio
 async def test_document_symbols_and_folding(client: LanguageClient, tmp_path: Path) -> None:
     uri = open_document(client, tmp_path / "count.asm", SOURCE)
     symbols = await client.text_document_document_symbol_async(

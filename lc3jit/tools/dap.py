@@ -31,18 +31,20 @@ import re
 import socket
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from lc3jit.api import Simulator
+from lc3jit.session import Runnable
 from lc3jit.toolchain.disasm import instruction_text
 from lc3jit.tools.dap_program import Program, call_chain, canonical, routine_entries
 from lc3jit.tools.dap_wire import Channel, Message, ProtocolError
 from lc3jit.tools.debugger import ENDED, CommandError, Debugger
 from lc3jit.tools.expressions import ExpressionError, Value, assign, evaluate, truth, word_text
 from lc3jit_runtime.console import Console
+from lc3jit_runtime.endings import Ending
 from lc3jit_runtime.errors import LC3Error
 from lc3jit_runtime.isa import CC_VALUE, WORD_MASK, decode
 from lc3jit_runtime.machine import IO_BASE, WATCH_OBSERVED
@@ -50,9 +52,9 @@ from lc3jit_runtime.outcome import STEP_LIMIT, Outcome
 
 THREAD = 1
 REGISTERS, LABELS = 1, 2  # variablesReference of the two scopes
-PAUSED = Outcome("pause", 0, "paused")
+PAUSED = Outcome(Ending.PAUSED, "paused")
 #: Asked of a running program to apply breakpoints set meanwhile, then go on.
-RECONFIGURE = Outcome("reconfigure", 0)
+RECONFIGURE = Outcome(Ending.RECONFIGURE)
 _ASSIGNMENT = re.compile(r"\s*([^=<>!]+?)\s*=(?!=)\s*(.+)")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _HIT = re.compile(r"\s*(==|>=|>|%|<=|<)?\s*(\d+)\s*")
@@ -150,7 +152,7 @@ class ConsoleKeyboard(Console):
         super().__init__(keyboard, display, interactive=True)  # type: ignore[arg-type]
 
     @contextlib.contextmanager
-    def raw_mode(self):  # type: ignore[no-untyped-def]
+    def raw_mode(self) -> Iterator[None]:
         """A pipe has no terminal modes to set."""
         try:
             yield
@@ -179,7 +181,7 @@ class AdapterDebugger(Debugger):
             self.adapter.note(change[:1].upper() + change[1:])
         self.pushed = []
         self.outcome = outcome
-        if outcome.reason in ENDED or (outcome.reason == "step-limit" and outcome is not STEP_LIMIT):
+        if outcome.ending in ENDED or (outcome.ending is Ending.STEP_LIMIT and outcome is not STEP_LIMIT):
             self.ended = outcome
 
     def run_to(self, target: int, *rest: int | None) -> Outcome:
@@ -193,30 +195,32 @@ class AdapterDebugger(Debugger):
         """Does the run go on past this stop of the engine: a breakpoint whose condition is
         false or whose hit count is not reached yet, or a logpoint (not where run_to goes)?"""
         pc = self.sim.pc
-        return outcome.reason == "breakpoint" and pc != self.target and not self.adapter.breakpoint_stops(pc)
+        if outcome.ending is not Ending.BREAKPOINT or pc == self.target:
+            return False
+        return not self.adapter.breakpoint_stops(pc)
 
     # The debugger with reverse execution (lc3jit/tools/reverse.py) asks `stopping` whether a
     # breakpoint stops, and runs the engine through `advance`; the one before it, `_run`.
     def stopping(self, outcome: Outcome) -> bool:
         return not self.skips(outcome) and super().stopping(outcome)  # type: ignore[misc]
 
-    def advance(self, runnable, stop_at):  # type: ignore[no-untyped-def]
+    def advance(self, runnable: Runnable, stop_at: int | None) -> Outcome:
         """Run as the debugger does, going on past a moment's stop to apply breakpoints set
         during the run."""
         while True:
             outcome = super().advance(runnable, stop_at)  # type: ignore[misc]
-            if outcome.reason != RECONFIGURE.reason:
+            if outcome.ending is not Ending.RECONFIGURE:
                 return outcome
             self.sim.machine.take_ending()
             self.adapter.apply_pending()
 
-    def _run(self, runnable, steps):  # type: ignore[no-untyped-def]
+    def _run(self, runnable: Runnable, steps: int | None) -> Outcome:
         """As `stopping` and `advance`, for the debugger before reverse execution."""
         machine = self.sim.machine
         while True:
             before = machine.icount
             outcome = super()._run(runnable, steps)  # type: ignore[misc]
-            if outcome.reason == RECONFIGURE.reason:
+            if outcome.ending is Ending.RECONFIGURE:
                 self.adapter.apply_pending()
                 if steps is not None:
                     steps -= machine.icount - before
@@ -651,7 +655,7 @@ class Adapter:
             outcome = self.dbg.outcome or STEP_LIMIT
         except Exception as e:  # a bug of ours: say it rather than hang the editor
             self.note(f"lc3jit dap: {type(e).__name__}: {e}", "stderr")
-            outcome = Outcome("fault", 3, str(e))
+            outcome = Outcome(Ending.FAULT, str(e))
             self.dbg.ended = outcome
         with self.lock:
             self.running = False
@@ -664,16 +668,16 @@ class Adapter:
         """The event for how a run stopped: stopped, or exited and terminated."""
         pc = self.sim.pc
         if self.dbg.ended is not None:
-            if outcome.message and outcome.reason != "halt":
+            if outcome.message and outcome.ending is not Ending.HALT:
                 self.note(f"{outcome.message} at x{pc:04X}", "stderr")
             self.channel.event("exited", {"exitCode": outcome.exit_code})
             self.channel.event("terminated")
-        elif outcome.reason == "breakpoint":
+        elif outcome.ending is Ending.BREAKPOINT:
             self.stopped("breakpoint", self.hit_ids(pc))
-        elif outcome.reason == "watch":
+        elif outcome.ending is Ending.WATCH:
             ids = [bp.id for bp in self.breakpoints.data]
             self.stopped("data breakpoint", ids, outcome.message)
-        elif outcome.reason == PAUSED.reason:
+        elif outcome.ending is Ending.PAUSED:
             self.stopped("pause")
         else:
             self.stopped("step")
