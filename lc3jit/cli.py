@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import inspect
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -39,7 +40,7 @@ from lc3jit_runtime.console import Console
 from lc3jit_runtime.dispatch import Dispatcher
 from lc3jit_runtime.errors import LC3Error
 from lc3jit_runtime.isa import MEMORY_WORDS
-from lc3jit_runtime.loader import Image, load_image_file
+from lc3jit_runtime.loader import Image, load_file
 from lc3jit_runtime.machine import Machine
 
 EXIT_CODES_HELP = """
@@ -332,8 +333,8 @@ def asm(
         assembly = assemble_file(source)
     except LC3Error as e:
         raise fail(str(e)) from None
-    for warning in assembly.warnings:
-        _warn(str(warning))
+    for warning in assembly.warning_texts():
+        _warn(warning)
     try:
         write_outputs(assembly, output or source.with_suffix(".obj"))
     except OSError as e:
@@ -383,7 +384,7 @@ def disasm(
             assembly = assemble_file(program)
             images, code = assembly.images, assembly.code
         else:
-            images, code = (load_image_file(program),), None
+            images, code = load_file(program, _warn), None
     except LC3Error as e:
         raise fail(str(e)) from None
     parts = [part for part in (_clip(image, start, stop) for image in images) if part is not None]
@@ -566,6 +567,44 @@ def bench_command(
         sys.stdout.write(bench.to_json(results, repeat, process))
     else:
         bench.write_table(results, sys.stdout)
+
+
+GradeOut = Annotated[Path, typer.Option("--out", help="Folder for scores.csv, scores.json, scores.html.")]
+GradeJobs = Annotated[int, typer.Option("--jobs", "-j", min=0, help="Worker processes (0: one per core).")]
+GradeCoverage = Annotated[
+    bool, typer.Option(help="Name the lines each failing test never ran (runs on the interpreter).")
+]
+PytestOptions = Annotated[
+    list[str] | None,
+    typer.Option("--pytest", help="An argument for pytest, e.g. --pytest=--lc3-time-limit=2; repeatable."),
+]
+
+
+@app.command()
+def grade(
+    tests: Annotated[Path, typer.Argument(help="The pytest tests (file or folder) that grade one program.")],
+    submissions: Annotated[list[Path], typer.Argument(help="The students' programs (.asm, .obj, ...).")],
+    out: GradeOut = Path("grades"),
+    jobs: GradeJobs = 0,
+    coverage: GradeCoverage = True,
+    pytest_options: PytestOptions = None,
+) -> None:
+    """Grade a whole class: every submission against the tests, in parallel by submission
+    (see lc3jit/tools/grade.py); a submission that does not assemble, loops, floods its
+    output or crashes costs only its own score."""
+    from lc3jit.tools.grade import grade_class
+
+    for path in (tests, *submissions):
+        if not path.exists():
+            raise fail(f"{path}: no such file or folder")
+    options = [*(["--lc3-coverage"] if coverage else []), *(pytest_options or [])]
+    try:
+        records = grade_class(tests, submissions, out, jobs or os.cpu_count() or 1, options)
+    except RuntimeError as e:
+        raise fail(str(e)) from None
+    scores = ", ".join(f"{Path(r.program).name} {r.score:g}/{r.max_score:g}" for r in records[:5])
+    more = f", ... ({len(records)} in all)" if len(records) > 5 else ""
+    typer.echo(f"{scores}{more}\nwritten: {out / 'scores.csv'}, {out / 'scores.json'}, {out / 'scores.html'}")
 
 
 @app.command()

@@ -16,7 +16,7 @@ from typing import Protocol
 import lc3jit_runtime
 from lc3jit_runtime.boot import boot as boot  # where the CLI, bench and tests have always found it
 from lc3jit_runtime.interp import Interpreter
-from lc3jit_runtime.loader import Image, load_image_file
+from lc3jit_runtime.loader import Image, load_file, load_image_file
 from lc3jit_runtime.machine import Machine
 from lc3jit_runtime.outcome import Outcome
 from lc3jit_runtime.running import run_to_ending
@@ -111,11 +111,11 @@ def load_images(paths: Sequence[Path], warn: Callable[[str], None] | None = None
             from lc3jit.toolchain.asm import assemble_file  # the assembler: only for sources
 
             assembly = assemble_file(path)
-            for warning in assembly.warnings if warn else ():
-                warn(str(warning))
+            for warning in assembly.warning_texts() if warn else ():
+                warn(warning)
             images += assembly.images
         else:
-            images.append(load_image_file(path))
+            images += load_file(path, warn)
     return images
 
 

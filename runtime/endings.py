@@ -22,6 +22,11 @@ class Ending(enum.Enum):
     TERMINATED = "interrupted", 128 + signal.SIGTERM
     BROKEN_PIPE = "broken-pipe", 128 + signal.SIGPIPE
     OUTPUT_ERROR = "output-error", 1
+    # A grader's limits and checks (lc3jit.grading), through the API only: exit codes of the
+    # endings they are kin to (a limit reached, a fault, output not all written).
+    TIME_LIMIT = "time-limit", 4
+    STRICT = "strict", 3  # a read of a word that nothing wrote
+    OUTPUT_LIMIT = "output-limit", 1
     BREAKPOINT = "breakpoint", 0
     WATCH = "watch", 0
     ARRIVED = "arrived", 0  # the debugger's temporary stop: a `next` or `finish` done

@@ -1,13 +1,19 @@
-"""Program images from files: classic `.obj`, lc3convert `.hex`/`.bin` text, lc3as `.sym`.
+"""Program images from files: classic `.obj`, LC3Tools `.obj`, lc3convert `.hex`/`.bin` text,
+lc3as `.sym`.
 
 An image is an origin and the words that load from there, plus what is known about
 them (labels, source lines) for dumps and messages. Every malformed file is a
-`LoadError` that names the file and the problem in one line.
+`LoadError` that names the file and the problem in one line, and no file is read past
+the most its format can hold, so a hostile file costs time and memory in proportion
+to that bound at most.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,11 +22,18 @@ from .isa import MEMORY_WORDS
 
 #: The most a file can hold: an origin and 65,536 words.
 MAX_OBJ_BYTES = 2 * (MEMORY_WORDS + 1)
+#: The most a text file (`.hex`, `.bin`, `.sym`, `.asm`) or an LC3Tools `.obj` (each word
+#: with its source line) may hold: room for every word of memory and a long line for each.
+MAX_TEXT_BYTES = 64 * MAX_OBJ_BYTES
+#: What an LC3Tools `.obj` starts with: its magic bytes, then its format's version (1.1).
+LC3TOOLS_MAGIC = b"\x1c\x30\x15\xc0\x01"
+LC3TOOLS_VERSION = b"\x01\x01"
 
 
 @dataclass(frozen=True)
 class SourceLine:
-    """Where a word came from, for messages and dumps."""
+    """Where a word came from, for messages and dumps (line 0: the file names no line number,
+    as an LC3Tools `.obj` does not)."""
 
     path: str
     line: int
@@ -50,16 +63,27 @@ class Image:
         return self.origin + len(self.words)
 
 
-def _read_bytes(path: Path, limit: int) -> bytes:
+def read_bytes(path: Path, limit: int) -> bytes:
+    """A regular file's bytes; a larger file than `limit` is "too large", never cut short.
+
+    Anything but a regular file (a FIFO would block the open forever, a device never end)
+    is refused before it is opened.
+    """
     try:
-        with path.open("rb") as f:
-            return f.read(limit + 1)
+        mode = os.stat(path).st_mode
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):  # a directory: the open says so
+            raise LoadError(path, "not a regular file")
+        with path.open("rb") as f:  # read(n) holds n bytes at first: ask for what the file has
+            data = f.read(min(os.fstat(f.fileno()).st_size, limit) + 1)
     except OSError as e:
         raise LoadError(path, e.strerror or str(e)) from None
+    if len(data) > limit:
+        raise LoadError(path, f"too large: more than {limit:,} bytes")
+    return data
 
 
 def _read_text(path: Path) -> str:
-    data = _read_bytes(path, 64 * MAX_OBJ_BYTES)
+    data = read_bytes(path, MAX_TEXT_BYTES)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -67,8 +91,11 @@ def _read_text(path: Path) -> str:
 
 
 def parse_obj(path: Path) -> Image:
-    """Big-endian words; the first is the origin."""
-    data = _read_bytes(path, MAX_OBJ_BYTES)
+    """A classic `.obj`: big-endian words, the first the origin."""
+    return _classic_obj(read_bytes(path, MAX_TEXT_BYTES), path)
+
+
+def _classic_obj(data: bytes, path: Path) -> Image:
     if not data:
         raise LoadError(path, "empty file")
     if len(data) > MAX_OBJ_BYTES:
@@ -88,17 +115,70 @@ def _is_text(data: bytes) -> bool:
     return b"\n" in data and all(0x20 <= byte < 0x7F or byte in b"\t\r\n" for byte in data)
 
 
+#: An LC3Tools entry: the word (little-endian), 1 if it is an origin, the length of its line.
+_ENTRY_HEAD = 7
+
+
+def parse_lc3tools_obj(data: bytes, name: str) -> tuple[Image, ...]:
+    """What LC3Tools' assembler writes: its header, then an entry per word, each the word,
+    a byte that is 1 where the entry is an `.ORIG` (its word the origin) and 0 for a word
+    to load, and the word's source line (a 32-bit little-endian length, then the bytes).
+    One image per `.ORIG`, each word with its line."""
+    version = data[len(LC3TOOLS_MAGIC) : len(LC3TOOLS_MAGIC) + len(LC3TOOLS_VERSION)]
+    if version != LC3TOOLS_VERSION:
+        found = ".".join(str(b) for b in version) or "none"
+        raise LoadError(name, f"an LC3Tools .obj of format version {found}, not 1.1: assemble it again")
+    blocks: list[tuple[int, list[int], dict[int, SourceLine]]] = []
+    offset = len(LC3TOOLS_MAGIC) + len(LC3TOOLS_VERSION)
+    while offset < len(data):
+        head = data[offset : offset + _ENTRY_HEAD]
+        if len(head) < _ENTRY_HEAD:
+            raise LoadError(name, f"truncated: {len(head)} bytes at byte {offset} where an entry needs 7")
+        word, is_origin = int.from_bytes(head[:2], "little"), head[2]
+        end = offset + _ENTRY_HEAD + int.from_bytes(head[3:], "little")
+        if end > len(data):
+            raise LoadError(
+                name, f"truncated: the source line at byte {offset} runs {end - len(data)} bytes past the end"
+            )
+        if is_origin > 1:
+            raise LoadError(
+                name, f"corrupt: the entry at byte {offset} has origin flag {is_origin}, not 0 or 1"
+            )
+        if is_origin:
+            blocks.append((word, [], {}))
+        elif not blocks:
+            raise LoadError(name, f"corrupt: a word at byte {offset} before any origin")
+        else:
+            origin, words, source = blocks[-1]
+            if origin + len(words) >= MEMORY_WORDS:
+                raise LoadError(name, f"the words from x{origin:04X} run past xFFFF")
+            text = data[offset + _ENTRY_HEAD : end].decode("utf-8", "replace")
+            source[origin + len(words)] = SourceLine(name, 0, text)
+            words.append(word)
+        offset = end
+    images = tuple(Image(origin, tuple(words), name, {}, source) for origin, words, source in blocks if words)
+    if not images:
+        raise LoadError(name, "no words: an LC3Tools .obj with no .ORIG block that holds any")
+    return images
+
+
 _HEX_WORD = re.compile(r"(?:0?[xX])?([0-9a-fA-F]{1,4})")
 _BIN_WORD = re.compile(r"[01]{16}")
+#: Spaces that may group the digits of a `.bin` word, as LC3Tools' samples group them
+#: by field (`0001 001 001 1 00001`).
+_GROUPING = re.compile(r"[ \t]+")
 
 
 def parse_text(path: Path, binary: bool) -> Image:
-    """One word a line, hex (`.hex`) or 16 binary digits (`.bin`); `;` starts a comment."""
+    """One word a line, hex (`.hex`) or 16 binary digits, maybe grouped by spaces (`.bin`);
+    `;` starts a comment."""
     words = []
     for number, line in enumerate(_read_text(path).splitlines(), 1):
         text = line.split(";", 1)[0].strip()
         if not text:
             continue
+        if binary:
+            text = _GROUPING.sub("", text)
         match = (_BIN_WORD if binary else _HEX_WORD).fullmatch(text)
         if match is None:
             kind = "16 binary digits" if binary else "a hex word of 1 to 4 digits"
@@ -113,12 +193,17 @@ _SYM_LINE = re.compile(r"//\s*([A-Za-z_][\w.]*)\s+(?:x|0x)?([0-9A-Fa-f]{1,4})\s*
 
 
 def parse_sym(path: Path) -> dict[str, int]:
-    """lc3as symbol table: `//<tab>LABEL<tab>ADDR` lines below a header of `//` lines."""
+    """lc3as symbol table: `//<tab>LABEL<tab>ADDR` lines below a header of `//` lines.
+
+    Any other line that is not blank is a LoadError: the file is not a symbol table."""
     symbols = {}
-    for line in _read_text(path).splitlines():
-        match = _SYM_LINE.fullmatch(line.strip())
+    for number, line in enumerate(_read_text(path).splitlines(), 1):
+        text = line.strip()
+        match = _SYM_LINE.fullmatch(text)
         if match and match.group(1).lower() not in {"symbol", "scope"}:
             symbols[match.group(1)] = int(match.group(2), 16)
+        elif text and not text.startswith("//"):
+            raise LoadError(path, f"line {number}: not a symbol table line")
     return symbols
 
 
@@ -131,15 +216,39 @@ def unknown_format(path: Path) -> LoadError:
     return LoadError(path, f"{found}: a program is {', '.join(FORMATS[:-1])} or {FORMATS[-1]}")
 
 
-def load_image_file(path: Path) -> Image:
-    """An `.obj`, `.hex` or `.bin` file, with the `.sym` beside an `.obj` when there is one."""
+def load_file(path: Path, warn: Callable[[str], None] | None = None) -> tuple[Image, ...]:
+    """The images of an `.obj` (classic: one; LC3Tools: one per `.ORIG`), `.hex` or `.bin`
+    file, with the labels of the `.sym` beside an `.obj` when there is one.
+
+    A `.sym` that cannot be read is no reason not to run the program: `warn` is told why
+    and the images load without labels.
+    """
     suffix = path.suffix.lower()
     if suffix in (".hex", ".bin"):
-        return parse_text(path, binary=suffix == ".bin")
+        return (parse_text(path, binary=suffix == ".bin"),)
     if suffix != ".obj":
         raise unknown_format(path)
-    image = parse_obj(path)
+    data = read_bytes(path, MAX_TEXT_BYTES)
+    images = (
+        parse_lc3tools_obj(data, str(path))
+        if data.startswith(LC3TOOLS_MAGIC)
+        else (_classic_obj(data, path),)
+    )
     sym = path.with_suffix(".sym")
-    if sym.is_file():
-        return Image(image.origin, image.words, image.name, parse_sym(sym))
-    return image
+    if not sym.exists():
+        return images
+    try:
+        symbols = parse_sym(sym)
+    except LoadError as e:
+        if warn is not None:
+            warn(f"lc3jit: {e}; loading {path} without labels")
+        return images
+    return tuple(Image(i.origin, i.words, i.name, symbols, i.source) for i in images)
+
+
+def load_image_file(path: Path) -> Image:
+    """The one image of a file (an LC3Tools `.obj` of several `.ORIG` blocks is a LoadError)."""
+    images = load_file(path)
+    if len(images) > 1:
+        raise LoadError(path, f"{len(images)} .ORIG blocks where one image is wanted")
+    return images[0]

@@ -331,6 +331,7 @@ class Machine:
         then leaves translated code, which may be running those very words, as a store
         into code does. An interrupt (`priority`) is taken between instructions, where
         no translated code runs."""
+        self._check_stack(vector_address, at)
         psr = self.psr
         if self.user_mode:
             self.saved_usp = self.reg[6]
@@ -343,6 +344,29 @@ class Machine:
         if self.code_writes != code_writes and priority is None:
             raise Leave(at, handler)
         return handler
+
+    def _check_stack(self, vector_address: int, at: int) -> None:
+        """A push of PSR and PC onto a device register is a fault, before anything changes.
+
+        Without an OS the program runs in supervisor mode with R6 = x0000 unless it set
+        a stack: a TRAP through a routine it installed (3rd edition) would push its return
+        address onto MCR, which stops the clock, and end the run silently as if it halted.
+        """
+        sp = self.saved_ssp if self.user_mode else self.reg[6]
+        for address in ((sp - 1) & WORD_MASK, (sp - 2) & WORD_MASK):
+            if self.watch[address] & WATCH_DEVICE:
+                if vector_address < EXCEPTION_TABLE:
+                    what = f"TRAP x{vector_address:02X}"
+                elif vector_address == EXCEPTION_TABLE + KEYBOARD_VECTOR:
+                    what = "the keyboard interrupt"
+                else:
+                    what = f"the exception through x{vector_address:04X}"
+                raise MachineFault(
+                    at,
+                    False,
+                    f"{what} at x{at:04X} would push PSR and PC onto the device register at "
+                    f"x{address:04X} (the supervisor stack pointer is x{sp:04X}): set R6 to a stack first",
+                )
 
     def exception(self, vector: int, at: int, message: str) -> int:
         """Take exception `vector` through the table, or fault if nothing handles it."""

@@ -79,8 +79,9 @@ def trap(m: Machine, vector: int, at: int) -> int:
             m.reg[7] = next_pc
         routine(m, at)
         return next_pc
-    if m.host_traps and m.mem[TRAP_TABLE + vector] == 0:
-        raise MachineFault(at, False, f"unknown trap vector x{vector:02X} at x{at:04X}")
+    if m.mem[TRAP_TABLE + vector] == 0:  # no routine: not a run through zeroed memory to x0000
+        what = "unknown trap vector" if m.host_traps else "undefined trap"  # as the textbook's OS says
+        raise MachineFault(at, False, f"{what} x{vector:02X} at x{at:04X}")
     if m.edition == 2:
         m.reg[7] = next_pc
         return m.mem[TRAP_TABLE + vector]

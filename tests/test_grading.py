@@ -3,6 +3,7 @@ passes, the buggy one fails the tests it should, alone and spread over two worke
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -84,4 +85,166 @@ def test_a_program_that_never_returns_fails_its_test_without_hanging(tmp_path: P
         cwd=GRADING,
     )
     assert result.returncode == 1
-    assert "StepLimitError: step limit reached" in result.stdout
+    assert "ARRAY_MAX(x4000, 1) did not return: was still running after 10,000 instructions" in result.stdout
+    assert "the program was at x3001 (ARRAY_MAX, loop.asm line 3: ARRAY_MAX BR ARRAY_MAX)" in result.stdout
+
+
+def pytest_run(*arguments: str | Path, cwd: Path = GRADING) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *map(str, arguments)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=cwd,
+    )
+
+
+def test_a_submission_that_does_not_assemble_is_reported_once(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.asm"
+    broken.write_text(".ORIG x3000\nADD R0, R9, #1\nFOO R1\n.END\n")
+    result = pytest_run(GRADING / "test_array_max.py", "--lc3-program", broken, "--cases", "2")
+    assert result.returncode == 1
+    assert result.stdout.count("broken.asm:2:9: error: ADD expects a register R0-R7, found R9") == 1
+    assert result.stdout.count("broken.asm:3:1: error: unknown instruction or directive FOO") == 1
+    line = f"the program could not be loaded: {broken}: 2 errors (the full messages are at the end)"
+    assert result.stdout.count(line) == 12  # each test fails with that one line, and no traceback
+    assert "Traceback" not in result.stdout and "lc3jit/" not in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ((), "ERROR: no program to test: give --lc3-program FILE (or lc3_program in the ini file)"),
+        (
+            ("--lc3-program", "solution.asm", "--lc3-engine", "bogus"),
+            "ERROR: --lc3-engine: no engine 'bogus'",
+        ),
+        (
+            ("--lc3-program", "solution.asm", "--lc3-time-limit", "soon"),
+            "ERROR: --lc3-time-limit: not a number",
+        ),
+    ],
+)
+def test_usage_errors_stop_pytest_at_the_start(options: tuple[str, ...], message: str) -> None:
+    result = pytest_run(GRADING / "test_array_max.py", *options, "--cases", "2")
+    assert result.returncode == pytest.ExitCode.USAGE_ERROR
+    assert message in result.stderr
+    assert "passed" not in result.stdout and "failed" not in result.stdout
+
+
+def check_gradescope(results: dict[str, object]) -> None:
+    """Every field against Gradescope's documented results.json (autograder specifications)."""
+    assert set(results) <= {
+        "score", "execution_time", "output", "output_format", "test_output_format", "test_name_format",
+        "visibility", "stdout_visibility", "extra_data", "tests", "leaderboard",
+    }  # fmt: skip
+    assert isinstance(results["score"], int | float)
+    assert isinstance(results["execution_time"], int | float) and results["execution_time"] >= 0
+    assert isinstance(results["output"], str)
+    assert results["visibility"] in ("hidden", "after_due_date", "after_published", "visible")
+    assert results["stdout_visibility"] in ("hidden", "after_due_date", "after_published", "visible")
+    tests = results["tests"]
+    assert isinstance(tests, list) and tests
+    for test in tests:
+        assert set(test) <= {
+            "score", "max_score", "status", "name", "name_format", "number", "output", "output_format",
+            "tags", "visibility", "extra_data",
+        }  # fmt: skip
+        assert isinstance(test["score"], int | float) and isinstance(test["max_score"], int | float)
+        assert 0 <= test["score"] <= test["max_score"]
+        assert test["status"] in ("passed", "failed")
+        assert isinstance(test["name"], str) and isinstance(test["number"], str)
+        assert isinstance(test["output"], str)
+        assert test["visibility"] in ("hidden", "after_due_date", "after_published", "visible")
+    assert results["score"] == pytest.approx(sum(t["score"] for t in tests))
+
+
+def test_gradescope_results_and_report_for_a_buggy_submission(tmp_path: Path) -> None:
+    gradescope, report = tmp_path / "results.json", tmp_path / "report.json"
+    result = pytest_run(
+        GRADING / "test_array_max.py",
+        "--lc3-program",
+        GRADING / "buggy.asm",
+        "--cases",
+        "2",
+        "--lc3-coverage",
+        "--lc3-gradescope",
+        gradescope,
+        "--lc3-report",
+        report,
+    )
+    assert result.returncode == 1
+    assert "total                                                10 / 13" in result.stdout
+    results = json.loads(gradescope.read_text())
+    check_gradescope(results)
+    by_name = {t["name"]: t for t in results["tests"]}
+    kept = by_name["test_other_registers_are_kept"]
+    assert (kept["score"], kept["max_score"], kept["status"], kept["output"]) == (2, 2, "passed", "")
+    failed = by_name["test_known_arrays[values4]"]
+    assert (failed["score"], failed["max_score"], failed["status"]) == (0, 1, "failed")
+    assert failed["output"].startswith("ARRAY_MAX(x4000, 2) returned -32768 (x8000), expected 32767 (x7FFF)")
+    assert "The subroutine returned, but not the value the test expected." in failed["output"]
+    assert results["score"] == 10 and "10 of 13 points" in results["output"]
+    [submission] = json.loads(report.read_text())
+    assert submission["score"] == 10 and submission["max_score"] == 13
+    page = report.with_suffix(".html").read_text()
+    assert "test_known_arrays[values4]" in page and "returned -32768 (x8000)" in page
+
+
+def test_examples_coverage_names_the_lines_a_failing_test_never_ran(tmp_path: Path) -> None:
+    report = tmp_path / "report.json"
+    program = GRADING / "factorial" / "buggy.asm"
+    result = pytest_run(
+        GRADING / "factorial", "--lc3-program", program, "--lc3-coverage", "--lc3-report", report
+    )
+    assert result.returncode == 1
+    [submission] = json.loads(report.read_text())
+    tests = {t["name"]: t for t in submission["tests"]}
+    assert tests["test_fact[0]"]["message"] == "FACT(0) returned 0 (x0000), expected 1 (x0001)"
+    # FACT(0) never reaches the recursion: its lines are named, with their text
+    assert [28, "        STR R1, R6, #0          ; push n - 1"] in tests["test_fact[0]"]["unran"]
+    convention = tests["test_fact_keeps_the_convention"]["message"]
+    assert convention == "FACT(4) changed R1: 0 (x0000) before the call, 6 (x0006) after"
+
+
+@pytest.mark.parametrize(
+    ("folder", "program", "code", "seen"),
+    [
+        ("factorial", "solution.asm", 0, "total                                       17 / 17"),
+        ("factorial", "buggy.asm", 1, "FACT(0) returned 0 (x0000), expected 1 (x0001)"),
+        ("interactive", "solution.asm", 0, "total                                     6 / 6"),
+        ("interactive", "buggy.asm", 1, "check failed (0.5 pt): key '7': expected '7', got '\\x17'"),
+    ],
+)
+def test_stack_convention_and_interactive_examples(folder: str, program: str, code: int, seen: str) -> None:
+    result = pytest_run(GRADING / folder, "--lc3-program", GRADING / folder / program)
+    assert result.returncode == code, result.stdout
+    assert seen in result.stdout
+
+
+def test_time_and_output_limits_fail_their_tests_saying_where(tmp_path: Path) -> None:
+    (tmp_path / "test_limits.py").write_text(
+        "def test_loops(lc3):\n    lc3().run()\n\ndef test_floods(lc3):\n    lc3(pc='FLOOD').run()\n"
+    )
+    program = tmp_path / "runaway.asm"
+    program.write_text(
+        '.ORIG x3000\nLOOP BR LOOP\nFLOOD LEA R0, TEXT\nPUTS\nBR FLOOD\nTEXT .STRINGZ "spam"\n.END\n'
+    )
+    result = pytest_run(
+        "test_limits.py",
+        "--lc3-program",
+        program,
+        "--lc3-time-limit",
+        "0.3",
+        "--lc3-max-steps",
+        str(1 << 60),
+        "--lc3-max-output",
+        "1000",
+        cwd=tmp_path,
+    )
+    assert result.returncode == 1
+    assert (
+        "TimeLimitError: the time limit (0.3 s) ran out at x3000 (LOOP, runaway.asm line 2: LOOP BR LOOP)"
+        in (result.stdout)
+    )
+    assert "OutputLimitError: the output limit (1,000 bytes) was reached at x300" in result.stdout

@@ -9,9 +9,11 @@ reports all of them; any error ends in one `AssemblyError`, whatever the input.
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 
 from lc3jit.toolchain.numbers import parse_number
@@ -27,7 +29,25 @@ from lc3jit_runtime.isa import (
     Flow,
     Form,
 )
-from lc3jit_runtime.loader import MAX_OBJ_BYTES, Image, SourceLine
+from lc3jit_runtime.loader import MAX_TEXT_BYTES, Image, SourceLine, read_bytes
+
+#: Errors (and, apart, warnings) reported in full; the rest are counted ("and 12 more
+#: errors"), so that a hostile source (a comma 16,000 times on a line) costs linear time
+#: and memory, not one echoed line per error.
+SHOWN = 30
+#: The most characters of a source line echoed under a message, around its column.
+ECHO_WIDTH = 100
+#: Words and commas read on one line: a statement has at most 7 (a label, an op, three
+#: operands and their commas), and the rest of a longer line is one error, not many.
+MAX_TOKENS = 16
+#: Words quoted in a message are cut to this length.
+_QUOTED = 40
+_LONG_WORD = re.compile(rf"\S{{{_QUOTED + 1},}}")
+
+
+def _clip_words(message: str) -> str:
+    """A message with each word longer than _QUOTED cut short (a token of 5,000 digits)."""
+    return _LONG_WORD.sub(lambda m: m[0][: _QUOTED - 3] + "...", message)
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,24 +62,43 @@ class Diagnostic:
     severity: str = "error"
 
     def __str__(self) -> str:
+        text, column = self.text, self.column
+        if len(text) > ECHO_WIDTH:  # a window around the column, marked where it is cut
+            start = max(0, min(column - 1 - ECHO_WIDTH // 2, len(text) - ECHO_WIDTH))
+            head = "..." if start else ""
+            tail = "..." if start + ECHO_WIDTH < len(text) else ""
+            text, column = head + text[start : start + ECHO_WIDTH] + tail, column - start + len(head)
         # Keep the line's tabs under the caret so that it lines up in a terminal.
-        pad = "".join(c if c == "\t" else " " for c in self.text[: self.column - 1])
+        pad = "".join(c if c == "\t" else " " for c in text[: column - 1])
         head = f"{self.path}:{self.line}:{self.column}: {self.severity}: {self.message}"
-        return f"{head}\n{self.text}\n{pad}^"
+        return f"{head}\n{text}\n{pad}^"
+
+
+def _more(count: int, severity: str) -> str:
+    return f"and {count} more {severity}{'s' if count > 1 else ''}"
 
 
 class AssemblyError(LC3Error):
-    """The source has errors: all of them, in source order, each with its place. The
-    warnings of the same source are kept beside them (`warnings`) and shown in their place:
-    a warning is often why the error happened (a bare `3000` read as decimal)."""
+    """The source has errors: the first SHOWN of them in source order, each with its place,
+    and how many more there are (`count` is all of them). The warnings of the same source
+    are kept beside them (`warnings`, the first SHOWN) and shown in their place: a warning
+    is often why the error happened (a bare `3000` read as decimal)."""
 
-    def __init__(self, diagnostics: list[Diagnostic], warnings: list[Diagnostic] | tuple[()] = ()) -> None:
-        count = f"{len(diagnostics)} error{'s' if len(diagnostics) > 1 else ''}"
+    def __init__(
+        self,
+        diagnostics: list[Diagnostic],
+        warnings: list[Diagnostic] | tuple[()] = (),
+        count: int | None = None,
+    ) -> None:
+        count = len(diagnostics) if count is None else count
+        summary = f"{diagnostics[0].path}: {count} error{'s' if count > 1 else ''}"
         shown = sorted([*diagnostics, *warnings], key=lambda d: (d.line, d.column))
+        more = [_more(count - len(diagnostics), "error")] if count > len(diagnostics) else []
         # One line first, as every lc3jit error has, then the details it summarises.
-        super().__init__("\n".join([f"{diagnostics[0].path}: {count}", *map(str, shown)]))
+        super().__init__("\n".join([summary, *map(str, shown), *more]))
         self.diagnostics = tuple(diagnostics)
         self.warnings = tuple(warnings)
+        self.count = count
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,7 +220,26 @@ class Assembly:
 
     images: tuple[Image, ...]
     code: frozenset[int]  # addresses of instructions, as opposed to .FILL/.BLKW/.STRINGZ words
-    warnings: tuple[Diagnostic, ...]
+    warnings: tuple[Diagnostic, ...]  # the first SHOWN
+    more_warnings: int = 0  # not shown
+
+    def warning_texts(self) -> list[str]:
+        """The warnings as the assembler writes them, the count of those not shown last."""
+        more = (
+            [f"{self.warnings[0].path}: {_more(self.more_warnings, 'warning')}"] if self.more_warnings else []
+        )
+        return [*map(str, self.warnings), *more]
+
+
+def _first_shown(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """The first SHOWN errors and the first SHOWN warnings, in source order."""
+    kept: list[Diagnostic] = []
+    counts = {"error": 0, "warning": 0}
+    for d in sorted(diagnostics, key=lambda d: (d.line, d.column)):
+        counts[d.severity] += 1
+        if counts[d.severity] <= SHOWN:
+            kept.append(d)
+    return kept
 
 
 class _Assembler:
@@ -191,18 +249,25 @@ class _Assembler:
         self.path = path
         self.encoding = encoding
         self.lines = [line.removesuffix("\r") for line in source.split("\n")]
-        self.diagnostics: list[Diagnostic] = []
+        self.diagnostics: list[Diagnostic] = []  # the first SHOWN of each severity, and some more
+        self.counts = {"error": 0, "warning": 0}  # all reported, shown or not
+        # Pass 2 reports in source order: the first SHOWN unknown labels are all it may show.
+        self.label_hints_left = SHOWN
         self.symbols: dict[str, tuple[str, int, int]] = {}  # upper name -> (name, address, line)
         self.blocks: list[_Block] = []
         self.block: _Block | None = None
         self.orphan_reported = False  # "no .ORIG" is said once, not for every line
 
     def report(self, statement: _Statement, column: int, message: str, severity: str = "error") -> None:
+        message = _clip_words(message)
         diagnostic = Diagnostic(self.path, statement.number, column, message, statement.text, severity)
         self.diagnostics.append(diagnostic)
+        self.counts[severity] += 1
+        if len(self.diagnostics) > 4 * SHOWN:  # forget what will not be shown: memory stays bounded
+            self.diagnostics = _first_shown(self.diagnostics)
 
     def error_count(self) -> int:
-        return sum(d.severity == "error" for d in self.diagnostics)
+        return self.counts["error"]
 
     def warn(self, statement: _Statement, column: int, message: str) -> None:
         self.report(statement, column, message, "warning")
@@ -212,13 +277,15 @@ class _Assembler:
         for block in self.blocks:
             for index, statement in block.pending:
                 self.second_pass(block, index, statement)
-        self.diagnostics.sort(key=lambda d: (d.line, d.column))
+        self.diagnostics = _first_shown(self.diagnostics)
         errors = [d for d in self.diagnostics if d.severity == "error"]
         if errors:
-            raise AssemblyError(errors, [d for d in self.diagnostics if d.severity != "error"])
+            warnings = [d for d in self.diagnostics if d.severity != "error"]
+            raise AssemblyError(errors, warnings, self.counts["error"])
         images = tuple(Image(b.origin, tuple(b.words), self.path, b.symbols, b.source) for b in self.blocks)
         code = frozenset(address for b in self.blocks for address in b.code)
-        return Assembly(images, code, tuple(self.diagnostics))
+        warnings = tuple(self.diagnostics)
+        return Assembly(images, code, warnings, self.counts["warning"] - len(warnings))
 
     def first_pass(self) -> None:
         """Split each line, define labels, lay out words; operands wait for pass 2."""
@@ -411,6 +478,9 @@ class _Assembler:
         if is_keyword(name):
             upper = name.upper()
             return f": {upper} is an instruction; a label of that name is defined with a colon ({name}:)"
+        if self.label_hints_left <= 0:  # each looks at every label: only for errors shown
+            return ""
+        self.label_hints_left -= 1
         near = _nearest(name, [defined for defined, _, _ in self.symbols.values()])
         return f"; did you mean {near}?" if near else ""
 
@@ -461,7 +531,7 @@ class _Assembler:
         """A number with neither # nor x is read as decimal, as LC3Tools reads it; lc3as and
         the textbook want #, and a student who wrote `.ORIG 3000` meant x3000: say so."""
         if _BARE_DECIMAL.fullmatch(token.text):
-            value = int(token.text)
+            value = parse_number(token.text) or 0  # not int(): 5,000 digits would be a ValueError
             self.warn(
                 statement,
                 token.column,
@@ -501,36 +571,52 @@ _BARE_DECIMAL = re.compile(r"[-+]?[0-9]+")
 NEAR_EDITS = 2
 
 
-def _edits(a: str, b: str) -> int:
-    """Levenshtein distance, ignoring case: insertions, deletions, substitutions."""
-    a, b = a.upper(), b.upper()
-    previous = list(range(len(b) + 1))
+def _edits(a: str, b: str, limit: int) -> int:
+    """Levenshtein distance ignoring case (insertions, deletions, substitutions), or limit + 1
+    when it is more than limit: only the band of cells within limit of the diagonal is
+    computed, so a 5,000-letter name costs 5,000 times the band, not 5,000 times the other."""
+    a, b, beyond = a.upper(), b.upper(), limit + 1
+    if abs(len(a) - len(b)) > limit:
+        return beyond
+    previous = {j: j for j in range(min(len(b), limit) + 1)}
     for i, x in enumerate(a, 1):
-        current = [i]
-        for j, y in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x != y)))
+        current = {0: i} if i <= limit else {}
+        for j in range(max(1, i - limit), min(len(b), i + limit) + 1):
+            current[j] = min(
+                previous.get(j, beyond) + 1,
+                current.get(j - 1, beyond) + 1,
+                previous.get(j - 1, beyond) + (x != b[j - 1]),
+            )
+        if min(current.values()) > limit:
+            return beyond
         previous = current
-    return previous[-1]
+    return min(previous.get(len(b), beyond), beyond)
 
 
 def _nearest(name: str, known: list[str], reach: int = NEAR_EDITS) -> str | None:
     """The one known name closest to name within NEAR_EDITS (one edit for names of up to
     three letters, where two would reach almost anything); None if none or a tie."""
-    reach = 1 if len(name) <= 3 else reach
-    scored = sorted((_edits(name, other), other) for other in known if other.upper() != name.upper())
-    scored = [(d, other) for d, other in scored if d <= reach]
+    reach, upper = 1 if len(name) <= 3 else reach, name.upper()
+    scored = sorted(
+        (distance, other)
+        for other in known
+        if abs(len(other) - len(name)) <= reach  # farther for certain: not worth a call
+        and other.upper() != upper
+        and (distance := _edits(name, other, reach)) <= reach
+    )
     if not scored or (len(scored) > 1 and scored[0][0] == scored[1][0]):
         return None
     return scored[0][1]
 
 
+@functools.lru_cache(maxsize=1024)  # a source may define or redefine the same names again and again
 def _mnemonic_hint(name: str) -> str | None:
     """For a label with no instruction after it: the instruction it is one edit from (GETS
     for GETC), as a misspelt instruction is taken for a label. One edit only: a label on a
     line of its own is common, and must not draw a warning for being short."""
     if is_keyword(name):
         return None
-    near = _nearest(name, [spelling.upper() for spelling in SPELLINGS], 1)
+    near = _nearest(name, list(SPELLINGS), 1)  # its keys are upper-case
     return f"{name.upper()} is not an instruction: did you mean {near}?" if near else None
 
 
@@ -604,7 +690,9 @@ def _split(number: int, text: str) -> tuple[_Statement, list[tuple[int, str]]]:
     good label on a bad line and later lines do not report it unknown.
     """
     statement = _Statement(number, text)
-    tokens = list(tokenize(text))
+    tokens = list(islice(tokenize(text), MAX_TOKENS + 1))
+    if len(tokens) > MAX_TOKENS:
+        return statement, [(tokens[-1].column, f"more than {MAX_TOKENS} words and commas on one line")]
     problems: list[tuple[int, str]] = []
     first = tokens[0] if tokens else None
     if (
@@ -703,12 +791,7 @@ def diagnose(source: str, path: str = "<source>") -> tuple[Assembly | None, list
 
 
 def assemble_file(path: Path) -> Assembly:
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise LoadError(path, e.strerror or str(e)) from None
-    if len(data) > 64 * MAX_OBJ_BYTES:
-        raise LoadError(path, "too large for an LC-3 source file")
+    data = read_bytes(path, MAX_TEXT_BYTES)
     if b"\0" in data:
         raise LoadError(path, "a binary file, not assembly text (an .obj? name it so)")
     return assemble(data, str(path))

@@ -17,18 +17,27 @@ _NUMBER = re.compile(
 )
 
 
+#: What a literal of more than MAX_DIGITS significant digits reads as (with its sign): out of
+#: every range an LC-3 value has, like the literal itself, but never converted digit by digit
+#: (Python refuses to convert a decimal of more than 4,300 digits at all).
+TOO_LARGE = 1 << 64
+MAX_DIGITS = 20
+
+
 def parse_number(text: str) -> int | None:
     """The value of a literal, or None when text is not one (it may be a label)."""
     match = _NUMBER.fullmatch(text.strip())
     if match is None:
         return None
     if match["hex"]:
-        value = int(match["hdigits"], 16)
-        return -value if match["hsign"] else value
-    if match["bdigits"]:
-        value = int(match["bdigits"], 2)
-        return -value if match["bsign"] else value
-    return int(match["dec"])
+        negative, digits, base = match["hsign"], match["hdigits"], 16
+    elif match["bdigits"]:
+        negative, digits, base = match["bsign"], match["bdigits"], 2
+    else:
+        negative, digits, base = match["dec"][0] == "-", match["dec"].lstrip("+-"), 10
+    digits = digits.lstrip("0") or "0"
+    value = int(digits, base) if len(digits) <= MAX_DIGITS else TOO_LARGE
+    return -value if negative else value
 
 
 def parse_address(text: str) -> int:

@@ -1,37 +1,79 @@
-"""The pytest plugin: an `lc3` fixture that makes a grader's test a few lines.
+"""The pytest plugin: an `lc3` fixture that makes a grader's test a few lines, and the rest of
+a grader (points, soft checks, limits, readable failures, Gradescope's results.json).
 
 Installed with lc3jit, it is registered through the `pytest11` entry point, so any pytest
 run has it (`-p no:lc3jit` turns it off); without installing, a conftest.py can load it
 with `pytest_plugins = ["lc3jit.tools.pytest_plugin"]`.
 
-    def test_multiply(lc3):
-        sim = lc3()                           # the program named by --lc3-program
-        assert sim.call("MULTIPLY", 6, 7) == 42
+    @pytest.mark.points(2)
+    def test_multiply(lc3, verify):
+        sim = lc3()                                   # the program named by --lc3-program
+        verify(sim.call("MULTIPLY", 6, 7) == 42, "6 x 7", points=1)   # a soft check
+        verify.equal(sim.call("MULTIPLY", 0, 7), 0, "0 x 7", points=1)
 
-    pytest tests/ --lc3-program student.asm   # grade one solution
-    pytest tests/ --lc3-program student.asm -n auto   # test cases spread over the cores (pytest-xdist)
+    pytest tests/ --lc3-program student.asm --lc3-gradescope results.json
 
-Each call of `lc3(...)` is a fresh `lc3jit.api.Simulator` (so tests share no state and run
-in any order or process), with the step limit of --lc3-max-steps: a solution that loops
-forever fails its test with StepLimitError instead of hanging the grader. The program's
-files are read and assembled once per process, and their translation is shared by the
-engines of all its tests (`lc3jit.translator.regions.shared_code`).
+Each call of `lc3(...)` is a fresh `lc3jit.api.Simulator` with the test's limits: the step
+limit of each run, a wall-clock limit and an output cap for the whole test (a program
+that loops or floods fails its test saying where it was). The program is read and
+assembled once per process: if it does not assemble, the assembler's messages are shown
+once, at the end, and every test fails with one line. Failures of the program (a RunError)
+are reported as their one-line message, without Python's traceback; lc3jit's own frames
+are hidden from the tracebacks of failed assertions.
+
+Every option is also an ini option (`lc3_program`, `lc3_engine`, ...), so a course's
+pytest.ini can hold them; the command line wins.
 """
 
 from __future__ import annotations
 
 import functools
+import json
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from lc3jit.api import Simulator
-from lc3jit.session import load_images
+from lc3jit.api import RunError, Simulator
+from lc3jit.grading import explain, report
+from lc3jit.session import ENGINES, load_images
 from lc3jit.translator import regions
+from lc3jit_runtime.errors import LC3Error
 from lc3jit_runtime.loader import Image
 
 DEFAULT_MAX_STEPS = 1_000_000
+DEFAULT_TIME_LIMIT = 10.0
+DEFAULT_MAX_OUTPUT = 1 << 16
+
+#: option name -> (ini type, default, help)
+OPTIONS: dict[str, tuple[str, object, str]] = {
+    "engine": ("string", "regions", "regions (default), blocks or interp"),
+    "max_steps": (
+        "string",
+        DEFAULT_MAX_STEPS,
+        f"step limit of each run and call (default {DEFAULT_MAX_STEPS:,})",
+    ),
+    "time_limit": (
+        "string",
+        DEFAULT_TIME_LIMIT,
+        f"wall-clock seconds per test (default {DEFAULT_TIME_LIMIT:g})",
+    ),
+    "max_output": (
+        "string",
+        DEFAULT_MAX_OUTPUT,
+        f"bytes of output per test (default {DEFAULT_MAX_OUTPUT:,})",
+    ),
+    "gradescope": ("string", "", "write Gradescope's results.json to FILE"),
+    "report": ("string", "", "write a JSON report to FILE and an HTML page beside it"),
+    "coverage": ("bool", False, "run on the interpreter and name the lines a failing test never ran"),
+    "visibility": ("string", "visible", "Gradescope visibility of tests without a visibility mark"),
+}
+
+PROGRAM = pytest.StashKey["tuple[tuple[Image, ...], str] | None"]()  # (images, load error)
+SIMS = pytest.StashKey["list[Simulator]"]()
+CHECKS = pytest.StashKey["Verify"]()
+RECORDS = pytest.StashKey["dict[str, report.TestRecord]"]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -43,47 +85,308 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="FILE",
         help="the LC-3 program under test (.asm, .obj, .hex, .bin); repeat for several files",
     )
-    group.addoption("--lc3-engine", default="regions", help="regions (default), blocks or interp")
-    group.addoption(
-        "--lc3-max-steps",
-        type=int,
-        default=DEFAULT_MAX_STEPS,
-        help=f"step limit of each run and call (default {DEFAULT_MAX_STEPS:,})",
-    )
+    parser.addini("lc3_program", "the LC-3 program(s) under test", type="args", default=[])
+    for name, (kind, default, text) in OPTIONS.items():
+        flag = "--lc3-" + name.replace("_", "-")
+        if kind == "bool":
+            group.addoption(flag, action="store_true", default=None, help=text)
+        else:
+            group.addoption(flag, default=None, metavar=name.split("_")[-1].upper(), help=text)
+        parser.addini("lc3_" + name, text, type="bool" if kind == "bool" else "string", default=default)
+
+
+def option(config: pytest.Config, name: str) -> object:
+    """The command line's value, else the ini file's."""
+    value = config.getoption("lc3_" + name)
+    return config.getini("lc3_" + name) if value is None else value
+
+
+def _number(config: pytest.Config, name: str, kind: type) -> float:
+    raw = option(config, name)
+    try:
+        value = kind(raw)
+    except (TypeError, ValueError):
+        raise pytest.UsageError(f"--lc3-{name.replace('_', '-')}: not a number: {raw!r}") from None
+    if value <= 0:
+        raise pytest.UsageError(f"--lc3-{name.replace('_', '-')}: must be above 0, not {raw}")
+    return value  # type: ignore[no-any-return]
+
+
+class Settings:
+    """The options, read and checked once: a bad one stops pytest before any test runs."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.engine = str(option(config, "engine"))
+        if self.engine not in ENGINES:
+            raise pytest.UsageError(
+                f"--lc3-engine: no engine {self.engine!r}; choose from {', '.join(ENGINES)}"
+            )
+        self.max_steps = int(_number(config, "max_steps", int))
+        self.time_limit = _number(config, "time_limit", float)
+        self.max_output = int(_number(config, "max_output", int))
+        self.coverage = bool(option(config, "coverage"))
+        self.visibility = str(option(config, "visibility"))
+        if self.visibility not in report.VISIBILITIES:
+            raise pytest.UsageError(f"--lc3-visibility: one of {', '.join(report.VISIBILITIES)}")
+        self.program = [Path(p) for p in config.getoption("lc3_program") or config.getini("lc3_program")]
+
+
+SETTINGS = pytest.StashKey[Settings]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Tests translate the same program again and again: share the code objects."""
+    """Check the options; load the program; share translations between the tests."""
+    config.addinivalue_line("markers", "points(n): the points a test is worth (default 1)")
+    config.addinivalue_line("markers", "visibility(v): Gradescope visibility: hidden, after_due_date, ...")
+    config.stash[SETTINGS] = settings = Settings(config)
+    config.stash[RECORDS] = {}
+    config.pluginmanager.register(Collector(config.stash[RECORDS]), "lc3jit-records")
+    config.stash[PROGRAM] = load(tuple(p.resolve() for p in settings.program)) if settings.program else None
     if regions.shared_code is None:
         regions.shared_code = {}
+
+
+def load(paths: tuple[Path, ...]) -> tuple[tuple[Image, ...], str]:
+    """The images of the files, or the load error's text (the assembler's messages)."""
+    try:
+        return _loaded(paths), ""
+    except LC3Error as error:
+        return (), str(error)
+
+
+@functools.cache
+def _loaded(paths: tuple[Path, ...]) -> tuple[Image, ...]:
+    return tuple(load_images(list(paths)))
+
+
+def uses_default_program(item: pytest.Item) -> bool:
+    """Does the test take the program from --lc3-program (not a module's own lc3_program)?"""
+    info = getattr(item, "_fixtureinfo", None)
+    definitions = info.name2fixturedefs.get("lc3_program", ()) if info is not None else ()
+    return bool(definitions) and definitions[-1].baseid == ""  # a plugin's fixture: ours
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.stash[PROGRAM] is None and any(uses_default_program(item) for item in items):
+        raise pytest.UsageError(
+            "no program to test: give --lc3-program FILE (or lc3_program in the ini file)"
+        )
 
 
 @pytest.fixture
 def lc3_program(request: pytest.FixtureRequest) -> list[Path]:
     """The files of --lc3-program; a test module may override this fixture to name its own."""
-    paths = [Path(p) for p in request.config.getoption("--lc3-program")]
-    if not paths:
-        pytest.fail("no program to test: give --lc3-program FILE", pytrace=False)
-    return paths
+    return list(request.config.stash[SETTINGS].program)
 
 
 @pytest.fixture
 def lc3(request: pytest.FixtureRequest, lc3_program: list[Path]) -> Callable[..., Simulator]:
     """A factory of Simulators: lc3() loads the program under test; lc3(*files, source=...,
-    keys=..., edition=..., os=...) takes the Simulator's own arguments."""
-    config = request.config
+    keys=..., edition=..., os=..., seed=..., strict=...) takes the Simulator's own
+    arguments. All of a test's Simulators share its wall-clock limit."""
+    config, node = request.config, request.node
+    settings = config.stash[SETTINGS]
+    deadline = time.monotonic() + settings.time_limit
+    sims: list[Simulator] = []
+    node.stash[SIMS] = sims
 
     def make(*programs: str | Path, **options: object) -> Simulator:
-        options.setdefault("engine", config.getoption("--lc3-engine"))
-        options.setdefault("max_steps", config.getoption("--lc3-max-steps"))
+        __tracebackhide__ = True
+        options.setdefault("engine", "interp" if settings.coverage else settings.engine)
+        options.setdefault("max_steps", settings.max_steps)
+        options.setdefault("time_limit", settings.time_limit)
+        options.setdefault("deadline", deadline)
+        options.setdefault("max_output", settings.max_output)
         files = programs or (() if "source" in options else tuple(lc3_program))
-        return Simulator(*_loaded(tuple(Path(f).resolve() for f in files)), **options)  # type: ignore[arg-type]
+        images, problem = load(tuple(Path(f).resolve() for f in files))
+        if problem:
+            first = problem.splitlines()[0]
+            pytest.fail(
+                f"the program could not be loaded: {first} (the full messages are at the end)", pytrace=False
+            )
+        sim = Simulator(*images, **options)  # type: ignore[arg-type]
+        sims.append(sim)
+        return sim
 
-    return make
+    return Factory(make, f"lc3({', '.join(p.name for p in lc3_program)})")
 
 
-@functools.cache
-def _loaded(paths: tuple[Path, ...]) -> tuple[Image, ...]:
-    """The images of the files, read (and assembled) once per process: an error is raised
-    again by every test that loads them, as it is not cached."""
-    return tuple(load_images(list(paths)))
+class Factory:
+    """The lc3 fixture: makes Simulators; its repr is what pytest's assertion messages show."""
+
+    def __init__(self, make: Callable[..., Simulator], name: str) -> None:
+        self.make = make
+        self.name = name
+
+    def __call__(self, *programs: str | Path, **options: object) -> Simulator:
+        __tracebackhide__ = True
+        return self.make(*programs, **options)
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class Verify:
+    """Soft checks: each is reported, none stops the test; points for those that hold
+    (LC3Tools' `verify(label, condition, points)`)."""
+
+    def __init__(self) -> None:
+        self.checks: list[dict[str, object]] = []
+
+    def __call__(self, condition: object, message: str, points: float = 1) -> bool:
+        self.checks.append({"message": message, "points": points, "passed": bool(condition)})
+        return bool(condition)
+
+    def equal(self, got: object, expected: object, message: str, points: float = 1) -> bool:
+        """Holds when got == expected; the report says both."""
+        text = message if got == expected else f"{message}: expected {expected!r}, got {got!r}"
+        return self(got == expected, text, points)
+
+    def output(
+        self, sim: Simulator, expected: str, message: str = "output", points: float = 1, **how: bool
+    ) -> bool:
+        """The program's output is expected (contains=True: contains it; ignore_case, ignore_whitespace)."""
+        contains = how.pop("contains", False)
+        test = sim.output_contains if contains else sim.output_is
+        ok = test(expected, **how)
+        return self(ok, message if ok else f"{message}: expected {expected!r}, got {sim.output!r}", points)
+
+    @property
+    def failed(self) -> list[dict[str, object]]:
+        return [c for c in self.checks if not c["passed"]]
+
+
+@pytest.fixture
+def verify(request: pytest.FixtureRequest) -> Verify:
+    """Soft checks with points: `verify(condition, message, points=1)`, `verify.equal(...)`."""
+    checks = request.node.stash[CHECKS] = Verify()
+    return checks
+
+
+def graded(item: pytest.Item) -> bool:
+    """A grader's test: it uses the lc3 fixture or soft checks, or is worth points."""
+    names = getattr(item, "fixturenames", ())
+    return "lc3" in names or "verify" in names or item.get_closest_marker("points") is not None
+
+
+def points_of(item: pytest.Item) -> float | None:
+    mark = item.get_closest_marker("points")
+    return float(mark.args[0]) if mark is not None and mark.args else None
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> pytest.TestReport:
+    """One line for a failure of the program; soft checks; the score, the explanation and the
+    lines that never ran, carried in user_properties (so they cross pytest-xdist too)."""
+    rep: pytest.TestReport = yield
+    if call.when != "call" and not (call.when == "setup" and rep.failed):
+        return rep
+    if not graded(item):
+        return rep
+    excinfo = call.excinfo
+    message = ""
+    if excinfo is not None and isinstance(excinfo.value, RunError | LC3Error):
+        message = f"{type(excinfo.value).__name__}: {excinfo.value}"
+        rep.longrepr = message
+    elif rep.failed:
+        message = _failure_text(excinfo, rep)
+    checks = item.stash.get(CHECKS, None)
+    soft = checks.checks if checks is not None else []
+    if checks is not None and checks.failed and rep.passed:
+        rep.outcome = "failed"
+        rep.longrepr = "\n".join(f"check failed ({c['points']:g} pt): {c['message']}" for c in checks.failed)
+        message = str(rep.longrepr)
+    marked = points_of(item)
+    total = sum(float(c["points"]) for c in soft)  # type: ignore[arg-type]
+    maximum = marked if marked is not None else (total or 1.0)
+    if soft:
+        earned = sum(float(c["points"]) for c in soft if c["passed"])  # type: ignore[arg-type]
+        score = maximum * earned / total if total else 0.0
+    else:
+        score = maximum if rep.passed else 0.0
+    kind = type(excinfo.value).__name__ if excinfo is not None else ""
+    settings = item.config.stash[SETTINGS]
+    unran: list[tuple[int, str]] = []
+    if rep.failed and settings.coverage:
+        sims = item.stash.get(SIMS, [])
+        source = {a: line for sim in sims for image in sim.images for a, line in image.source.items()}
+        unran = explain.unran([sim.machine for sim in sims], source)
+    mark = item.get_closest_marker("visibility")
+    record = report.TestRecord(
+        name=item.nodeid.split("::", 1)[-1],
+        passed=not rep.failed,
+        score=round(score, 6),
+        max_score=maximum,
+        message=message,
+        explanation=explain.explain(kind, message) if rep.failed else "",
+        unran=unran,
+        checks=soft,
+        visibility=str(mark.args[0]) if mark is not None else settings.visibility,
+    )
+    rep.user_properties.append(("lc3_record", json.dumps(record.__dict__)))
+    return rep
+
+
+def _failure_text(excinfo: pytest.ExceptionInfo[BaseException] | None, rep: pytest.TestReport) -> str:
+    if excinfo is None:
+        return str(rep.longrepr)
+    if isinstance(excinfo.value, AssertionError) and str(excinfo.value):
+        return str(excinfo.value).split("\nassert ")[0]
+    return excinfo.exconly()
+
+
+class Collector:
+    """Collects the tests' records where the reports arrive (the controller under pytest-xdist)."""
+
+    def __init__(self, records: dict[str, report.TestRecord]) -> None:
+        self.records = records
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        for key, value in report.user_properties:
+            if key == "lc3_record":
+                self.records[report.nodeid] = report_record(json.loads(str(value)))
+
+
+def report_record(data: dict[str, object]) -> report.TestRecord:
+    data = dict(data)
+    data["unran"] = [tuple(pair) for pair in data["unran"]]  # type: ignore[attr-defined]
+    return report.TestRecord(**data)
+
+
+def submission(config: pytest.Config, seconds: float = 0.0) -> report.SubmissionRecord:
+    """What this session found, as one submission's record."""
+    settings = config.stash[SETTINGS]
+    program = config.stash.get(PROGRAM, None)
+    problem = program[1] if program is not None else ""
+    name = ", ".join(str(p) for p in settings.program)
+    return report.SubmissionRecord(name, list(config.stash[RECORDS].values()), problem, seconds)
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    session.config.stash[STARTED] = time.monotonic()
+
+
+STARTED = pytest.StashKey[float]()
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    """The assembler's messages once, the scores, and the files asked for."""
+    if hasattr(config, "workerinput"):
+        return
+    record = submission(config, time.monotonic() - config.stash.get(STARTED, time.monotonic()))
+    if record.problem:
+        terminalreporter.section("the program could not be loaded")
+        terminalreporter.write_line(record.problem)
+    if record.tests:
+        terminalreporter.section("LC-3 score")
+        for line in report.score_lines(record):
+            terminalreporter.write_line(line)
+    settings = config.stash[SETTINGS]
+    if gradescope := str(option(config, "gradescope")):
+        Path(gradescope).write_text(
+            json.dumps(report.gradescope(record, settings.visibility), indent=1) + "\n"
+        )
+        terminalreporter.write_line(f"Gradescope results: {gradescope}")
+    if json_path := str(option(config, "report")):
+        page = report.write_reports([record], Path(json_path))
+        terminalreporter.write_line(f"report: {json_path}, {page}")

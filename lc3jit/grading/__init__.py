@@ -1,0 +1,1 @@
+"""Grading LC-3 programs: readable failures, calling conventions, observation, scores, reports."""

@@ -1,0 +1,94 @@
+"""Why a test failed, in plain words, and which of the student's lines never ran in it.
+
+Coverage comes from the interpreter: it decodes a word the first time it runs it and
+marks the word in the write map (WATCH_DECODED), so after a run the marked words are the
+instructions that ran. The lines worth showing are those the program could have reached
+from what ran (the block finder follows the flow from there) and did not: the branch
+never taken, the loop body never entered, the code after a loop that never ended.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from lc3jit.toolchain.asm import SPELLINGS
+from lc3jit.translator.blocks import find_blocks
+from lc3jit_runtime.loader import SourceLine
+from lc3jit_runtime.machine import IO_BASE, WATCH_DECODED, Machine
+
+#: Lines shown at most per test.
+MAX_LINES = 12
+
+_PLAIN = {
+    "StepLimitError": "The program was still running when its instruction limit ran out: most likely "
+    "a loop whose exit condition never comes true.",
+    "TimeLimitError": "The program ran longer than the test allows: most likely a loop that never ends.",
+    "OutputLimitError": "The program printed far more than the test expects: most likely output inside "
+    "a loop that never ends.",
+    "MachineFaultError": "The machine met a word it cannot run: the program jumped into data or empty memory "
+    "(a wrong address in JMP or RET, or running past HALT), or used a TRAP vector that does not exist.",
+    "InputEndedError": "The program waited for more keys than the test typed: it reads input the test "
+    "did not expect it to read.",
+    "CallError": "The subroutine did not come back with RET: it halted, or lost its return address in R7 "
+    "(save R7 before calling another subroutine).",
+    "StrictError": "The program read a memory word that nothing had written: a variable never initialised, "
+    "or an address computed wrongly.",
+    "LoadError": "The program could not be loaded, so no test could run it.",
+    "AssemblyError": "The program does not assemble, so no test could run it: fix the errors the "
+    "assembler lists.",
+}
+
+
+def explain(kind: str, message: str) -> str:
+    """A sentence or two for a failure of this exception kind and message."""
+    if kind in _PLAIN:
+        return _PLAIN[kind]
+    if "did not return" in message:
+        return _PLAIN["CallError"]
+    if " changed R" in message:
+        return (
+            "A register the subroutine must keep came back changed: save it on entry and restore it "
+            "before RET."
+        )
+    if "left R6" in message or "restore R5" in message:
+        return "The stack was not left as the calling convention wants: count the pushes and the pops."
+    if message.startswith("expected output") or "output containing" in message:
+        return (
+            "The program's output differs from what the test expected (compare them character by character)."
+        )
+    if " returned " in message:
+        return "The subroutine returned, but not the value the test expected."
+    return "A check of the test did not hold: compare what was expected with what came back."
+
+
+def executed(machine: Machine) -> set[int]:
+    """Addresses the interpreter ran on this machine (see the module's docstring)."""
+    watch = machine.watch
+    return {a for a in range(IO_BASE) if watch[a] & WATCH_DECODED}
+
+
+def is_instruction(text: str) -> bool:
+    """Does this source line hold an instruction (not a directive, a label alone, a comment)?"""
+    words = text.split(";", 1)[0].replace(",", " ").split()
+    return any(w.upper().rstrip(":") in SPELLINGS for w in words[:2])
+
+
+def unran(machines: Iterable[Machine], source: dict[int, SourceLine]) -> list[tuple[int, str]]:
+    """The instruction lines (number, text) of .asm source that the flow from what ran could
+    reach and that ran in none of the machines, by line number, at most MAX_LINES."""
+    ran: set[int] = set()
+    reach: set[int] = set()
+    for machine in machines:
+        done = executed(machine)
+        if not done:
+            continue
+        ran |= done
+        for block in find_blocks(machine.mem, sorted(done)).values():
+            reach.update(i.address for i in block.instructions)
+    lines: dict[int, str] = {}
+    for address in sorted(reach - ran):
+        line = source.get(address)
+        if line is not None and Path(line.path).suffix.lower() == ".asm" and is_instruction(line.text):
+            lines.setdefault(line.line, line.text.rstrip())
+    return sorted(lines.items())[:MAX_LINES]

@@ -1,0 +1,188 @@
+"""`lc3jit grade TESTS SUBMISSIONS...`: a whole class graded in parallel, by submission.
+
+Each worker process starts pytest once on the tests (imports, collection, the plugin's
+set-up: paid once per worker, not once per submission), then runs every collected test
+against one submission after another, as the parent hands them out. So two workers keep
+two cores busy however many tests or submissions there are, and a submission's tests
+share its assembly and translation.
+
+What a submission may do to the grader: not assemble (every test fails with one line,
+the assembler's messages kept once), loop forever (the step and wall-clock limits end
+each test), flood output (the output cap), crash its worker (the parent notices the
+process is gone, records that submission as lost, and starts another worker), or hang
+in a way no limit catches (past `submission_timeout` seconds the worker is killed).
+
+The parent writes scores.csv (a row per submission, a column per test), scores.json
+(every test's record: score, message, explanation, lines never run) and scores.html.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import time
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
+from pathlib import Path
+
+import pytest
+
+from lc3jit.grading import report
+from lc3jit.tools import pytest_plugin as plugin
+
+#: Seconds a worker may spend on one submission before it is killed.
+SUBMISSION_TIMEOUT = 600.0
+
+
+class ClassRunner:
+    """A pytest plugin inside a worker: runs the collected tests once per submission."""
+
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> bool:
+        config = session.config
+        records = config.stash[plugin.RECORDS]
+        items = session.items
+        self.connection.send(("ready", None))
+        while (path := self.connection.recv()) is not None:
+            start = time.monotonic()
+            program = [Path(path)]
+            config.stash[plugin.SETTINGS].program = program
+            config.stash[plugin.PROGRAM] = plugin.load(tuple(p.resolve() for p in program))
+            records.clear()
+            for index, item in enumerate(items):
+                if isinstance(item, pytest.Function):
+                    item._initrequest()  # a fresh request, as pytest-rerunfailures does
+                following = items[index + 1] if index + 1 < len(items) else None
+                item.ihook.pytest_runtest_protocol(item=item, nextitem=following)
+            record = plugin.submission(config, time.monotonic() - start)
+            record.program = path
+            self.connection.send(("done", record.as_dict()))
+        return True
+
+
+def _worker(connection: Connection, arguments: list[str]) -> None:
+    """A worker process: pytest on the tests, quiet, with the ClassRunner."""
+    with open(os.devnull, "w") as quiet, contextlib.redirect_stdout(quiet), contextlib.redirect_stderr(quiet):
+        code = pytest.main(arguments, plugins=[ClassRunner(connection)])
+    if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED, pytest.ExitCode.NO_TESTS_COLLECTED):
+        connection.send(("error", f"pytest could not start on the tests (exit code {int(code)})"))
+
+
+@dataclass
+class Worker:
+    process: multiprocessing.process.BaseProcess
+    connection: Connection
+    submission: str | None = None
+    started: float = 0.0
+    ready: bool = False
+
+
+@dataclass
+class Grader:
+    """Hands submissions to workers and collects their records."""
+
+    tests: Path
+    submissions: list[str]
+    jobs: int = 2
+    options: list[str] = field(default_factory=list)  # more pytest arguments (the plugin's options)
+    submission_timeout: float = SUBMISSION_TIMEOUT
+
+    def run(self) -> list[report.SubmissionRecord]:
+        context = multiprocessing.get_context("spawn")
+        pending = list(self.submissions)
+        results: dict[str, report.SubmissionRecord] = {}
+        workers = [self._start(context) for _ in range(max(1, min(self.jobs, len(pending))))]
+        while workers:
+            ready = wait([w.connection for w in workers] + [w.process.sentinel for w in workers], timeout=1.0)
+            for worker in list(workers):
+                if worker.connection in ready:
+                    try:
+                        kind, data = worker.connection.recv()
+                    except (EOFError, OSError):
+                        kind, data = "died", None
+                else:
+                    kind, data = ("died", None) if worker.process.sentinel in ready else ("", None)
+                if kind == "error":
+                    raise RuntimeError(str(data))
+                if kind == "done":
+                    record = _record(data)
+                    results[record.program] = record
+                    worker.submission = None
+                if kind == "ready":
+                    worker.ready = True
+                if kind == "died" and not worker.ready:
+                    raise RuntimeError(
+                        f"a grading worker died as it started (exit {worker.process.exitcode})"
+                    )
+                if kind in ("ready", "done"):
+                    self._hand_out(worker, pending)
+                    if worker.submission is None:
+                        worker.connection.send(None)
+                        workers.remove(worker)
+                overdue = worker.submission and time.monotonic() - worker.started > self.submission_timeout
+                if kind == "died" or overdue:
+                    workers.remove(worker)
+                    if overdue:
+                        worker.process.kill()
+                    worker.process.join()
+                    if worker.submission is not None:
+                        how = (
+                            "took too long"
+                            if overdue
+                            else f"crashed its grader (exit {worker.process.exitcode})"
+                        )
+                        results[worker.submission] = report.SubmissionRecord(
+                            worker.submission, problem=f"the submission {how}"
+                        )
+                    if pending:
+                        workers.append(self._start(context))
+        ordered = [results[s] for s in self.submissions if s in results]
+        _fill_missing_tests(ordered)
+        return ordered
+
+    def _start(self, context: multiprocessing.context.BaseContext) -> Worker:
+        parent, child = context.Pipe()
+        arguments = [str(self.tests), "-p", "no:cacheprovider", "-qq", "-p", "no:xdist"]
+        arguments += ["--lc3-program", self.submissions[0], *self.options]
+        process = context.Process(target=_worker, args=(child, arguments), daemon=True)
+        process.start()
+        child.close()
+        return Worker(process, parent)
+
+    @staticmethod
+    def _hand_out(worker: Worker, pending: list[str]) -> None:
+        if pending:
+            worker.submission = pending.pop(0)
+            worker.started = time.monotonic()
+            worker.connection.send(worker.submission)
+
+
+def _record(data: dict[str, object]) -> report.SubmissionRecord:
+    tests = [plugin.report_record(t) for t in data["tests"]]  # type: ignore[union-attr]
+    return report.SubmissionRecord(str(data["program"]), tests, str(data["problem"]), float(data["seconds"]))  # type: ignore[arg-type]
+
+
+def _fill_missing_tests(records: list[report.SubmissionRecord]) -> None:
+    """A submission that lost its worker gets every test, failed, so its row has all columns."""
+    model = next((r.tests for r in records if r.tests), [])
+    for record in records:
+        if not record.tests:
+            record.tests = [
+                report.TestRecord(t.name, False, 0.0, t.max_score, record.problem, visibility=t.visibility)
+                for t in model
+            ]
+
+
+def grade_class(
+    tests: Path, submissions: list[Path], out: Path, jobs: int = 2, options: list[str] | None = None
+) -> list[report.SubmissionRecord]:
+    """Grade every submission; write scores.csv, scores.json and scores.html into out."""
+    records = Grader(tests, [str(s) for s in submissions], jobs, options or []).run()
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "scores.csv").write_text(report.class_csv(records))
+    report.write_reports(records, out / "scores.json")
+    return records

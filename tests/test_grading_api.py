@@ -1,0 +1,215 @@
+"""The grading side of the API: calling conventions, call results and their messages, watching
+calls and memory, strict mode, seeded fill, runs until input, output checks, limits; and
+`lc3jit grade` over a class with submissions that break in every way."""
+
+from __future__ import annotations
+
+import json
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from lc3jit.api import OutputLimitError, Simulator, StrictError, TimeLimitError
+from lc3jit.session import ENGINES
+from lc3jit.tools.grade import grade_class
+
+EXAMPLES = Path(__file__).parent.parent / "examples" / "grading"
+FACTORIAL = EXAMPLES / "factorial"
+
+engines = pytest.mark.parametrize("engine", sorted(ENGINES))
+
+
+def factorial(program: str, engine: str = "regions") -> Simulator:
+    sim = Simulator(FACTORIAL / program, engine=engine)
+    sim.declare("FACT", ["n"], stack=True)
+    sim.declare("MULT", ["a", "b"], stack=True)
+    return sim
+
+
+@engines
+def test_stack_convention_call_and_its_result(engine: str) -> None:
+    sim = factorial("solution.asm", engine)
+    call = sim.call_subroutine("FACT", 5, sp=0xE000)
+    assert (call.returned, call.value, call.ok) == (True, 120, True)
+    assert call.after[6] == 0xE000 - 2  # on the return value, above the one argument
+    assert sim.memory[0xE000 - 1] == 5 and sim.memory[0xE000 - 2] == 120
+    call.check(120)
+
+
+@engines
+def test_broken_conventions_are_named_with_expected_and_got(engine: str) -> None:
+    sim = factorial("buggy.asm", engine)
+    with pytest.raises(AssertionError, match=r"^FACT\(0\) returned 0 \(x0000\), expected 1 \(x0001\)$"):
+        sim.call_subroutine("FACT", 0).check_value(1)
+    call = sim.call_subroutine("FACT", 3)
+    assert call.changed() == {1: (call.before[1], 2)}
+    with pytest.raises(AssertionError, match=r"FACT\(3\) changed R1: .* before the call, 2 \(x0002\) after"):
+        call.check_preserved()
+
+
+def test_register_convention_declared_with_registers_and_result() -> None:
+    sim = Simulator(source=".ORIG x3000\nSUB NOT R2, R2\nADD R2, R2, #1\nADD R3, R1, R2\nRET\n.END")
+    sim.declare("SUB", {1: "a", 2: "b"}, result=3)
+    call = sim.call_subroutine("SUB", 9, 4)
+    assert call.value == 5 and call.changed() == {2: (4, 0xFFFC)}
+    assert sim.call("SUB", 9, 4) == 5
+
+
+def test_a_call_that_never_returns_says_where_the_program_was() -> None:
+    sim = Simulator(source=".ORIG x3000\nHALT\nSPIN ADD R0, R0, #1\nBR SPIN\n.END", max_steps=500)
+    call = sim.call_subroutine("SPIN")
+    assert not call.returned and call.value is None
+    message = "SPIN() did not return: was still running after 500 instructions (a loop that never ends?); "
+    with pytest.raises(AssertionError, match="^" + re.escape(message)):
+        call.check_returned()
+    assert "the program was at x300" in call.not_returned() and "<source> line " in call.not_returned()
+
+
+@engines
+def test_watched_calls_have_arguments_order_nesting_and_values(engine: str) -> None:
+    sim = factorial("solution.asm", engine)
+    calls = sim.watch_calls()  # the declared subroutines and every label a JSR names
+    sim.run()
+    assert sim.registers[0] == 120
+    assert [(c.name, c.args, c.depth) for c in calls[:3]] == [
+        ("FACT", (5,), 0),
+        ("FACT", (4,), 1),
+        ("FACT", (3,), 2),
+    ]
+    mults = [(c.args, c.value, c.depth, calls[c.caller].args) for c in calls if c.name == "MULT"]
+    assert mults[0] == ((1, 1), 1, 5, (1,)) and mults[-1] == ((5, 24), 120, 1, (5,))
+    assert all(c.returned for c in calls)
+
+
+@engines
+def test_watched_memory_reads_and_writes(engine: str) -> None:
+    sim = Simulator(EXAMPLES / "solution.asm", engine=engine)
+    accesses = sim.watch_memory()
+    sim.memory[0x4000] = [1, 9, 4]
+    sim.call("ARRAY_MAX", 0x4000, 3)
+    assert [accesses.reads[a] for a in range(0x4000, 0x4004)] == [1, 1, 1, 0]
+    save_r1 = sim.address("SAVE_R1")
+    assert accesses.writes[save_r1] == 1 and accesses.reads[save_r1] == 1
+    assert sim.where(accesses.first_reader[0x4001]).startswith("x30")
+
+
+def test_strict_mode_names_the_word_and_the_instruction() -> None:
+    sim = Simulator(EXAMPLES / "solution.asm", strict=True)
+    sim.memory[0x4000] = [1, 9]
+    with pytest.raises(StrictError) as error:
+        sim.call("ARRAY_MAX", 0x4000, 3)  # one word more than the test wrote
+    assert str(error.value) == (
+        "read of x4002, which nothing wrote by x3012 (NEXT+3, solution.asm line 24: "
+        "LDR R3, R2, #0          ; R3 = the candidate)"
+    )
+
+
+def test_seeded_fill_is_the_same_every_time_and_spares_the_program() -> None:
+    first, second = (Simulator(EXAMPLES / "solution.asm", seed=7) for _ in range(2))
+    assert first.memory[0x4000:0x4100] == second.memory[0x4000:0x4100]
+    assert list(first.registers) == list(second.registers)
+    assert first.memory[0x3000:0x3004] == list(first.images[0].words[:4])
+    assert Simulator(EXAMPLES / "solution.asm", seed=8).memory[0x4000:0x4100] != first.memory[0x4000:0x4100]
+
+
+@engines
+def test_run_until_input_then_key_by_key(engine: str) -> None:
+    sim = Simulator(EXAMPLES / "interactive" / "solution.asm", engine=engine)
+    assert sim.run_until_input().outcome.reason == "input-exhausted"
+    sim.check_output("> ")
+    for key, echo in [("b", "B"), ("4", "4")]:
+        sim.clear_output()
+        sim.give_keys(key)
+        sim.run_until_input()
+        assert sim.output == echo
+    sim.give_keys("\n")
+    assert sim.run_until_input().outcome.reason == "halt"
+
+
+def test_output_helpers() -> None:
+    sim = Simulator(source='.ORIG x3000\nLEA R0, T\nPUTS\nHALT\nT .STRINGZ "Sum = 7\\n"\n.END')
+    sim.run()
+    assert sim.output_is("sum=7halt", ignore_case=True, ignore_whitespace=True)
+    assert sim.output_contains("= 7") and not sim.output_is("Sum = 7\n")
+    with pytest.raises(AssertionError) as error:
+        sim.check_output("Sum = 8", contains=True)
+    assert str(error.value).splitlines() == [
+        "expected output containing 'Sum = 8'",
+        "got 'Sum = 7\\nHALT\\n'",
+        'the program was at x3003 (T, <source> line 5: T .STRINGZ "Sum = 7\\n")',
+    ]
+
+
+@engines
+def test_time_and_output_limits_end_a_run(engine: str) -> None:
+    loop = '.ORIG x3000\nLOOP BR LOOP\nFLOOD LEA R0, T\nPUTS\nBR FLOOD\nT .STRINGZ "spam"\n.END'
+    with pytest.raises(TimeLimitError, match=r"^the time limit \(0.1 s\) ran out at x3000 \(LOOP, "):
+        Simulator(source=loop, engine=engine, time_limit=0.1).run()
+    sim = Simulator(source=loop, engine=engine, pc="FLOOD", max_output=10)
+    with pytest.raises(OutputLimitError, match=r"^the output limit \(10 bytes\) was reached at x300"):
+        sim.run()
+    assert sim.output == "spamspamsp"
+
+
+def test_a_class_is_graded_whatever_its_submissions_do(tmp_path: Path) -> None:
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    (tests / "test_twice.py").write_text(
+        textwrap.dedent(
+            """
+            import os
+            import pytest
+
+            @pytest.mark.points(2)
+            def test_twice(lc3):
+                sim = lc3()
+                if "crash" in str(sim.images[0].name):
+                    os._exit(9)
+                assert sim.call("TWICE", 21) == 42
+
+            def test_halts(lc3):
+                lc3().run()
+            """
+        )
+    )
+    programs = {
+        "good": "TWICE ADD R0, R0, R0\nRET\nHALT",
+        "wrong": "TWICE ADD R0, R0, #1\nRET\nHALT",
+        "broken": "TWICE ADD R0, R0, R9\nRET",
+        "loops": "TWICE BR TWICE\nHALT",
+        "floods": "TWICE OUT\nBR TWICE",
+        "crash": "TWICE RET\nHALT",
+    }
+    submissions = []
+    for name, body in programs.items():
+        path = tmp_path / f"{name}.asm"
+        path.write_text(
+            f".ORIG x3000\nBR START\n{body}\nSTART HALT\n.END\n".replace("HALT\n.END", "HALT\n.END")
+        )
+        submissions.append(path)
+    out = tmp_path / "grades"
+    options = ["--lc3-max-steps", "100000", "--lc3-max-output", "100", "--lc3-coverage"]
+    records = grade_class(tests, submissions, out, jobs=2, options=options)
+    scores = {Path(r.program).stem: (r.score, r.max_score) for r in records}
+    assert scores == {
+        "good": (3, 3),
+        "wrong": (1, 3),
+        "broken": (0, 3),
+        "loops": (1, 3),
+        "floods": (1, 3),
+        "crash": (0, 3),
+    }
+    rows = (out / "scores.csv").read_text().splitlines()
+    assert rows[0] == "submission,score,max_score,problem,test_twice,test_halts"
+    assert rows[1] == f"{submissions[0]},3,3,,2.0,1.0"
+    graded = {Path(s["program"]).stem: s for s in json.loads((out / "scores.json").read_text())}
+    assert graded["broken"]["problem"].startswith(f"{submissions[2]}: 1 error")
+    assert graded["crash"]["problem"] == "the submission crashed its grader (exit 9)"
+    [loops] = [t for t in graded["loops"]["tests"] if not t["passed"]]
+    assert (
+        loops["message"]
+        == "StepLimitError: step limit reached at x3001 (TWICE, loops.asm line 3: TWICE BR TWICE)"
+    )
+    assert "wrong.asm" in (out / "scores.html").read_text()
