@@ -430,9 +430,18 @@ def dump(
         int | None, typer.Option("--max-steps", min=0, help="With --run: stop after this many instructions.")
     ] = None,
     engine: Annotated[
-        str, typer.Option("--engine", callback=_dumpable, help="The translator to show.")
-    ] = "blocks",
+        str,
+        typer.Option("--engine", callback=_dumpable, help="The translator to show (run's own by default)."),
+    ] = "regions",
     edition: Edition = 3,
+    html_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--html",
+            help="Write the translation as one self-contained page to this file: the control-flow graph,"
+            " each block's source beside its bytecode (see docs/inspection.md).",
+        ),
+    ] = None,
 ) -> None:
     """Show each translated block: LC-3 disassembly, exits, Python bytecode (LC-3 addresses as
     line numbers), and a summary. JSON is documented in lc3jit/tools/dump.py."""
@@ -469,7 +478,14 @@ def dump(
     blocks = result.selected(start, stop)
     if not blocks:
         raise fail(f"{programs[0]}: no translated block in {format_range(start, stop)}")
-    if output_format == "json":
+    if html_file is not None:
+        from lc3jit.tools.page import render
+
+        try:
+            html_file.write_text(render(result), encoding="utf-8")
+        except OSError as e:
+            raise fail(f"{html_file}: {e.strerror or e}") from None
+    elif output_format == "json":
         sys.stdout.write(dump_json(result, blocks))
     else:
         write_text(result, blocks, sys.stdout)
@@ -526,6 +542,16 @@ def bench_command(
         ),
     ] = False,
     edition: Edition = 3,
+    plot: Annotated[
+        Path | None,
+        typer.Option(
+            "--plot", help="Also draw the results as a chart, an SVG file (see docs/inspection.md)."
+        ),
+    ] = None,
+    html_file: Annotated[
+        Path | None,
+        typer.Option("--html", help="Also write the chart and the table as one self-contained page."),
+    ] = None,
 ) -> None:
     """Time every engine on each program (alternating runs, same input), checking that all end
     with the same output, state, memory and instruction count; a difference is exit code 1."""
@@ -567,6 +593,17 @@ def bench_command(
         sys.stdout.write(bench.to_json(results, repeat, process))
     else:
         bench.write_table(results, sys.stdout)
+    if plot is not None or html_file is not None:
+        from lc3jit.tools.chart import chart_svg
+        from lc3jit.tools.page import bench_page
+
+        try:
+            if plot is not None:
+                plot.write_text(chart_svg(results), encoding="utf-8")
+            if html_file is not None:
+                html_file.write_text(bench_page(results), encoding="utf-8")
+        except OSError as e:
+            raise fail(f"{e.filename}: {e.strerror or e}") from None
 
 
 GradeOut = Annotated[Path, typer.Option("--out", help="Folder for scores.csv, scores.json, scores.html.")]

@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from lc3jit.cli import app
+from lc3jit.run_options import RunOptions
 from lc3jit.session import boot, load_images
 from lc3jit.tools.capture import CapturedConsole
 from lc3jit.tools.dump import FORMAT_VERSION, inspect_program, write_text
@@ -37,8 +38,12 @@ def by_start(document: dict) -> dict[int, dict]:
     return {block["start"]: block for block in document["blocks"]}
 
 
+def test_the_default_engine_is_the_one_run_uses() -> None:
+    assert dump_json(SIEVE)["engine"] == RunOptions(programs=[SIEVE]).engine == "regions"
+
+
 def test_json_blocks_cover_the_code_and_carry_their_bytecode() -> None:
-    document = dump_json(SIEVE)
+    document = dump_json(SIEVE, "--engine", "blocks")
     assert document["version"] == FORMAT_VERSION
     assert document["engine"] == "blocks"
     assert document["run"] is None
@@ -79,7 +84,7 @@ def test_json_names_labels_successors_and_exits() -> None:
 
 
 def test_text_in_a_pipe_is_plain_and_shows_both_sides() -> None:
-    result = lc3jit("dump", SIEVE, "--addr", "x3000")
+    result = lc3jit("dump", SIEVE, "--addr", "x3000", "--engine", "blocks")
     assert result.exit_code == 0
     text = result.stdout
     assert not ANSI.search(text)
@@ -101,7 +106,7 @@ def test_text_on_a_terminal_is_coloured() -> None:
 
 
 def test_run_counts_hottest_first_and_program_output() -> None:
-    document = dump_json(SIEVE, "--run")
+    document = dump_json(SIEVE, "--run", "--engine", "blocks")
     run = document["run"]
     assert run["stop_reason"] == "halt"
     assert run["output"].startswith("2 3 5 7 11 13 ")
@@ -114,7 +119,7 @@ def test_run_counts_hottest_first_and_program_output() -> None:
 
 
 def test_self_modifying_block_is_shown_invalidated() -> None:
-    document = dump_json(SELFMOD, "--run")
+    document = dump_json(SELFMOD, "--run", "--engine", "blocks")
     assert document["run"]["output"] == "5HALT\n"
     loop = by_start(document)[0x3002]
     assert loop["label"] == "LOOP"
@@ -124,7 +129,7 @@ def test_self_modifying_block_is_shown_invalidated() -> None:
     invalidated = [b["start"] for b in document["blocks"] if b["invalidations"]]
     assert invalidated == [0x3002]
 
-    text = lc3jit("dump", SELFMOD, "--run").stdout
+    text = lc3jit("dump", SELFMOD, "--run", "--engine", "blocks").stdout
     assert re.search(r"^block x3002-x3006 LOOP .*\[invalidated \d+x by stores\]", text, re.M)
     assert re.search(r"^invalidated by self-modifying stores: x3002 \(\d+x\)$", text, re.M)
 
@@ -204,3 +209,29 @@ def test_regions_in_text() -> None:
     # UPPER, called with JSRR through a table of labels, is inside (its target guessed).
     upper = load_images([EXAMPLES / "bench" / "strings.asm"])[0].symbols["UPPER"]
     assert f" x{upper:04X} " in main.split("; blocks ")[1]
+
+
+def test_text_regions_come_before_their_blocks_with_prologue_epilogue_and_hex_addresses() -> None:
+    result = lc3jit("dump", EXAMPLES / "fib.asm")
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("region x3000 ")
+    assert lines[2].startswith("block x3000-")
+    prologue = lines.index("  prologue: the region's locals loaded, its entry chosen")
+    first = next(i for i, line in enumerate(lines) if re.match(r" +AND +R1, R1, #0 +; x3000", line))
+    epilogue = lines.index("  epilogue: the region's way out, its locals written back")
+    assert prologue == 3 < first < epilogue
+    assert re.search(r"LOAD_CONST +\d+ \(x300E\)$", result.stdout, re.M)  # LD R3, COUNT: its address
+    assert not re.search(r"\(1230\d\)$", result.stdout, re.M)
+
+
+def test_json_root_keeps_prologue_and_epilogue_apart() -> None:
+    document = dump_json(EXAMPLES / "fib.asm")
+    roots = {r["root"] for r in document["regions"]}
+    for block in document["blocks"]:  # a root copied into an earlier region shows that one's code
+        assert bool(block["prologue"]) == bool(block["epilogue"])
+        assert not block["prologue"] or block["start"] in roots
+    root = by_start(document)[0x3000]
+    assert root["prologue"][0]["opname"] == "RESUME"
+    assert root["epilogue"][-1]["opname"] in {"RETURN_VALUE", "RETURN_CONST"}
+    assert max(line["offset"] for line in root["prologue"]) < min(line["offset"] for line in root["bytecode"])

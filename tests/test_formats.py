@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from lc3jit.api import Simulator
 from lc3jit.cli import app
+from lc3jit.grading.where import Places
 from lc3jit.session import load_images
 from lc3jit.toolchain.asm import assemble_file
 from lc3jit_runtime.errors import LoadError
@@ -30,7 +31,12 @@ from .conftest import engine_options
 
 ROOT = Path(__file__).parent.parent
 SAMPLES = Path(__file__).parent / "programs" / "lc3tools"
-LC3TOOLS = sorted(SAMPLES.glob("*.obj"))
+#: Each LC3Tools sample of a program and the source LC3Tools assembled it from. (lc3os.obj is
+#: runtime/lc3os.asm as it was: lc3os may change, and LC3Tools is not here to assemble it again.)
+SOURCES = {
+    SAMPLES / f"{name}.obj": ROOT / "examples" / f"{name}.asm"
+    for name in ("hello", "fib", "strings", "subroutines")
+}
 
 
 def entry(word: int, text: str = "", origin: bool = False) -> bytes:
@@ -51,9 +57,9 @@ def load_error(path: Path) -> str:
     return message.removeprefix(f"{path}: ")
 
 
-@pytest.mark.parametrize("sample", LC3TOOLS, ids=lambda p: p.name)
+@pytest.mark.parametrize("sample", SOURCES, ids=lambda p: p.name)
 def test_an_lc3tools_obj_holds_what_our_assembler_makes_of_the_same_source(sample: Path) -> None:
-    ours = assemble_file(ROOT / "examples" / sample.with_suffix(".asm").name).images
+    ours = assemble_file(SOURCES[sample]).images
     theirs = load_file(sample)
     assert [(i.origin, i.words) for i in theirs] == [(i.origin, i.words) for i in ours]
     for image, our_image in zip(theirs, ours, strict=True):
@@ -65,16 +71,30 @@ def test_an_lc3tools_obj_holds_what_our_assembler_makes_of_the_same_source(sampl
                 assert line.text == ours
 
 
-@pytest.mark.parametrize("sample", LC3TOOLS, ids=lambda p: p.name)
+@pytest.mark.parametrize("sample", SOURCES, ids=lambda p: p.name)
 def test_an_lc3tools_obj_runs_exactly_as_ours(sample: Path, engine: str) -> None:
     keys = "7\n"
     theirs = Simulator(sample, engine=engine, keys=keys)
-    ours = Simulator(ROOT / "examples" / sample.with_suffix(".asm").name, engine=engine, keys=keys)
+    ours = Simulator(SOURCES[sample], engine=engine, keys=keys)
     for sim in (theirs, ours):
         sim.run(max_steps=1_000_000)
     assert theirs.output == ours.output
     assert theirs.state() == ours.state()
     assert theirs.output
+
+
+def test_lc3os_assembled_by_lc3tools_is_an_os_image(engine: str) -> None:
+    """The 3rd edition's: an image given with --os-image is loaded alone, without the word
+    of lc3os-2nd.asm that the 2nd edition puts over it."""
+    runs = [
+        Simulator(SOURCES[SAMPLES / "fib.obj"], engine=engine, os=system)
+        for system in (SAMPLES / "lc3os.obj", True)
+    ]
+    for sim in runs:
+        sim.run(max_steps=1_000_000)
+    assert runs[0].output == runs[1].output
+    (system,) = load_file(SAMPLES / "lc3os.obj")
+    assert system.source[0x0200].text.split()[0] == "OS_START"
 
 
 def test_an_lc3tools_obj_runs_from_the_cli_and_lists(tmp_path: Path) -> None:
@@ -224,3 +244,10 @@ def test_a_fifo_is_refused_not_waited_on(tmp_path: Path, suffix: str) -> None:
     with pytest.raises(LoadError) as info:
         load_images([path])
     assert str(info.value) == f"{path}: not a regular file"
+
+
+def test_the_grader_names_a_place_by_its_lc3tools_source_line() -> None:
+    """LC3Tools keeps no line numbers: the file and the line's text say where."""
+    images = load_file(SAMPLES / "fib.obj")
+    places = Places({"NEXT": 0x3004}, images)
+    assert places.describe(0x3005) == "x3005 (NEXT+1, fib.obj: JSR PRINT_DEC)"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dis
 import io
-import itertools
 import random
 from pathlib import Path
 
@@ -18,7 +17,7 @@ from lc3jit.toolchain.asm import assemble
 from lc3jit.translator.blocks import Exit, find_blocks
 from lc3jit.translator.codegen import EMITTERS, BlockCompiler
 from lc3jit.translator.emitter import STACK_BOUND
-from lc3jit.translator.regions import RegionCompiler, region_blocks, region_entries, region_roots
+from lc3jit.translator.regions import region_blocks, region_compiler, region_roots
 from lc3jit.translator.translate import MAX_AHEAD
 from lc3jit_runtime.console import Console
 from lc3jit_runtime.isa import FORMS, FORMS_BY_NAME, WORD_MASK
@@ -82,7 +81,7 @@ def _all_code(words: list[int]) -> list:
     compilers = [BlockCompiler(b, 3) for b in blocks.values()]
     for root in region_roots(blocks, [ORIGIN]):
         region = region_blocks(blocks, root)
-        compilers.append(RegionCompiler(region, region_entries(region), 3))
+        compilers.append(region_compiler(region, 3))
     return [Bytecode.from_code(c.compile()) for c in compilers]
 
 
@@ -124,192 +123,6 @@ def test_odd_images_run_like_the_interpreter(engine: str, name: str) -> None:
         machine, display = make_machine(ODD_IMAGES[name], ORIGIN)
         runs.append(run_on(which, machine, display, max_steps=20_000))
     assert_same(*runs)
-
-
-REGION_PROGRAMS = {
-    # A loop left from its middle when a counter runs out.
-    "exit mid-loop": """
-        .ORIG x3000
-        AND R1, R1, #0
-        ADD R2, R1, #15
-LOOP    ADD R1, R1, #1
-        ADD R3, R1, #-9
-        BRz LEAVE
-        ADD R2, R2, #-1
-        BRp LOOP
-LEAVE   HALT
-        .END""",
-    # The loop rewrites its own ADD immediate while it runs.
-    "store into running loop": """
-        .ORIG x3000
-        AND R1, R1, #0
-        LD R4, PATCH
-        AND R2, R2, #0
-        ADD R2, R2, #6
-LOOP    ADD R1, R1, #1
-        ST R4, LOOP
-        ADD R2, R2, #-1
-        BRp LOOP
-        HALT
-PATCH   ADD R1, R1, #3
-        .END""",
-    # Codes set by an ADD and seen only after a store (or a stop) that could leave, or
-    # after their register changed; sums left unwrapped between register-to-register
-    # instructions; values that wrap.
-    "codes and sums": """
-        .ORIG x3000
-        LD R6, STACK
-        LD R0, START
-LOOP    ADD R6, R6, #-1
-        STR R0, R6, #0
-        ADD R1, R0, R0
-        ADD R1, R1, R1
-        ADD R1, R1, R0
-        NOT R2, R1
-        AND R2, R2, R1
-        ADD R3, R3, R1
-        ADD R0, R0, #-15
-        ADD R4, R0, #0
-        LEA R4, LOOP        ; sets no codes: BRp sees those of R4's old value
-        BRp LOOP
-        ADD R5, R3, R2
-        HALT
-STACK   .FILL x4000
-START   .FILL x7FF0
-        .END""",
-    # A difference computed only for its branch (dead on both ways: left unwrapped, tested
-    # with a table), wrapping past 2^16 halfway; codes of such a sum seen in the next
-    # block; a NOT of a word added to a word, only branched on; ways out (HALT, the
-    # budget) that write such registers back.
-    "compares across blocks": """
-        .ORIG x3000
-        LD R4, MINUS
-        LD R2, START
-        AND R5, R5, #0
-LOOP    ADD R3, R2, R4
-        BRzp DONE
-        ADD R2, R2, #3
-        ADD R5, R5, #1
-        BRnzp LOOP
-DONE    ADD R2, R2, #0
-        ADD R3, R2, R4
-        BRnzp SEEN
-SEEN    BRp POS
-        ADD R6, R6, #1
-POS     NOT R1, R2
-        ADD R1, R1, R4
-        BRnp LOOP2
-LOOP2   ADD R3, R3, R4
-        ADD R0, R0, #-1
-        BRp LOOP2
-        HALT
-MINUS   .FILL xE000
-START   .FILL x1FC0
-        .END""",
-    # Pointers that a load or a store just used (so known below xFE00, and stepped on
-    # without a wrap), walked into the I/O page (stores there take the slow path, devices
-    # or not), around past xFFFF, and down past x0000 (used before they are wrapped).
-    "pointers past xFE00": """
-        .ORIG x3000
-        LD R1, HIGH
-        LD R2, STEPS
-        LD R3, VALUE
-UP      LDR R0, R1, #0
-        BRz SKIP
-        ADD R4, R4, #1
-SKIP    STR R3, R1, #2
-        ADD R1, R1, #1
-        ADD R2, R2, #-1
-        BRp UP
-        LD R1, TOP
-        LD R2, STEPS
-AROUND  LDR R0, R1, #1
-        ADD R5, R5, R0
-        ADD R1, R1, #1
-        ADD R2, R2, #-1
-        BRp AROUND
-        LD R1, LOW
-        AND R2, R2, #0
-        ADD R2, R2, #6
-DOWN    ADD R1, R1, #-1
-        STR R3, R1, #0
-        LDR R0, R1, #0
-        ADD R6, R6, R0
-        ADD R2, R2, #-1
-        BRp DOWN
-        HALT
-LOW     .FILL x0003
-HIGH    .FILL xFDF4
-STEPS   .FILL #40
-VALUE   .FILL x8041
-TOP     .FILL xFFF0
-        .END""",
-    # Recursion 300 deep with a stack in R6 and R7 saved on it.
-    "deep recursion": """
-        .ORIG x3000
-        LD R6, STACK
-        LD R0, DEPTH
-        JSR DOWN
-        HALT
-DOWN    ADD R6, R6, #-1
-        STR R7, R6, #0
-        ADD R0, R0, #-1
-        BRz BOTTOM
-        JSR DOWN
-BOTTOM  ADD R1, R1, #1
-        LDR R7, R6, #0
-        ADD R6, R6, #1
-        RET
-STACK   .FILL x7000
-DEPTH   .FILL #300
-        .END""",
-}
-
-
-@pytest.mark.parametrize("engine", TRANSLATORS)
-@pytest.mark.parametrize("name", sorted(REGION_PROGRAMS))
-@pytest.mark.parametrize("budget", [None, 1, 7, 23, 150, 601])
-def test_region_cases_agree_at_any_budget(engine: str, name: str, budget: int | None) -> None:
-    """Same state after any number of steps, the middle of a loop included."""
-    words = assembled(REGION_PROGRAMS[name])
-    runs = []
-    for which in ("interp", engine):
-        machine, display = make_machine(words, ORIGIN)
-        runs.append(run_on(which, machine, display, max_steps=budget))
-    assert_same(*runs)
-    if budget is None:
-        assert runs[1].outcome.reason == "halt"
-
-
-def test_a_difference_only_branched_on_is_not_wrapped() -> None:
-    """The usual compare (ADD R3, R2, R4 then BRzp, R3 written again before anything
-    reads it) costs no wrap in a region: only the sums the loop goes on to use do."""
-    words = assembled(REGION_PROGRAMS["compares across blocks"])
-    machine, _ = make_machine(words, ORIGIN)
-    blocks = find_blocks(machine.mem, [ORIGIN])
-    region = region_blocks(blocks, ORIGIN)
-    code = RegionCompiler(region, region_entries(region), machine.edition).compile()
-    compared = {ORIGIN + 3: "ADD R3, R2, R4", ORIGIN + 5: "ADD R2, R2, #3"}
-    wraps = {at: 0 for at in compared}  # compares with xFFFF (ways out wrap with `&`, aside)
-    listing = list(dis.get_instructions(code))
-    for constant, compare in itertools.pairwise(listing):
-        line = compare.positions.lineno if compare.positions else None
-        if line in wraps and constant.argval == WORD_MASK and compare.opname == "COMPARE_OP":
-            wraps[line] += 1
-    assert wraps == {ORIGIN + 3: 0, ORIGIN + 5: 1}, compared
-
-
-def test_recursion_result() -> None:
-    machine, display = make_machine(assembled(REGION_PROGRAMS["deep recursion"]), ORIGIN)
-    run = run_on("regions", machine, display, max_steps=None)
-    assert (run.outcome.reason, machine.reg[1], machine.reg[6]) == ("halt", 300, 0x7000)
-
-
-def test_self_modifying_loop_result() -> None:
-    """One pass adds 1, the patched passes add 3: 1 + 5 * 3."""
-    machine, display = make_machine(assembled(REGION_PROGRAMS["store into running loop"]), ORIGIN)
-    run = run_on("regions", machine, display, max_steps=None)
-    assert (run.outcome.reason, machine.reg[1]) == ("halt", 16)
 
 
 @settings(max_examples=max(20, settings.default.max_examples // 4))  # each run translates 2048

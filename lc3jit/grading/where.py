@@ -43,5 +43,6 @@ class Places:
         """x3012 (NEXT+3, solution.asm line 22: BRnz NEXT), with what is known."""
         parts = [part for part in (self.label(address),) if part]
         if (line := self.line(address)) is not None:
-            parts.append(f"{Path(line.path).name} line {line.line}: {line.text.strip()}")
+            where = Path(line.path).name + (f" line {line.line}" if line.line else "")  # 0: LC3Tools' .obj
+            parts.append(f"{where}: {line.text.strip()}")
         return f"x{address:04X}" + (f" ({', '.join(parts)})" if parts else "")

@@ -326,18 +326,36 @@ def to_json(benches: Sequence[ProgramBench], repeat: int, process: bool = False)
     return json.dumps(document, indent=2, sort_keys=True) + "\n"
 
 
+def costly_translations(benches: Sequence[ProgramBench]) -> list[tuple[ProgramBench, EngineTimes]]:
+    """The runs that took less time than translating for them did."""
+    return [
+        (b, t) for b in benches for t in b.times if t.translation is not None and t.translation > t.median
+    ]
+
+
 def write_table(benches: Sequence[ProgramBench], file: TextIO, color: bool | None = None) -> None:
-    """One row per program and engine; plain text in a pipe, coloured on a terminal."""
+    """One row per program and engine; plain text in a pipe, coloured on a terminal. The total
+    is translation and run together; a run shorter than its translation is said so below."""
     table = Table()
     table.add_column("program")
     table.add_column("engine")
     floors = any(b.median_of(FLOOR) for b in benches)  # the column only with a floor to compare
-    columns = ("instructions", "median s", "MIPS", "x interp", *(["time / floor"] * floors), "translation ms")
+    columns = (
+        "instructions",
+        "median s",
+        "MIPS",
+        "x interp",
+        *(["time / floor"] * floors),
+        "translation ms",
+        "total s",
+    )
     for name in columns:
         table.add_column(name, justify="right")
+    costly = costly_translations(benches)
     for b in benches:
         for i, t in enumerate(b.times):
             ratio, over_floor = b.ratio(t), b.over_floor(t)
+            translation = "" if t.translation is None else f"{t.translation * 1000:.1f}"
             table.add_row(
                 b.program if i == 0 else "",
                 t.engine,
@@ -346,9 +364,18 @@ def write_table(benches: Sequence[ProgramBench], file: TextIO, color: bool | Non
                 f"{b.mips(t):.2f}",
                 "" if ratio is None else f"{ratio:.1f}",
                 *(["" if over_floor is None else f"{over_floor:.2f}"] * floors),
-                "" if t.translation is None else f"{t.translation * 1000:.1f}",
+                translation + (" *" if (b, t) in costly else ""),
+                f"{t.median + (t.translation or 0.0):.4f}",
                 end_section=i == len(b.times) - 1,
             )
-    out = RichConsole(file=file, force_terminal=color, no_color=color is False, width=120)
+    out = RichConsole(file=file, force_terminal=color, no_color=color is False, width=130)
     out.print(f"lc3jit bench, Python {platform.python_version()}, {os.cpu_count()} CPUs", style="bold")
     out.print(table)
+    for b, t in costly:
+        assert t.translation is not None
+        out.print(
+            f"* {b.program} {t.engine}: translating ({t.translation * 1000:.1f} ms) costs more than the run "
+            f"({t.median * 1000:.1f} ms); x interp counts the run only",
+            style="yellow",
+            soft_wrap=True,
+        )

@@ -28,6 +28,7 @@ under the same name with `_hex`, as a string like "x3000"):
                               "target_label"}],
                  "bytecode": [{"offset": int, "address", "address_hex", "opname": str,
                                "arg": int | null, "argrepr": str, "jump_target": bool}],
+                 "prologue": [bytecode line, as above], "epilogue": [bytecode line],
                  "translated_at_run_time": bool, "installed": bool,
                  "runs": int | null, "invalidations": int}],
      "regions": [{"root", "root_hex", "label": str | null,
@@ -35,10 +36,20 @@ under the same name with `_hex`, as a string like "x3000"):
                   "exits": [{"kind", "address", "address_hex"}], "runs": int | null,
                   "installed": bool}]}
 
+A region's code opens with a prologue (the machine's registers and tables loaded into
+locals, the test of which entry the dispatcher came in at) and closes with its way out (the
+locals written back); both carry the root's address as their line, so `prologue` and
+`epilogue` of the root block hold them apart from its instructions' own bytecode (both
+are empty for every other block, and for the block engine, whose loads and stores sit with
+the instructions that need them).
+
 `summary` counts every block the translator made; `blocks` holds those selected (by
 --addr/--range), in address order, or hottest first after a run (`runs` is null without
 one). `data_words` counts loaded words that no block covers. The opcode names in
 `bytecode` are CPython's and differ between Python versions.
+
+The text shows, with the region engine, each region's heading before its blocks, and an
+integer constant that is an address (in a loaded image, or a device register) in hex.
 
 A new engine becomes dumpable by adding a `Dumpable` to `DUMPABLE`: how to build it with
 run counts and how to read back, per translated unit, the LC-3 block and its code
@@ -52,11 +63,12 @@ the dispatcher entered it (`runs` of a block then counts entries at that block o
 from __future__ import annotations
 
 import dis
+import functools
 import json
 import platform
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from types import CodeType
 from typing import TextIO
 
@@ -72,8 +84,8 @@ from lc3jit.translator.regions import Region, RegionTranslator, region_engine
 from lc3jit.translator.translate import BlockTranslator, block_engine
 from lc3jit_runtime.dispatch import Dispatcher
 from lc3jit_runtime.isa import MEMORY_WORDS
-from lc3jit_runtime.loader import Image
-from lc3jit_runtime.machine import Machine
+from lc3jit_runtime.loader import Image, SourceLine
+from lc3jit_runtime.machine import IO_BASE, Machine
 
 FORMAT_VERSION = 1
 OPNAME_WIDTH = 24  # as dis lays out its columns
@@ -103,6 +115,8 @@ class BlockDump:
     installed: bool  # still in the dispatcher's table at the end (not dropped by a store)
     runs: int | None  # None when the program was not run
     invalidations: int
+    prologue: tuple[BytecodeLine, ...] = ()  # a region's root: its code's way in
+    epilogue: tuple[BytecodeLine, ...] = ()  # a region's root: its code's way out
 
     @property
     def start(self) -> int:
@@ -111,6 +125,12 @@ class BlockDump:
     @property
     def end(self) -> int:
         return self.block.end
+
+    @property
+    def dropped(self) -> bool:
+        """Dropped by stores into its words: the dispatcher's table no longer has it (a block
+        inside a region, not one of its entries, was never in the table)."""
+        return not self.installed and self.invalidations > 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +169,11 @@ class Dump:
     translation_seconds: float  # building the engine: the ahead-of-time translation
     run: RunReport | None
     regions: tuple[RegionDump, ...] = ()  # with the region engine: its code objects
+    loaded: tuple[range, ...] = ()  # the addresses of the images loaded
+    source: Mapping[int, SourceLine] = field(default_factory=dict)  # .asm lines by address
+    predicted: Mapping[int, Sequence[int]] = field(
+        default_factory=dict
+    )  # JMP/JSRR/RET -> targets learnt or guessed
 
     @property
     def instructions(self) -> int:
@@ -169,6 +194,7 @@ class Dumpable:
     build: Callable[[Machine, bool], Dispatcher]
     translations: Callable[[Dispatcher], Mapping[int, tuple[Block, CodeType]]]
     regions: Callable[[Dispatcher], Sequence[Region]] = lambda _: ()
+    predicted: Callable[[Dispatcher], Mapping[int, Sequence[int]]] = lambda _: {}
 
 
 def block_translations(dispatcher: Dispatcher) -> dict[int, tuple[Block, CodeType]]:
@@ -206,7 +232,10 @@ def region_translations(dispatcher: Dispatcher) -> dict[int, tuple[Block, CodeTy
 DUMPABLE: dict[str, Dumpable] = {
     "blocks": Dumpable(lambda machine, profile: block_engine(machine, profile=profile), block_translations),
     "regions": Dumpable(
-        lambda machine, profile: region_engine(machine, profile=profile), region_translations, _regions
+        lambda machine, profile: region_engine(machine, profile=profile),
+        region_translations,
+        _regions,
+        lambda dispatcher: dispatcher.translator.hints,  # type: ignore[attr-defined]
     ),
 }
 
@@ -223,6 +252,40 @@ def bytecode_lines(code: CodeType) -> tuple[BytecodeLine, ...]:
         )
         for i in dis.get_instructions(code)
     )
+
+
+def _locals_read(ins: dis.Instruction) -> tuple[str, ...]:
+    """The locals a LOAD_FAST (or one of its 3.12+ variants and pairs) reads."""
+    if not ins.opname.startswith("LOAD_FAST"):
+        return ()
+    return ins.argval if isinstance(ins.argval, tuple) else (ins.argval,)
+
+
+def region_parts(code: CodeType) -> tuple[int, int]:
+    """Where a region's prologue ends and its way out begins (bytecode offsets).
+
+    Read from the code itself, as the region compiler lays it out: the prologue loads the
+    locals and, for a region with several entries, tests `entry` one entry after another,
+    the root coming last (where the last test's false branch or fall-through goes); the
+    way out is the only code after the prologue that reads `budget` (the count of
+    instructions run), and everything after it.
+    """
+    code_ops = list(dis.get_instructions(code))
+    tests = [i for i, ins in enumerate(code_ops) if "entry" in _locals_read(ins)]
+    if tests:
+        jump = next(ins for ins in code_ops[tests[-1] :] if "JUMP" in ins.opname)
+        after = code_ops[code_ops.index(jump) + 1].offset
+        prologue_end = jump.argval if "FALSE" in jump.opname else after
+    else:
+        stored = next(
+            i
+            for i, ins in enumerate(code_ops)
+            if ins.opname.startswith("STORE_FAST")
+            and "n" in (ins.argval if isinstance(ins.argval, tuple) else (ins.argval,))
+        )
+        prologue_end = code_ops[stored + 1].offset
+    way_out = max(ins.offset for ins in code_ops if "budget" in _locals_read(ins))
+    return prologue_end, max(way_out, prologue_end)
 
 
 def block_listing(block: Block, symbols: dict[str, int]) -> tuple[ListingLine, ...]:
@@ -254,19 +317,25 @@ def inspect_program(
     symbols = {name: address for image in images for name, address in image.symbols.items()}
     labels = labels_by_address(symbols)
     runs = dispatcher.runs or {}
-    blocks = tuple(
-        BlockDump(
-            block,
-            labels.get(start),
-            block_listing(block, symbols),
-            tuple(line for line in bytecode_lines(code) if line.address in block_words(block)),
-            start not in ahead,
-            start in dispatcher.blocks,
-            runs.get(start, 0) if run else None,
-            dispatcher.invalidations.get(start, 0),
+    roots = {id(region.code): region.root for region in dumpable.regions(dispatcher)}
+    blocks = []
+    read = functools.cache(bytecode_lines)
+    for start, (block, code) in sorted(dumpable.translations(dispatcher).items()):
+        own, prologue, epilogue = block_bytecode(block, code, roots.get(id(code)) == start, read)
+        blocks.append(
+            BlockDump(
+                block,
+                labels.get(start),
+                block_listing(block, symbols),
+                own,
+                start not in ahead,
+                start in dispatcher.blocks,
+                runs.get(start, 0) if run else None,
+                dispatcher.invalidations.get(start, 0),
+                prologue,
+                epilogue,
+            )
         )
-        for start, (block, code) in sorted(dumpable.translations(dispatcher).items())
-    )
     covered = {ins.address for b in blocks for ins in b.block.instructions}
     data_words = sum(
         1 for image in images for address in range(image.origin, image.end) if address not in covered
@@ -280,7 +349,42 @@ def inspect_program(
         )
         for region in dumpable.regions(dispatcher)
     )
-    return Dump(program, machine.edition, engine, blocks, data_words, translation_seconds, report, regions)
+    loaded = tuple(range(image.origin, image.end) for image in images)
+    source = {address: line for image in images for address, line in image.source.items()}
+    return Dump(
+        program,
+        machine.edition,
+        engine,
+        tuple(blocks),
+        data_words,
+        translation_seconds,
+        report,
+        regions,
+        loaded,
+        source,
+        {site: tuple(targets) for site, targets in dumpable.predicted(dispatcher).items()},
+    )
+
+
+Lines = tuple[BytecodeLine, ...]
+
+
+def block_bytecode(
+    block: Block, code: CodeType, root: bool, read: Callable[[CodeType], Lines] = bytecode_lines
+) -> tuple[Lines, Lines, Lines]:
+    """A block's part of its code object, and for a region's root the prologue and way out
+    apart: the block's own bytecode, the prologue, the epilogue. `read` disassembles (a
+    region's code, shared by its blocks, once)."""
+    words = block_words(block)
+    lines = tuple(line for line in read(code) if line.address in words)
+    if not root:
+        return lines, (), ()
+    prologue_end, way_out = region_parts(code)
+    return (
+        tuple(line for line in lines if prologue_end <= line.offset < way_out),
+        tuple(line for line in lines if line.offset < prologue_end),
+        tuple(line for line in lines if line.offset >= way_out),
+    )
 
 
 def block_words(block: Block) -> set[int]:
@@ -322,6 +426,8 @@ def _block_json(b: BlockDump) -> dict[str, object]:
         "successors": [_record_json(s, ("address",)) for s in b.block.successors],
         "listing": [_record_json(line, ("address", "word", "target")) for line in b.listing],
         "bytecode": [_record_json(line, ("address",)) for line in b.bytecode],
+        "prologue": [_record_json(line, ("address",)) for line in b.prologue],
+        "epilogue": [_record_json(line, ("address",)) for line in b.epilogue],
         "translated_at_run_time": b.translated_at_run_time,
         "installed": b.installed,
         "runs": b.runs,
@@ -394,7 +500,7 @@ def _block_heading(b: BlockDump, labels: Mapping[int, str]) -> Text:
         notes.append((f"ran {b.runs}", "bold green" if b.runs else "dim"))
     if b.invalidations:
         notes.append((f"invalidated {b.invalidations}x by stores", "bold red"))
-    if not b.installed:
+    if b.dropped:
         notes.append(("dropped", "red"))
     if b.translated_at_run_time:
         notes.append(("translated at run time", "magenta"))
@@ -426,22 +532,71 @@ def _region_heading(r: RegionDump, labels: Mapping[int, str]) -> Text:
     return text
 
 
-def _block_lines(b: BlockDump) -> Iterable[Text]:
-    """Each LC-3 instruction, then the bytecode generated for it (its line number), as dis shows."""
+CONSTANT_OPS = frozenset({"LOAD_CONST", "RETURN_CONST", "LOAD_SMALL_INT"})
+DEVICE_REGISTERS = range(IO_BASE, MEMORY_WORDS)
+
+
+def shown_argrepr(line: BytecodeLine, loaded: Sequence[range]) -> str:
+    """What `dis` shows for the argument, with an integer that is an address in hex (x3010)."""
+    text = line.argrepr
+    if line.opname in CONSTANT_OPS and text.isdigit():
+        value = int(text)
+        if value in DEVICE_REGISTERS or any(value in words for words in loaded):
+            return format_address(value)
+    return text
+
+
+def bytecode_text(line: BytecodeLine, loaded: Sequence[range]) -> str:
+    """One bytecode instruction in the columns `dis` uses (jump target mark, offset, name, argument)."""
+    marker = ">>" if line.jump_target else "  "
+    arg = "" if line.arg is None else str(line.arg)
+    argrepr = shown_argrepr(line, loaded)
+    argrepr = f"({argrepr})" if argrepr else ""
+    padding = " " * max(1, OPNAME_WIDTH - len(line.opname))
+    return f"{marker}{line.offset:>5} {line.opname}{padding}{arg:>4} {argrepr}".rstrip()
+
+
+def _bytecode_text(line: BytecodeLine, loaded: Sequence[range]) -> Text:
+    """The same, for a terminal: the offset dim, the name in blue."""
+    text = Text("      " + bytecode_text(line, loaded))
+    name = 6 + 8
+    text.stylize("dim", 0, name)
+    text.stylize("blue", name, name + len(line.opname))
+    return text
+
+
+def _block_lines(b: BlockDump, loaded: Sequence[range]) -> Iterable[Text]:
+    """Each LC-3 instruction, then the bytecode generated for it (its line number), as dis
+    shows it; a region's prologue before the first, its way out after the last."""
     by_address: dict[int | None, list[BytecodeLine]] = {}
     for line in b.bytecode:
         by_address.setdefault(line.address, []).append(line)
+    if b.prologue:
+        yield Text("  prologue: the region's locals loaded, its entry chosen", style="italic magenta")
+        yield from (_bytecode_text(line, loaded) for line in b.prologue)
     for listing in b.listing:
         yield Text("  " + format_line(listing), style="bold")
-        for line in by_address.get(listing.address, ()):
-            marker = ">>" if line.jump_target else "  "
-            arg = "" if line.arg is None else str(line.arg)
-            text = Text(f"      {marker}{line.offset:>5} ", style="dim")
-            text.append(line.opname, style="blue")
-            argrepr = f"({line.argrepr})" if line.argrepr else ""
-            text.append(" " * max(1, OPNAME_WIDTH - len(line.opname)) + f"{arg:>4} {argrepr}")
-            text.rstrip()
-            yield text
+        yield from (_bytecode_text(line, loaded) for line in by_address.get(listing.address, ()))
+    if b.epilogue:
+        yield Text("  epilogue: the region's way out, its locals written back", style="italic magenta")
+        yield from (_bytecode_text(line, loaded) for line in b.epilogue)
+
+
+def in_text_order(dump: Dump, blocks: Iterable[BlockDump]) -> list[tuple[RegionDump | None, list[BlockDump]]]:
+    """The blocks to show under their region's heading (regions in the order of their first
+    block shown), or all under none for the block engine."""
+    chosen = list(blocks)
+    if not dump.regions:
+        return [(None, chosen)]
+    by_root = {r.root: r for r in dump.regions}
+    owner = {}  # a block copied into several regions is shown with the first, as its bytecode is
+    for r in dump.regions:
+        for block in r.region.blocks:
+            owner.setdefault(block.start, r.root)
+    grouped: dict[int, list[BlockDump]] = {}
+    for b in chosen:
+        grouped.setdefault(owner[b.start], []).append(b)
+    return [(by_root[root], members) for root, members in grouped.items()]
 
 
 def write_text(dump: Dump, blocks: Iterable[BlockDump], file: TextIO, color: bool | None = None) -> None:
@@ -450,15 +605,15 @@ def write_text(dump: Dump, blocks: Iterable[BlockDump], file: TextIO, color: boo
         file=file, force_terminal=color, no_color=color is False, highlight=False, soft_wrap=True
     )
     labels = {b.start: b.label for b in dump.blocks if b.label}
-    for b in blocks:
-        out.print(_block_heading(b, labels))
-        for line in _block_lines(b):
-            out.print(line)
-        out.print()
-    for r in dump.regions:
-        out.print(_region_heading(r, labels))
-    if dump.regions:
-        out.print()
+    for region, members in in_text_order(dump, blocks):
+        if region is not None:
+            out.print(_region_heading(region, labels))
+            out.print()
+        for b in members:
+            out.print(_block_heading(b, labels))
+            for line in _block_lines(b, dump.loaded):
+                out.print(line)
+            out.print()
     summary = Text("summary: ", style="bold")
     summary.append(
         f"{len(dump.blocks)} blocks, {dump.instructions} instructions translated, "

@@ -38,7 +38,7 @@ import pytest
 from lc3jit.api import RunError, Simulator
 from lc3jit.grading import explain, report
 from lc3jit.session import ENGINES, load_images
-from lc3jit.translator import regions
+from lc3jit.translator.regions import engine as regions
 from lc3jit_runtime.errors import LC3Error
 from lc3jit_runtime.loader import Image
 

@@ -1,8 +1,15 @@
 """The translator: LC-3 machine code to Python bytecode, and the engines that run it.
 
-The block finder (`blocks`) decides what is code; the code generator (`codegen`, through
-`emitter`, the one place that knows how Python versions differ) turns a block into a code
-object, and `regions` many blocks into one (with the targets of its indirect jumps guessed
-by `jump_tables`); `translate` and `regions` plug them into the runtime's dispatcher.
-`saved`, `cache` and `compile` keep translations between runs.
+Its parts, as layers (each imports only those below it; runtime/ is below them all):
+
+    saved, cache, compile     translations kept between runs
+    regions/                  many blocks in one code object (see its own picture)
+    translate                 the block engine: the dispatcher's callback
+    codegen, forms            a block to a code object: the compiler, one emitter per form
+    dataflow, bounds          what a block reads and writes; the bounds of unwrapped sums
+    emitter                   the one place that knows how Python versions differ
+    blocks, jump_tables       which words are code, where blocks begin and end
+
+Generated code names only what runtime.contract declares, bound by the dispatcher.
+docs/internals.md follows one block from its words to its bytecode.
 """

@@ -27,83 +27,58 @@ code is built from decoded fields only: constants, never text.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from types import CodeType, FunctionType, MappingProxyType
+from dataclasses import dataclass
+from types import CodeType, FunctionType
 
 from lc3jit.translator.blocks import Block
+from lc3jit.translator.bounds import ADDRESS_BOUNDS, EMPTY, FULL, LOOSE, OFFSET6_REACH, WRAP
+from lc3jit.translator.dataflow import (
+    ALL_REGISTERS,
+    dead_codes,
+    exact_results,
+    unread_results,
+)
 from lc3jit.translator.emitter import BinaryOp, Compare, Emitter, Label
+from lc3jit.translator.forms import EMITTERS
 from lc3jit_runtime import contract
-from lc3jit_runtime.dispatch import CODE_TABLE_RANGE
-from lc3jit_runtime.isa import READ_REGISTER_FIELDS, WORD_MASK, Instruction
+from lc3jit_runtime.isa import WORD_MASK, Instruction
 from lc3jit_runtime.machine import IO_BASE, PSR_USER, USER_BASE, user_address
-
-SIGN = 0x8000
-WRAP = WORD_MASK + 1
-FULL = (0, WORD_MASK)  # the bounds of a word
-#: Unwrapped values stay within +-LOOSE, small enough for CPython's one-digit ints.
-LOOSE = 1 << 29
-ALL_REGISTERS = range(8)
-EMPTY: Mapping[int, tuple[int, int]] = MappingProxyType({})
-#: The bounds of a base address regions use without wrapping it first (a sum of two
-#: words, a pointer just decremented): the write map's guards reach that far both ways,
-#: and a load outside 0..xFFFF takes its slow path, which wraps the address and tries
-#: again (runtime.machine.GUARD_WORDS).
-ADDRESS_BOUNDS = (-WRAP, 2 * WRAP - 1)
-OFFSET6_REACH = 32
-
-#: A branch test on the value v that set the codes: a comparison, the name of a global
-#: table of bools to index with v (runtime.dispatch: right for v not wrapped yet too), or
-#: None for v's own truth.
-Test = tuple[Compare, int] | str | None
-
-#: For each nzp mask of BR: its test on a word and the truth that takes the branch, then
-#: the same with a table, for a value not wrapped to 16 bits. BRnzp and BR with nzp = 000
-#: need no test.
-BRANCH_TESTS: dict[int, tuple[Test, bool, str, bool]] = {
-    0b100: ((Compare.GE, SIGN), True, contract.NEGATIVE, True),  # n: bit 15 set
-    0b011: ((Compare.GE, SIGN), False, contract.NEGATIVE, False),  # zp: not n
-    0b010: (None, False, contract.ZERO, True),  # z: v is 0
-    0b101: (None, True, contract.ZERO, False),  # np: not z
-    0b001: (contract.POSITIVE, True, contract.POSITIVE, True),  # p: 0 < v < x8000
-    0b110: (contract.POSITIVE, False, contract.POSITIVE, False),  # nz: not p
-}
-
-#: The same on a value between -x8000 and x7FFF, whose codes are its sign's.
-SIGNED_TESTS: dict[int, tuple[Test, bool]] = {
-    0b100: ((Compare.LT, 0), True),
-    0b011: ((Compare.LT, 0), False),
-    0b001: ((Compare.GT, 0), True),
-    0b110: ((Compare.GT, 0), False),
-}
-
-#: The words that set codes each nzp mask takes, where they make one interval: a branch
-#: on a word tells the ways out of it these bounds.
-CODES_INTERVAL = {
-    0b100: (SIGN, WORD_MASK),
-    0b010: (0, 0),
-    0b001: (1, SIGN - 1),
-    0b011: (0, SIGN - 1),
-    0b101: (1, WORD_MASK),
-}
-
 
 #: The lists and tuples generated code indexes on its hot paths: memory, the write map,
 #: and the branch tables.
 TABLES = (contract.MEMORY, contract.WRITE_MAP, contract.POSITIVE, contract.NEGATIVE, contract.ZERO)
 
-#: Forms that touch nothing but registers: nothing outside the block can see their codes.
-REGISTER_ONLY = frozenset({"ADD", "ADDI", "AND", "ANDI", "NOT", "LEA"})
+
+@dataclass(frozen=True, slots=True)
+class SlowPaths:
+    """What the fast path may assume, by where a slow path goes once done: back into the
+    block, after the instruction it stood for (REJOIN: blocks), or out to the dispatcher,
+    which interprets that instruction (LEAVE: regions)."""
+
+    #: A store's slow path may write the PSR, which sets the codes: one that rejoins reloads
+    #: them from the machine into `cc`, so they must be in `cc` before it.
+    settle_codes_before_store: bool
+    #: Code after a load or store ran its fast path, which only addresses below xFE00 take:
+    #: the base register's bounds may say so (an increment of a pointer just used then
+    #: needs no wrap).
+    bound_base_after_access: bool
+    #: A base address may be a sum not wrapped yet (within ADDRESS_BOUNDS): its slow path
+    #: wraps it and tries again, or leaves.
+    unwrapped_bases: bool
+
+
+REJOIN = SlowPaths(settle_codes_before_store=True, bound_base_after_access=False, unwrapped_bases=False)
+LEAVE = SlowPaths(settle_codes_before_store=False, bound_base_after_access=True, unwrapped_bases=True)
 
 
 class BlockCompiler:
     """Compiles one block; the emit_* functions below drive it, one per ISA form."""
 
-    #: Slow paths go on in the block (regions: they leave it). So a store into the PSR,
-    #: which sets the codes, needs them in `cc` before it, where its slow path can reload
-    #: them; and a load or store through a register proves nothing about its address.
-    SLOW_PATHS_LEAVE = False
-
-    def __init__(self, block: Block, edition: int, access_control: bool = False) -> None:
+    def __init__(
+        self, block: Block, edition: int, access_control: bool = False, slow_paths: SlowPaths = REJOIN
+    ) -> None:
         self.block = block
+        self.slow_paths = slow_paths
         self.edition = edition
         self.access_control = access_control
         self.checked_loads = False  # may the current block run in user mode under access control?
@@ -299,7 +274,7 @@ class BlockCompiler:
         def slow_store() -> None:
             self.slow_store(push_address, push_value, at)
 
-        if not self.SLOW_PATHS_LEAVE:
+        if self.slow_paths.settle_codes_before_store:
             self.settle_cc()
         if self.may_retry(bounds):
             e.place(retry)
@@ -385,7 +360,9 @@ class BlockCompiler:
         say so: an increment of a pointer just used then needs no wrap. (Not where the
         address was wrapped and tried again: BaseR itself was not, unless offset is 0.)"""
         lo, hi = self.range_of(baser)
-        if self.SLOW_PATHS_LEAVE and (0 <= lo + offset <= hi + offset <= WORD_MASK or not offset):
+        if self.slow_paths.bound_base_after_access and (
+            0 <= lo + offset <= hi + offset <= WORD_MASK or not offset
+        ):
             self.ranges[baser] = (max(lo, -offset), min(hi, IO_BASE - 1 - offset))
 
     def base_plus_offset(self, baser: int, offset: int) -> tuple[str, tuple[int, int]]:
@@ -449,7 +426,7 @@ class BlockCompiler:
         """
         self.exited = False
         self.checked_loads = self.access_control and user_address(block.start)
-        dead = self.dead_codes(block)
+        dead = dead_codes(block, self.edition, self.access_control)
         self.exact = self.exact_results(block)
         self.unread = self.unread_results(block)
         self.ranges = self.entry_ranges(block)
@@ -465,41 +442,13 @@ class BlockCompiler:
         if not self.exited:
             self.exit_to(block.last.next_pc)
 
-    def dead_codes(self, block: Block) -> list[bool]:
-        """For each instruction: are the codes it sets set again before anything sees them?
-
-        Only register-to-register instructions lie between two such setters: a load,
-        a store or a check may leave the block, which then writes the codes back.
-        """
-        dead, overwritten = [], False
-        for ins in reversed(block.instructions):
-            dead.append(overwritten)
-            if ins.form.name not in REGISTER_ONLY or self.access_control:
-                overwritten = False
-            elif ins.sets_cc(self.edition):
-                overwritten = True
-        return dead[::-1]
-
     def entry_ranges(self, block: Block) -> dict[int, tuple[int, int]]:
         """The bounds of the registers' locals where the block starts: words, from R."""
         return {}
 
-    def word_reads(self, ins: Instruction) -> set[int]:
-        """The registers an instruction that is not register-to-register reads as words: a
-        value stored, a jump's target, a base address (regions: see ADDRESS_BOUNDS)."""
-        fields = (
-            (ins.sr,) if self.SLOW_PATHS_LEAVE and ins.form.name in ("LDR", "STR") else (ins.sr, ins.baser)
-        )
-        return {r for r in fields if r is not None}
-
     def unread_results(self, block: Block) -> list[bool]:
-        """For each instruction: is the value it writes read by nothing after it (in the
-        block, or where `wanted_after` says), the codes it sets aside?"""
-        unread, live = [], set(self.wanted_after(block))
-        for ins in reversed(block.instructions):
-            unread.append(ins.dr is not None and ins.dr not in live)
-            live = (live - register_writes(ins)) | register_reads(ins)
-        return unread[::-1]
+        """For each instruction: is the value it writes read by nothing after it?"""
+        return unread_results(block, self.wanted_after(block))
 
     def entry_alias(self, block: Block) -> int | None:
         """The register that stands for the codes where the block starts: none, they are
@@ -513,31 +462,10 @@ class BlockCompiler:
         return ALL_REGISTERS
 
     def exact_results(self, block: Block) -> list[bool]:
-        """For each instruction: must the value it writes be a 16-bit word at once?
-
-        Register-to-register arithmetic is right modulo 2^16 whatever the size of its
-        operands, so a sum can stay unwrapped while only such instructions (and branches,
-        through tables) read it. It is wrapped where something reads it as a word (an
-        address, a value stored, a jump's target) or after the block where
-        `wanted_after` says so, and never if it is overwritten first: 5x computed as
-        x + x, twice, then + x, wraps once. A way out (a slow path, an exit, a helper)
-        wraps the values it writes back, out of the way of the fast path. Under access
-        control every instruction that is not register-to-register still wants every
-        register as a word.
-        """
-        exact, wanted = [], set(self.wanted_after(block))  # registers read as words later on
-        for ins in reversed(block.instructions):
-            if ins.form.name in REGISTER_ONLY and not self.access_control:
-                exact.append(ins.dr in wanted)
-                wanted.discard(ins.dr)
-            elif self.access_control:
-                exact.append(True)
-                wanted = set(ALL_REGISTERS)
-            else:
-                exact.append(True)
-                wanted.discard(ins.dr)
-                wanted |= self.word_reads(ins)
-        return exact[::-1]
+        """For each instruction: must the value it writes be a word at once? (dataflow)"""
+        return exact_results(
+            block, self.wanted_after(block), self.access_control, self.slow_paths.unwrapped_bases
+        )
 
     def fetch_check(self, at: int) -> None:
         """In user mode, the word at `at` may not be fetched: `FETCH` takes the exception."""
@@ -560,25 +488,6 @@ class BlockCompiler:
         return self.e.to_code(("pc",))
 
 
-def register_reads(ins: Instruction) -> set[int]:
-    """The registers an instruction reads, for liveness: AND R, R, #0 reads none, and a
-    TRAP reads R (written back, wrapped, before it), not the locals."""
-    if ins.form.name == "ANDI" and not ins.imm5:
-        return set()
-    return {r for field in READ_REGISTER_FIELDS if (r := getattr(ins, field)) is not None}
-
-
-def register_writes(ins: Instruction) -> set[int]:
-    """The registers whose locals an instruction sets: JSR and JSRR set R7, and a TRAP
-    that comes back inside the region reloads them all from R."""
-    name = ins.form.name
-    if name == "TRAP":
-        return set(range(8))
-    if name in ("JSR", "JSRR"):
-        return {7}
-    return set() if ins.dr is None else {ins.dr}
-
-
 def load_registers(e: Emitter, registers: Iterable[int]) -> None:
     """rN = R[N] for each register: the locals generated code keeps them in."""
     for r in sorted(registers):
@@ -586,224 +495,6 @@ def load_registers(e: Emitter, registers: Iterable[int]) -> None:
         e.const(r)
         e.subscript()
         e.store(f"r{r}")
-
-
-Emit = Callable[[BlockCompiler, Instruction], None]
-EMITTERS: dict[str, Emit] = {}
-
-
-def emitter(name: str) -> Callable[[Emit], Emit]:
-    def register(function: Emit) -> Emit:
-        EMITTERS[name] = function
-        return function
-
-    return register
-
-
-@emitter("ADD")
-def emit_add(c: BlockCompiler, ins: Instruction) -> None:
-    (lo1, hi1), (lo2, hi2) = c.range_of(ins.sr1), c.range_of(ins.sr2)
-    c.push_reg(ins.sr1)
-    c.push_reg(ins.sr2)
-    c.e.binary(BinaryOp.ADD)
-    c.result(ins.dr, True, (lo1 + lo2, hi1 + hi2))
-
-
-@emitter("ADDI")
-def emit_addi(c: BlockCompiler, ins: Instruction) -> None:
-    """A difference that only a branch reads, and that could fall below 0, is computed as
-    a sum with 2^16 - k: the same modulo 2^16, and never negative, so the branch tests it
-    through a table without a wrap (see branch_test). One read as a number subtracts k:
-    its wrap then rarely adds."""
-    lo, hi = c.range_of(ins.sr1)
-    imm = ins.imm5
-    if imm < 0 <= lo < -imm and c.unread[c.index] and not c.exact[c.index]:
-        imm += WRAP
-    c.push_reg(ins.sr1)
-    if imm:
-        c.e.const(abs(imm))
-        c.e.binary(BinaryOp.ADD if imm > 0 else BinaryOp.SUBTRACT)
-    c.result(ins.dr, True, (lo + imm, hi + imm))
-
-
-@emitter("AND")
-def emit_and(c: BlockCompiler, ins: Instruction) -> None:
-    """A word and anything is a word (`&` keeps the low 16 bits of a negative int too)."""
-    if not c.is_word(ins.sr1) and not c.is_word(ins.sr2):
-        c.wrap_register(ins.sr1)
-    c.push_reg(ins.sr1)
-    c.push_reg(ins.sr2)
-    c.e.binary(BinaryOp.AND)
-    c.result(ins.dr, True)
-
-
-@emitter("ANDI")
-def emit_andi(c: BlockCompiler, ins: Instruction) -> None:
-    mask = ins.imm5 & WORD_MASK
-    if mask == 0:  # AND R, R, #0: the usual way to clear a register
-        c.e.const(0)
-        c.result(ins.dr, True, (0, 0))
-    elif mask == WORD_MASK:  # AND R, R, #-1 copies
-        c.push_reg(ins.sr1)
-        c.result(ins.dr, True, c.range_of(ins.sr1))
-    else:
-        c.push_reg(ins.sr1)
-        c.e.const(mask)
-        c.e.binary(BinaryOp.AND)
-        c.result(ins.dr, True, (0, mask))
-
-
-@emitter("NOT")
-def emit_not(c: BlockCompiler, ins: Instruction) -> None:
-    """NOT v is xFFFF - v modulo 2^16: from xFFFF plus as many 2^16 as keep it non-negative."""
-    lo, hi = c.range_of(ins.sr)
-    ones = WORD_MASK + WRAP * max(0, -(-(hi - WORD_MASK) // WRAP))
-    c.e.const(ones)
-    c.push_reg(ins.sr)
-    c.e.binary(BinaryOp.SUBTRACT)
-    c.result(ins.dr, True, (ones - hi, ones - lo))
-
-
-@emitter("BR")
-def emit_br(c: BlockCompiler, ins: Instruction) -> None:
-    if ins.nzp == 0b111:
-        c.exit_to(ins.target)
-    elif ins.nzp == 0:
-        c.exit_to(ins.next_pc)
-    else:
-        test, when = branch_test(ins.nzp, c.cc_range())
-        if test == "wrap":  # a long chain of sums, beyond the tables
-            c.wrap_register(c.cc_alias)  # type: ignore[arg-type]
-            test, when = branch_test(ins.nzp, c.cc_range())
-        if isinstance(test, str):
-            c.push_table(test)
-            c.push_cc()
-            c.e.subscript()
-        else:
-            c.push_cc()
-            if test is not None:
-                c.e.const(test[1])
-                c.e.compare(test[0])
-        alias = c.cc_alias
-        taken, fallen = branch_bounds(ins.nzp, c.cc_range()) if alias is not None else (None, None)
-        c.exit_if(ins.target, when, test is not None, {alias: taken} if taken else EMPTY)  # type: ignore[dict-item]
-        if fallen:
-            c.ranges[alias] = fallen  # type: ignore[index]
-        c.exit_to(ins.next_pc)
-
-
-def branch_bounds(nzp: int, bounds: tuple[int, int]) -> tuple[tuple[int, int] | None, ...]:
-    """The bounds of a word that set the codes on each way out of BR (nzp): taken, then
-    not; None where the way tells nothing (or the value is not a word yet)."""
-    lo, hi = bounds
-    if lo < 0 or hi > WORD_MASK:
-        return None, None
-
-    def within(mask: int) -> tuple[int, int] | None:
-        if mask not in CODES_INTERVAL:
-            return None
-        low, high = max(lo, CODES_INTERVAL[mask][0]), min(hi, CODES_INTERVAL[mask][1])
-        return (low, high) if low <= high else None
-
-    return within(nzp), within(~nzp & 0b111)
-
-
-def branch_test(nzp: int, bounds: tuple[int, int]) -> tuple[Test, bool]:
-    """The test of BR (nzp) on a value within bounds, and the truth that takes the branch:
-    on a word, a comparison or its truth; on a sum not wrapped yet, a table, or its truth
-    for BRz and BRnp where it cannot reach +-2^16 (there it is 0 only where the word is
-    0); "wrap" where neither will do (the value must be wrapped first)."""
-    word_test, word_when, table, table_when = BRANCH_TESTS[nzp]
-    lo, hi = bounds
-    if (lo >= 0 and hi <= WORD_MASK) or (word_test is None and lo > -WRAP and hi < WRAP):
-        return word_test, word_when
-    if lo >= -SIGN and hi < SIGN:
-        return SIGNED_TESTS[nzp]
-    if CODE_TABLE_RANGE[0] <= lo and hi <= CODE_TABLE_RANGE[1]:
-        return table, table_when
-    return "wrap", False
-
-
-@emitter("JMP")
-def emit_jmp(c: BlockCompiler, ins: Instruction) -> None:
-    c.exit_to_register(ins)
-
-
-@emitter("JSR")
-def emit_jsr(c: BlockCompiler, ins: Instruction) -> None:
-    c.e.const(ins.next_pc)
-    c.result(7, False, (ins.next_pc, ins.next_pc))
-    c.exit_to(ins.target)
-
-
-@emitter("JSRR")
-def emit_jsrr(c: BlockCompiler, ins: Instruction) -> None:
-    c.push_reg(ins.baser)  # read before R7 changes: JSRR R7 jumps to the old R7
-    c.e.const(ins.next_pc)
-    c.result(7, False, (ins.next_pc, ins.next_pc))
-    c.exit_with_top(ins)
-
-
-@emitter("LD")
-def emit_ld(c: BlockCompiler, ins: Instruction) -> None:
-    c.load_const_address(ins.target, ins.address)
-    c.result(ins.dr, True)
-
-
-@emitter("LDI")
-def emit_ldi(c: BlockCompiler, ins: Instruction) -> None:
-    c.load_const_address(ins.target, ins.address)
-    c.e.store("a")
-    c.load_computed_address("a", FULL, ins.address)
-    c.result(ins.dr, True)
-
-
-@emitter("LDR")
-def emit_ldr(c: BlockCompiler, ins: Instruction) -> None:
-    address, bounds = c.base_plus_offset(ins.baser, ins.offset6)
-    c.load_computed_address(address, bounds, ins.address)
-    c.address_checked(ins.baser, ins.offset6)
-    c.result(ins.dr, True)
-
-
-@emitter("LEA")
-def emit_lea(c: BlockCompiler, ins: Instruction) -> None:
-    c.e.const(ins.target)
-    c.result(ins.dr, ins.sets_cc(c.edition), (ins.target, ins.target))
-
-
-@emitter("ST")
-def emit_st(c: BlockCompiler, ins: Instruction) -> None:
-    c.store(ins.target, lambda: c.push_reg(ins.sr), ins.address)
-
-
-@emitter("STI")
-def emit_sti(c: BlockCompiler, ins: Instruction) -> None:
-    c.load_const_address(ins.target, ins.address)
-    c.e.store("a")
-    c.store("a", lambda: c.push_reg(ins.sr), ins.address)
-
-
-@emitter("STR")
-def emit_str(c: BlockCompiler, ins: Instruction) -> None:
-    address, bounds = c.base_plus_offset(ins.baser, ins.offset6)
-    c.store(address, lambda: c.push_reg(ins.sr), ins.address, bounds)
-    c.address_checked(ins.baser, ins.offset6)
-
-
-@emitter("TRAP")
-def emit_trap(c: BlockCompiler, ins: Instruction) -> None:
-    c.exit_through(contract.TRAP, ins.trapvect8, ins.address)
-
-
-@emitter("RTI")
-def emit_rti(c: BlockCompiler, ins: Instruction) -> None:
-    c.exit_through(contract.RTI, ins.address)
-
-
-@emitter("RESERVED")
-def emit_reserved(c: BlockCompiler, ins: Instruction) -> None:
-    c.exit_through(contract.ILLEGAL, ins.word, ins.address)
 
 
 def compile_block(block: Block, edition: int, access_control: bool = False) -> CodeType:

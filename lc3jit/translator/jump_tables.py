@@ -3,7 +3,7 @@
 A JMP or JSRR whose register was just loaded from memory most often goes through a table
 of code addresses: `.FILL HANDLER` words that the program reaches with LEA (a dispatch
 table, a table of operations), or one such word read by LD (a routine's address). The
-region translator learns a site's targets at run time (regions.HINT_AFTER), but it
+region translator learns a site's targets at run time (regions.learning.HINT_AFTER), but it
 translates the regions holding the site again to use them, which costs a short program
 more than it saves. Guessed here, from the words the code names, the targets are in the
 region from its first translation. A wrong guess costs only a compare: the jump still

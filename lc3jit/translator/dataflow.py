@@ -1,0 +1,105 @@
+"""What a block's instructions read and write: the analyses the code generator runs over one
+block (regions run the same, told what the blocks after it read).
+
+Each is a function of the block and what is known after it, apart from emission
+(as `bytecode` keeps its stack analysis in cfg.py), so a test can give it a block built
+from a few words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from lc3jit.translator.blocks import Block
+from lc3jit_runtime.isa import READ_REGISTER_FIELDS, Instruction
+
+ALL_REGISTERS = range(8)
+#: Forms that touch nothing but registers: nothing outside the block can see their codes.
+REGISTER_ONLY = frozenset({"ADD", "ADDI", "AND", "ANDI", "NOT", "LEA"})
+
+
+def register_reads(ins: Instruction) -> set[int]:
+    """The registers an instruction reads, for liveness: AND R, R, #0 reads none, and a
+    TRAP reads R (written back, wrapped, before it), not the locals."""
+    if ins.form.name == "ANDI" and not ins.imm5:
+        return set()
+    return {r for field in READ_REGISTER_FIELDS if (r := getattr(ins, field)) is not None}
+
+
+def register_writes(ins: Instruction) -> set[int]:
+    """The registers whose locals an instruction sets: JSR and JSRR set R7, and a TRAP
+    that comes back inside the region reloads them all from R."""
+    name = ins.form.name
+    if name == "TRAP":
+        return set(ALL_REGISTERS)
+    if name in ("JSR", "JSRR"):
+        return {7}
+    return set() if ins.dr is None else {ins.dr}
+
+
+def block_writes(block: Block) -> set[int]:
+    """The registers whose locals the block sets."""
+    return set().union(*(register_writes(ins) for ins in block.instructions))
+
+
+def dead_codes(block: Block, edition: int, access_control: bool) -> list[bool]:
+    """For each instruction: are the codes it sets set again before anything sees them?
+
+    Only register-to-register instructions lie between two such setters: a load,
+    a store or a check may leave the block, which then writes the codes back.
+    """
+    dead, overwritten = [], False
+    for ins in reversed(block.instructions):
+        dead.append(overwritten)
+        if ins.form.name not in REGISTER_ONLY or access_control:
+            overwritten = False
+        elif ins.sets_cc(edition):
+            overwritten = True
+    return dead[::-1]
+
+
+def word_reads(ins: Instruction, unwrapped_bases: bool) -> set[int]:
+    """The registers an instruction that is not register-to-register reads as words: a
+    value stored, a jump's target, a base address (unless bases may be sums not wrapped
+    yet: see codegen.SlowPaths)."""
+    base = () if unwrapped_bases and ins.form.name in ("LDR", "STR") else (ins.baser,)
+    return {r for r in (ins.sr, *base) if r is not None}
+
+
+def exact_results(
+    block: Block, wanted_after: Iterable[int], access_control: bool, unwrapped_bases: bool
+) -> list[bool]:
+    """For each instruction: must the value it writes be a 16-bit word at once?
+
+    Register-to-register arithmetic is right modulo 2^16 whatever the size of its
+    operands, so a sum can stay unwrapped while only such instructions (and branches,
+    through tables) read it. It is wrapped where something reads it as a word (an
+    address, a value stored, a jump's target) or after the block where `wanted_after`
+    says so, and never if it is overwritten first: 5x computed as x + x, twice, then + x,
+    wraps once. A way out (a slow path, an exit, a helper) wraps the values it writes
+    back, out of the way of the fast path. Under access control every instruction that
+    is not register-to-register still wants every register as a word.
+    """
+    exact, wanted = [], set(wanted_after)  # registers read as words later on
+    for ins in reversed(block.instructions):
+        if ins.form.name in REGISTER_ONLY and not access_control:
+            exact.append(ins.dr in wanted)
+            wanted.discard(ins.dr)
+        elif access_control:
+            exact.append(True)
+            wanted = set(ALL_REGISTERS)
+        else:
+            exact.append(True)
+            wanted.discard(ins.dr)
+            wanted |= word_reads(ins, unwrapped_bases)
+    return exact[::-1]
+
+
+def unread_results(block: Block, wanted_after: Iterable[int]) -> list[bool]:
+    """For each instruction: is the value it writes read by nothing after it (in the block,
+    or after it where `wanted_after` says), the codes it sets aside?"""
+    unread, live = [], set(wanted_after)
+    for ins in reversed(block.instructions):
+        unread.append(ins.dr is not None and ins.dr not in live)
+        live = (live - register_writes(ins)) | register_reads(ins)
+    return unread[::-1]

@@ -1,0 +1,270 @@
+"""One emitter per ISA form, registered in EMITTERS under the table's name (see codegen,
+whose BlockCompiler each drives), and the tests branches make on the value that set the
+codes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from lc3jit.translator.bounds import EMPTY, FULL, SIGN, WRAP
+from lc3jit.translator.emitter import BinaryOp, Compare
+from lc3jit_runtime import contract
+from lc3jit_runtime.dispatch import CODE_TABLE_RANGE
+from lc3jit_runtime.isa import WORD_MASK, Instruction
+
+if TYPE_CHECKING:
+    from lc3jit.translator.codegen import BlockCompiler
+
+#: A branch test on the value v that set the codes: a comparison, the name of a global
+#: table of bools to index with v (runtime.dispatch: right for v not wrapped yet too), or
+#: None for v's own truth.
+Test = tuple[Compare, int] | str | None
+
+#: For each nzp mask of BR: its test on a word and the truth that takes the branch, then
+#: the same with a table, for a value not wrapped to 16 bits. BRnzp and BR with nzp = 000
+#: need no test.
+BRANCH_TESTS: dict[int, tuple[Test, bool, str, bool]] = {
+    0b100: ((Compare.GE, SIGN), True, contract.NEGATIVE, True),  # n: bit 15 set
+    0b011: ((Compare.GE, SIGN), False, contract.NEGATIVE, False),  # zp: not n
+    0b010: (None, False, contract.ZERO, True),  # z: v is 0
+    0b101: (None, True, contract.ZERO, False),  # np: not z
+    0b001: (contract.POSITIVE, True, contract.POSITIVE, True),  # p: 0 < v < x8000
+    0b110: (contract.POSITIVE, False, contract.POSITIVE, False),  # nz: not p
+}
+
+#: The same on a value between -x8000 and x7FFF, whose codes are its sign's.
+SIGNED_TESTS: dict[int, tuple[Test, bool]] = {
+    0b100: ((Compare.LT, 0), True),
+    0b011: ((Compare.LT, 0), False),
+    0b001: ((Compare.GT, 0), True),
+    0b110: ((Compare.GT, 0), False),
+}
+
+#: The words that set codes each nzp mask takes, where they make one interval: a branch
+#: on a word tells the ways out of it these bounds.
+CODES_INTERVAL = {
+    0b100: (SIGN, WORD_MASK),
+    0b010: (0, 0),
+    0b001: (1, SIGN - 1),
+    0b011: (0, SIGN - 1),
+    0b101: (1, WORD_MASK),
+}
+
+
+Emit = Callable[["BlockCompiler", Instruction], None]
+EMITTERS: dict[str, Emit] = {}
+
+
+def emitter(name: str) -> Callable[[Emit], Emit]:
+    def register(function: Emit) -> Emit:
+        EMITTERS[name] = function
+        return function
+
+    return register
+
+
+@emitter("ADD")
+def emit_add(c: BlockCompiler, ins: Instruction) -> None:
+    (lo1, hi1), (lo2, hi2) = c.range_of(ins.sr1), c.range_of(ins.sr2)
+    c.push_reg(ins.sr1)
+    c.push_reg(ins.sr2)
+    c.e.binary(BinaryOp.ADD)
+    c.result(ins.dr, True, (lo1 + lo2, hi1 + hi2))
+
+
+@emitter("ADDI")
+def emit_addi(c: BlockCompiler, ins: Instruction) -> None:
+    """A difference that only a branch reads, and that could fall below 0, is computed as
+    a sum with 2^16 - k: the same modulo 2^16, and never negative, so the branch tests it
+    through a table without a wrap (see branch_test). One read as a number subtracts k:
+    its wrap then rarely adds."""
+    lo, hi = c.range_of(ins.sr1)
+    imm = ins.imm5
+    if imm < 0 <= lo < -imm and c.unread[c.index] and not c.exact[c.index]:
+        imm += WRAP
+    c.push_reg(ins.sr1)
+    if imm:
+        c.e.const(abs(imm))
+        c.e.binary(BinaryOp.ADD if imm > 0 else BinaryOp.SUBTRACT)
+    c.result(ins.dr, True, (lo + imm, hi + imm))
+
+
+@emitter("AND")
+def emit_and(c: BlockCompiler, ins: Instruction) -> None:
+    """A word and anything is a word (`&` keeps the low 16 bits of a negative int too)."""
+    if not c.is_word(ins.sr1) and not c.is_word(ins.sr2):
+        c.wrap_register(ins.sr1)
+    c.push_reg(ins.sr1)
+    c.push_reg(ins.sr2)
+    c.e.binary(BinaryOp.AND)
+    c.result(ins.dr, True)
+
+
+@emitter("ANDI")
+def emit_andi(c: BlockCompiler, ins: Instruction) -> None:
+    mask = ins.imm5 & WORD_MASK
+    if mask == 0:  # AND R, R, #0: the usual way to clear a register
+        c.e.const(0)
+        c.result(ins.dr, True, (0, 0))
+    elif mask == WORD_MASK:  # AND R, R, #-1 copies
+        c.push_reg(ins.sr1)
+        c.result(ins.dr, True, c.range_of(ins.sr1))
+    else:
+        c.push_reg(ins.sr1)
+        c.e.const(mask)
+        c.e.binary(BinaryOp.AND)
+        c.result(ins.dr, True, (0, mask))
+
+
+@emitter("NOT")
+def emit_not(c: BlockCompiler, ins: Instruction) -> None:
+    """NOT v is xFFFF - v modulo 2^16: from xFFFF plus as many 2^16 as keep it non-negative."""
+    lo, hi = c.range_of(ins.sr)
+    ones = WORD_MASK + WRAP * max(0, -(-(hi - WORD_MASK) // WRAP))
+    c.e.const(ones)
+    c.push_reg(ins.sr)
+    c.e.binary(BinaryOp.SUBTRACT)
+    c.result(ins.dr, True, (ones - hi, ones - lo))
+
+
+@emitter("BR")
+def emit_br(c: BlockCompiler, ins: Instruction) -> None:
+    if ins.nzp == 0b111:
+        c.exit_to(ins.target)
+    elif ins.nzp == 0:
+        c.exit_to(ins.next_pc)
+    else:
+        test, when = branch_test(ins.nzp, c.cc_range())
+        if test == "wrap":  # a long chain of sums, beyond the tables
+            c.wrap_register(c.cc_alias)  # type: ignore[arg-type]
+            test, when = branch_test(ins.nzp, c.cc_range())
+        if isinstance(test, str):
+            c.push_table(test)
+            c.push_cc()
+            c.e.subscript()
+        else:
+            c.push_cc()
+            if test is not None:
+                c.e.const(test[1])
+                c.e.compare(test[0])
+        alias = c.cc_alias
+        taken, fallen = branch_bounds(ins.nzp, c.cc_range()) if alias is not None else (None, None)
+        c.exit_if(ins.target, when, test is not None, {alias: taken} if taken else EMPTY)  # type: ignore[dict-item]
+        if fallen:
+            c.ranges[alias] = fallen  # type: ignore[index]
+        c.exit_to(ins.next_pc)
+
+
+def branch_bounds(nzp: int, bounds: tuple[int, int]) -> tuple[tuple[int, int] | None, ...]:
+    """The bounds of a word that set the codes on each way out of BR (nzp): taken, then
+    not; None where the way tells nothing (or the value is not a word yet)."""
+    lo, hi = bounds
+    if lo < 0 or hi > WORD_MASK:
+        return None, None
+
+    def within(mask: int) -> tuple[int, int] | None:
+        if mask not in CODES_INTERVAL:
+            return None
+        low, high = max(lo, CODES_INTERVAL[mask][0]), min(hi, CODES_INTERVAL[mask][1])
+        return (low, high) if low <= high else None
+
+    return within(nzp), within(~nzp & 0b111)
+
+
+def branch_test(nzp: int, bounds: tuple[int, int]) -> tuple[Test, bool]:
+    """The test of BR (nzp) on a value within bounds, and the truth that takes the branch:
+    on a word, a comparison or its truth; on a sum not wrapped yet, a table, or its truth
+    for BRz and BRnp where it cannot reach +-2^16 (there it is 0 only where the word is
+    0); "wrap" where neither will do (the value must be wrapped first)."""
+    word_test, word_when, table, table_when = BRANCH_TESTS[nzp]
+    lo, hi = bounds
+    if (lo >= 0 and hi <= WORD_MASK) or (word_test is None and lo > -WRAP and hi < WRAP):
+        return word_test, word_when
+    if lo >= -SIGN and hi < SIGN:
+        return SIGNED_TESTS[nzp]
+    if CODE_TABLE_RANGE[0] <= lo and hi <= CODE_TABLE_RANGE[1]:
+        return table, table_when
+    return "wrap", False
+
+
+@emitter("JMP")
+def emit_jmp(c: BlockCompiler, ins: Instruction) -> None:
+    c.exit_to_register(ins)
+
+
+@emitter("JSR")
+def emit_jsr(c: BlockCompiler, ins: Instruction) -> None:
+    c.e.const(ins.next_pc)
+    c.result(7, False, (ins.next_pc, ins.next_pc))
+    c.exit_to(ins.target)
+
+
+@emitter("JSRR")
+def emit_jsrr(c: BlockCompiler, ins: Instruction) -> None:
+    c.push_reg(ins.baser)  # read before R7 changes: JSRR R7 jumps to the old R7
+    c.e.const(ins.next_pc)
+    c.result(7, False, (ins.next_pc, ins.next_pc))
+    c.exit_with_top(ins)
+
+
+@emitter("LD")
+def emit_ld(c: BlockCompiler, ins: Instruction) -> None:
+    c.load_const_address(ins.target, ins.address)
+    c.result(ins.dr, True)
+
+
+@emitter("LDI")
+def emit_ldi(c: BlockCompiler, ins: Instruction) -> None:
+    c.load_const_address(ins.target, ins.address)
+    c.e.store("a")
+    c.load_computed_address("a", FULL, ins.address)
+    c.result(ins.dr, True)
+
+
+@emitter("LDR")
+def emit_ldr(c: BlockCompiler, ins: Instruction) -> None:
+    address, bounds = c.base_plus_offset(ins.baser, ins.offset6)
+    c.load_computed_address(address, bounds, ins.address)
+    c.address_checked(ins.baser, ins.offset6)
+    c.result(ins.dr, True)
+
+
+@emitter("LEA")
+def emit_lea(c: BlockCompiler, ins: Instruction) -> None:
+    c.e.const(ins.target)
+    c.result(ins.dr, ins.sets_cc(c.edition), (ins.target, ins.target))
+
+
+@emitter("ST")
+def emit_st(c: BlockCompiler, ins: Instruction) -> None:
+    c.store(ins.target, lambda: c.push_reg(ins.sr), ins.address)
+
+
+@emitter("STI")
+def emit_sti(c: BlockCompiler, ins: Instruction) -> None:
+    c.load_const_address(ins.target, ins.address)
+    c.e.store("a")
+    c.store("a", lambda: c.push_reg(ins.sr), ins.address)
+
+
+@emitter("STR")
+def emit_str(c: BlockCompiler, ins: Instruction) -> None:
+    address, bounds = c.base_plus_offset(ins.baser, ins.offset6)
+    c.store(address, lambda: c.push_reg(ins.sr), ins.address, bounds)
+    c.address_checked(ins.baser, ins.offset6)
+
+
+@emitter("TRAP")
+def emit_trap(c: BlockCompiler, ins: Instruction) -> None:
+    c.exit_through(contract.TRAP, ins.trapvect8, ins.address)
+
+
+@emitter("RTI")
+def emit_rti(c: BlockCompiler, ins: Instruction) -> None:
+    c.exit_through(contract.RTI, ins.address)
+
+
+@emitter("RESERVED")
+def emit_reserved(c: BlockCompiler, ins: Instruction) -> None:
+    c.exit_through(contract.ILLEGAL, ins.word, ins.address)

@@ -1,0 +1,220 @@
+"""What the region compiler must know before it emits a word: functions of a RegionGraph.
+
+- budget_checks: which blocks check the instruction budget (every loop has one), and
+  how much room each check must find;
+- prepaid and chains: which blocks are counted, in advance, by the block before them;
+- live_registers: what each block's successors may read before writing it;
+- exact_results and unwrapped_registers: which results must be wrapped to 16 bits at
+  once, and which registers may hold sums not wrapped yet where a block starts.
+`analyse` runs them all, in the order they depend on each other, into RegionFacts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from lc3jit.translator.blocks import Exit
+from lc3jit.translator.dataflow import REGISTER_ONLY, block_writes, exact_results, register_reads
+from lc3jit.translator.dataflow import register_writes as writes_of
+from lc3jit.translator.regions.graph import RegionGraph
+from lc3jit.translator.regions.select import straight_on
+from lc3jit_runtime.isa import REGISTER_FIELDS
+
+#: Blocks that end where a later block's count can be paid in advance.
+STRAIGHT_EXITS = frozenset({Exit.FALLTHROUGH, Exit.LIMIT, Exit.BRANCH})
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """`checks`: the blocks that check the budget (loop heads), each with the most
+    instructions that can run from its start before the next check or a way out;
+    `entry_rooms`: the same room for the entries that head no loop, checked as the
+    dispatcher enters there."""
+
+    checks: dict[int, int]
+    entry_rooms: dict[int, int]
+
+
+def budget_checks(graph: RegionGraph) -> Budget:
+    """Where the budget is checked: the targets of the back edges of a depth-first walk
+    from the entries, which cut every cycle, so the other blocks only count; a block that
+    checks for room for the longest path ahead never lets the count pass the budget. An
+    entry that heads no loop (a return point, say) is checked as the dispatcher enters
+    there, not each time the region's own code comes by."""
+    edges = graph.edges
+    checks: set[int] = set()
+    state: dict[int, bool] = {}  # start -> still on the walk's path
+    for entry in graph.entries:
+        stack = [(entry, iter(edges[entry]))]
+        state.setdefault(entry, True)
+        while stack:
+            start, successors = stack[-1]
+            for target in successors:
+                if state.get(target):
+                    checks.add(target)  # a back edge: target heads a loop
+                elif target not in state:
+                    state[target] = True
+                    stack.append((target, iter(edges[target])))
+                    break
+            else:
+                state[start] = False
+                stack.pop()
+    lengths = {b.start: b.length for b in graph.blocks}
+    longest: dict[int, int] = {}
+
+    def longest_from(start: int) -> int:  # the graph without the checks is acyclic
+        if start not in longest:
+            rest = [longest_from(t) for t in edges[start] if t not in checks]
+            longest[start] = lengths[start] + max(rest, default=0)
+        return longest[start]
+
+    def room(start: int) -> int:
+        return lengths[start] + max((longest_from(t) for t in edges[start] if t not in checks), default=0)
+
+    return Budget(
+        {start: room(start) for start in checks},
+        {entry: room(entry) for entry in graph.entries if entry not in checks},
+    )
+
+
+def prepaid(graph: RegionGraph, checks: Mapping[int, int]) -> dict[int, int]:
+    """The blocks whose count their predecessor adds to its own (start -> that predecessor):
+    each has that one predecessor, which runs straight on into it after a branch or a
+    plain end, and neither checks the budget nor is an entry. One count then serves a
+    chain of blocks; a branch off the chain gives back what it did not run."""
+    paid = {}
+    for block in graph.blocks:
+        into = graph.ways_in[block.start]
+        if block.start in checks or block.start in graph.entries or len(into) != 1:
+            continue
+        before = graph.by_start[into[0]]
+        if before.exit in STRAIGHT_EXITS and straight_on(before, graph.by_start) == block.start:
+            paid[block.start] = before.start
+    return paid
+
+
+def chains(graph: RegionGraph, paid_by: Mapping[int, int]) -> dict[int, int]:
+    """For each block, the instructions of the blocks after it that its count paid for."""
+    paid = {payer: start for start, payer in paid_by.items()}  # one each: straight on
+    lengths = {b.start: b.length for b in graph.blocks}
+    ahead: dict[int, int] = {}
+
+    def of(start: int) -> int:
+        if start not in ahead:
+            after = paid.get(start)
+            ahead[start] = 0 if after is None else lengths[after] + of(after)
+        return ahead[start]
+
+    return {b.start: of(b.start) for b in graph.blocks}
+
+
+def live_registers(graph: RegionGraph) -> dict[int, set[int]]:
+    """For each block: the registers the region may read before writing them, from its
+    start on (a way out is no read: it wraps what it writes back).
+
+    A sum that sets a register dead after its block (a difference computed only for
+    the branch that follows, the usual compare) then stays unwrapped: the branch
+    tests it with a table, and nothing else reads it before it is written again.
+    """
+    reads: dict[int, set[int]] = {}
+    for block in graph.blocks:
+        read, written = set(), set()
+        for ins in block.instructions:
+            read |= register_reads(ins) - written
+            written |= writes_of(ins)
+        reads[block.start] = read
+    writes = {b.start: block_writes(b) for b in graph.blocks}
+    live = {start: set(read) for start, read in reads.items()}
+    changed = True
+    while changed:
+        changed = False
+        for block in reversed(graph.blocks):
+            after = set().union(*(live[t] for t in graph.edges[block.start]))
+            now = reads[block.start] | (after - writes[block.start])
+            if now != live[block.start]:
+                live[block.start], changed = now, True
+    return live
+
+
+def wanted_after(graph: RegionGraph, live: Mapping[int, set[int]], start: int) -> set[int]:
+    """The registers the blocks after the one at start go on to read: their locals hold words."""
+    return set().union(*(live[t] for t in graph.edges[start]))
+
+
+def region_exact_results(
+    graph: RegionGraph, live: Mapping[int, set[int]], access_control: bool
+) -> dict[int, list[bool]]:
+    """For each block, dataflow.exact_results with what the region reads after it; a base
+    address may be a sum not wrapped yet (a region's slow paths leave: codegen.LEAVE)."""
+    return {
+        b.start: exact_results(b, wanted_after(graph, live, b.start), access_control, unwrapped_bases=True)
+        for b in graph.blocks
+    }
+
+
+def unwrapped_registers(graph: RegionGraph, exact: Mapping[int, list[bool]]) -> dict[int, set[int]]:
+    """For each block: the registers whose locals may hold sums not wrapped yet where it
+    starts (dead there, see live_registers: only a way out reads them, and wraps)."""
+    left: dict[int, set[int]] = {}  # block -> registers its own last write leaves unwrapped
+    for block in graph.blocks:
+        last: dict[int, bool] = {}
+        for ins, is_exact in zip(block.instructions, exact[block.start], strict=True):
+            for r in writes_of(ins):
+                last[r] = is_exact or ins.form.name not in REGISTER_ONLY
+        left[block.start] = {r for r, is_exact in last.items() if not is_exact}
+    writes = {b.start: block_writes(b) for b in graph.blocks}
+    into: dict[int, set[int]] = {b.start: set() for b in graph.blocks}
+    changed = True
+    while changed:
+        changed = False
+        for block in graph.blocks:
+            out = (into[block.start] - writes[block.start]) | left[block.start]
+            for target in graph.edges[block.start]:
+                if not out <= into[target]:
+                    into[target] |= out
+                    changed = True
+    return into
+
+
+@dataclass(frozen=True, slots=True)
+class RegionFacts:
+    """Everything the analyses found, by block start where it is per block.
+
+    `entries`: the graph's, then the blocks that check the budget (out of budget, the
+    region leaves at one; entered there again, it runs on in this code, not in a region
+    translated from there). `used`: the registers the region names (loaded at entry);
+    `written`: those it may write (written back at every way out)."""
+
+    entries: tuple[int, ...]
+    budget: Budget
+    paid_by: dict[int, int]
+    ahead: dict[int, int]
+    writes: dict[int, set[int]]
+    live: dict[int, set[int]]
+    exact: dict[int, list[bool]]
+    unwrapped: dict[int, set[int]]
+    used: frozenset[int]
+    written: frozenset[int]
+
+
+def analyse(graph: RegionGraph, access_control: bool) -> RegionFacts:
+    budget = budget_checks(graph)
+    paid_by = prepaid(graph, budget.checks)
+    live = live_registers(graph)
+    exact = region_exact_results(graph, live, access_control)
+    instructions = [ins for b in graph.blocks for ins in b.instructions]
+    calls = {7} if any(b.exit is Exit.CALL for b in graph.blocks) else set()
+    named = {r for ins in instructions for f in REGISTER_FIELDS if (r := getattr(ins, f)) is not None}
+    return RegionFacts(
+        entries=(*graph.entries, *sorted(budget.checks.keys() - set(graph.entries))),
+        budget=budget,
+        paid_by=paid_by,
+        ahead=chains(graph, paid_by),
+        writes={b.start: block_writes(b) for b in graph.blocks},
+        live=live,
+        exact=exact,
+        unwrapped=unwrapped_registers(graph, exact),
+        used=frozenset(named | calls),
+        written=frozenset({ins.dr for ins in instructions if ins.dr is not None} | calls),
+    )

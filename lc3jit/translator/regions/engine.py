@@ -1,0 +1,99 @@
+"""The region engine: the runtime's dispatcher with regions translated ahead of time, and
+more translated from PCs found hot at run time."""
+
+from __future__ import annotations
+
+from collections.abc import Container, Sequence
+from types import CodeType
+
+from lc3jit.translator.blocks import Block, find_blocks
+from lc3jit.translator.codegen import make_function
+from lc3jit.translator.regions.compiler import region_compiler
+from lc3jit.translator.regions.learning import Learner, guessed
+from lc3jit.translator.regions.select import NO_HINTS, Hints, hinted_site, region_blocks, region_roots
+from lc3jit.translator.translate import BlockTranslator, Region, entry_points
+from lc3jit_runtime.dispatch import Dispatcher, Translation
+from lc3jit_runtime.machine import Machine
+
+#: Code objects by the words, entries and options they were compiled from, shared by every
+#: engine in the process once a caller that translates the same program again and again
+#: turns it on (the pytest plugin: a fresh Simulator per test). Off by default, so that
+#: translation times (bench, --stats) stay true.
+shared_code: dict[tuple[object, ...], CodeType] | None = None
+
+
+class RegionTranslator(BlockTranslator):
+    """Translates a region from a PC found hot at run time, and learns where its jumps go."""
+
+    def __init__(
+        self, edition: int, leaders: Container[int] = frozenset(), access_control: bool = False
+    ) -> None:
+        super().__init__(edition, leaders, access_control)
+        self.learner = Learner()
+        self.hints = self.learner.hints  # JMP/JSRR address -> targets learnt or guessed
+
+    def __call__(self, dispatcher: Dispatcher, pc: int) -> list[Translation]:
+        stops = dispatcher.stops  # breakpoints: blocks end before them, and the region leaves there
+        machine = dispatcher.machine
+        targets = {target for seen in self.hints.values() for target in seen}
+        found = find_blocks(machine.mem, [pc, *targets], stops)
+        if guesses := guessed(machine, found, self.hints):
+            self.hints.update(guesses)
+            found = find_blocks(
+                machine.mem, [pc, *targets, *(t for seen in guesses.values() for t in seen)], stops
+            )
+        blocks = {start: block for start, block in found.items() if start not in stops}
+        if pc not in blocks:  # x0000 at pc: not followed statically; a plain block will do
+            return super().__call__(dispatcher, pc)
+        return self.translate_region(dispatcher, region_blocks(blocks, pc, self.hints))
+
+    def left_through(self, dispatcher: Dispatcher, site: int, target: int) -> None:
+        self.learner.left_through(dispatcher, site, target)
+
+    def translate_region(self, dispatcher: Dispatcher, blocks: list[Block]) -> list[Translation]:
+        """One code object; a function for each entry, told apart by its default `entry`."""
+        compiler = region_compiler(blocks, self.edition, self.access_control, self.hints)
+        entries = compiler.facts.entries
+        sites = {b.end for b in blocks if hinted_site(b)}
+        key = (tuple((b.start, *(i.word for i in b.instructions)) for b in blocks), *entries)
+        learnt = ((site, *self.hints[site]) for site in sorted(sites & self.hints.keys()))
+        key += (self.edition, self.access_control, *learnt)  # code differs with what jumps learnt
+        code = shared_code.get(key) if shared_code is not None else None
+        if code is None:
+            code = compiler.compile()
+            if shared_code is not None:
+                shared_code[key] = code
+        root = blocks[0].start
+        self.regions[root] = Region(tuple(blocks), tuple(entries), code)
+        for site in sites:
+            self.learner.held(site, root)
+        words = tuple(sorted({ins.address for b in blocks for ins in b.instructions}))
+        return [
+            Translation(entry, 0, make_function(code, dispatcher.globals, (entry,)), words)
+            for entry in entries
+        ]
+
+
+def region_engine(
+    machine: Machine, profile: bool = False, entries: Sequence[int] | None = None, hints: Hints = NO_HINTS
+) -> Dispatcher:
+    """A region for every function, translated ahead of time; other PCs when they get hot.
+
+    `entries` replaces the entry points (`lc3jit compile` finds more). `hints` are targets
+    of JMP and JSRR sites known before the run (the differential tests give any at all: a
+    wrong one only costs a compare); sites without are guessed from their jump tables.
+    """
+    entries = entry_points(machine) if entries is None else entries
+    targets = [target for seen in hints.values() for target in seen]
+    blocks = find_blocks(machine.mem, [*entries, *targets], machine.labels)
+    if guesses := guessed(machine, blocks, hints):  # the targets' code is found, and inside
+        hints = {**guesses, **hints}
+        targets += [target for seen in guesses.values() for target in seen]
+        blocks = find_blocks(machine.mem, [*entries, *targets], machine.labels)
+    translator = RegionTranslator(machine.edition, frozenset(blocks), machine.access_control)
+    translator.hints.update((site, list(seen)) for site, seen in hints.items())
+    dispatcher = Dispatcher(machine, translator, profile)
+    for root in region_roots(blocks, entries):
+        for translation in translator.translate_region(dispatcher, region_blocks(blocks, root, hints)):
+            dispatcher.install(translation)
+    return dispatcher

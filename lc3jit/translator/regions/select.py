@@ -1,0 +1,144 @@
+"""Which blocks make a region, and in what order they are laid out.
+
+A region is grown from a root block along the edges known at translation time: taken
+and fall-through branches, JSR into a small subroutine and the return point after it,
+and the targets a JMP or JSRR was seen (or guessed) going to. Blocks are laid out so
+that the branch not taken runs straight on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
+
+from lc3jit.translator.blocks import Block, Exit, Kind, Successor
+
+#: Blocks in one region at most, nearest to the root first.
+MAX_REGION_BLOCKS = 160
+#: A callee is copied into its callers' regions when it has at most this many blocks.
+INLINE_BLOCKS = 12
+
+#: Successor kinds that stay in the function: targets known now, calls excepted.
+LOCAL = frozenset({Kind.TAKEN, Kind.FALLTHROUGH, Kind.RETURN})
+
+#: Targets a JMP or JSRR (by its address) was seen leaving a region for, at run time, or
+#: guessed from a jump table (see learning).
+Hints = Mapping[int, Sequence[int]]
+NO_HINTS: Hints = {}
+
+
+def hinted_site(block: Block) -> bool:
+    """Does the block end in a jump through a register that hints may predict (JMP, JSRR)?
+    RET is left out: it is matched against the return points of its calls."""
+    return block.exit is Exit.JUMP or (block.exit is Exit.CALL and block.last.form.name == "JSRR")
+
+
+def successors_of(block: Block, hints: Hints) -> tuple[Successor, ...]:
+    """The block's successors, with the targets its JMP or JSRR was seen going to: a
+    JSRR's are calls, a JMP's are jumps inside the function."""
+    seen = hints.get(block.end, ()) if hinted_site(block) else ()
+    if not seen:
+        return block.successors
+    kind = Kind.CALL if block.exit is Exit.CALL else Kind.TAKEN
+    known = tuple(s for s in block.successors if s.address is not None)
+    return known + tuple(Successor(kind, target) for target in seen)
+
+
+def reach(
+    blocks: Mapping[int, Block], root: int, follow_call: Callable[[int], bool], hints: Hints = NO_HINTS
+) -> list[int]:
+    """Block starts reachable from root, breadth first, calls followed where allowed."""
+    order, seen = [root], {root}
+    for start in order:
+        for successor in successors_of(blocks[start], hints):
+            target = successor.address
+            if target not in blocks or target in seen:
+                continue
+            if successor.kind in LOCAL or (successor.kind is Kind.CALL and follow_call(target)):
+                if len(order) == MAX_REGION_BLOCKS:
+                    return order
+                seen.add(target)
+                order.append(target)
+    return order
+
+
+def region_blocks(blocks: Mapping[int, Block], root: int, hints: Hints = NO_HINTS) -> list[Block]:
+    """The function at root: its own blocks, and the blocks of the small subroutines it calls
+    (with JSR, or with JSRR to a target it was seen calling).
+
+    Copying a small callee in makes its call and RET direct jumps; a large one stays a
+    region of its own, entered through the dispatcher.
+    """
+    small: dict[int, bool] = {}
+
+    def is_small(callee: int) -> bool:
+        if callee not in small:
+            small[callee] = len(reach(blocks, callee, lambda _: False)) <= INLINE_BLOCKS
+        return small[callee]
+
+    return layout([blocks[s] for s in reach(blocks, root, is_small, hints)])
+
+
+def layout(region: list[Block]) -> list[Block]:
+    """The order to emit a region's blocks in: each block's straight-on successor (the
+    branch not taken, or the only place it goes) right after it where it is still free,
+    so that the hot path runs on without a jump. The root stays first."""
+    by_start = {b.start: b for b in region}
+    order: list[Block] = []
+    placed: set[int] = set()
+    for block in region:
+        next_block: Block | None = block
+        while next_block is not None and next_block.start not in placed:
+            placed.add(next_block.start)
+            order.append(next_block)
+            next_block = by_start.get(straight_on(next_block, by_start))
+    return order
+
+
+def straight_on(block: Block, inside: Container[int]) -> int | None:
+    """Where the block goes without a jump, if it stays inside: the branch not taken, or
+    its only successor there."""
+    targets = [s for s in block.successors if s.address in inside and s.kind in LOCAL | {Kind.CALL}]
+    for successor in targets:
+        if successor.kind is Kind.FALLTHROUGH:
+            return successor.address
+    return targets[0].address if len(targets) == 1 else None
+
+
+def return_points(region: Sequence[Block], hints: Hints = NO_HINTS) -> dict[int, list[int]]:
+    """For each block of the region that ends in RET: the words after the region's calls
+    (JSR, and JSRR to the targets it was seen calling) to a subroutine whose body holds
+    that block. A subroutine's calls to itself come first: in a recursion they are the
+    ones that return most."""
+    by_start = {b.start: b for b in region}
+    calls: dict[int, list[Block]] = {}  # callee -> the blocks that call it
+    for b in region:
+        if b.exit is Exit.CALL and b.last.next_pc in by_start:
+            for successor in successors_of(b, hints):
+                if successor.kind is Kind.CALL:
+                    calls.setdefault(successor.address, []).append(b)  # type: ignore[arg-type]
+    returns: dict[int, list[int]] = {}
+    for callee, callers in calls.items():
+        if callee not in by_start:
+            continue
+        body = set(reach(by_start, callee, lambda _: False))
+        points = [c.last.next_pc for c in sorted(callers, key=lambda c: c.start not in body)]
+        for start in body:
+            if by_start[start].exit is Exit.RETURN:
+                returns[start] = list(dict.fromkeys(returns.get(start, []) + points))
+    return returns
+
+
+def region_entries(region: Sequence[Block]) -> list[int]:
+    """Where the dispatcher may enter: the root, and the return points of calls that leave."""
+    starts = {b.start for b in region}
+    points = [b.last.next_pc for b in region if b.exit is Exit.CALL and b.last.next_pc in starts]
+    return [region[0].start, *dict.fromkeys(p for p in points if p != region[0].start)]
+
+
+def region_roots(blocks: Mapping[int, Block], entries: Iterable[int]) -> list[int]:
+    """Where functions begin: the entry points and every call target."""
+    roots = set(entries)
+    for block in blocks.values():
+        if block.exit is Exit.CALL and block.last.form.name == "JSR":
+            roots.add(block.last.target)
+    return sorted(roots & set(blocks))

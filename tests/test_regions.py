@@ -1,0 +1,298 @@
+"""Regions: the blocks chosen, the graph, each analysis on small graphs built by hand,
+and what the compiler makes of them (the run-time learning in test_differential)."""
+
+from __future__ import annotations
+
+import dis
+import itertools
+
+import pytest
+
+from lc3jit.session import ENGINES
+from lc3jit.toolchain.asm import assemble
+from lc3jit.translator.blocks import Block, Exit, find_blocks
+from lc3jit.translator.regions import region_blocks, region_compiler
+from lc3jit.translator.regions.analyses import (
+    analyse,
+    budget_checks,
+    chains,
+    live_registers,
+    prepaid,
+    region_exact_results,
+    unwrapped_registers,
+)
+from lc3jit.translator.regions.graph import build_graph, region_graph
+from lc3jit.translator.regions.select import layout
+from lc3jit_runtime.isa import WORD_MASK, decode
+
+from .conftest import make_machine, run_on
+from .machine_code import HALT, op
+from .test_differential import ORIGIN, assert_same
+
+TRANSLATORS = sorted(set(ENGINES) - {"interp"})
+INCREMENT = op("ADDI", dr=0, sr1=0, imm5=1)
+
+
+def assembled(source: str) -> list[int]:
+    return list(assemble(source).images[0].words)
+
+
+def plain(start: int, length: int) -> Block:
+    """A block of `length` increments: for analyses that read only lengths and edges."""
+    return Block(start, tuple(decode(INCREMENT, start + i) for i in range(length)), Exit.FALLTHROUGH)
+
+
+def block_of(start: int, *words: int) -> Block:
+    return Block(start, tuple(decode(w, start + i) for i, w in enumerate(words)), Exit.FALLTHROUGH)
+
+
+def found(words: list[int]) -> list[Block]:
+    """The blocks of words at x3000, laid out as a region rooted there."""
+    memory = [0] * 0x10000
+    memory[ORIGIN : ORIGIN + len(words)] = words
+    return layout(list(find_blocks(memory, [ORIGIN]).values()))
+
+
+def test_a_loop_head_checks_for_the_longest_way_to_the_next_check() -> None:
+    a, b, c = plain(0x10, 2), plain(0x20, 3), plain(0x30, 4)
+    graph = build_graph([a, b, c], [a.start], {a.start: [b.start], b.start: [a.start, c.start], c.start: []})
+    budget = budget_checks(graph)
+    assert budget.checks == {a.start: 2 + 3 + 4}
+    assert budget.entry_rooms == {}
+
+
+def test_an_entry_that_heads_no_loop_is_checked_on_entry() -> None:
+    a, b = plain(0x10, 2), plain(0x20, 5)
+    graph = build_graph([a, b], [a.start, b.start], {a.start: [b.start], b.start: []})
+    budget = budget_checks(graph)
+    assert budget.checks == {}
+    assert budget.entry_rooms == {a.start: 7, b.start: 5}
+
+
+def test_a_block_run_into_straight_from_its_one_way_in_is_prepaid() -> None:
+    """x3000 ADD; BRz x3004 | x3002 ADD; ADD | x3004 HALT: the branch not taken runs on into
+    x3002, counted with x3000; x3004 has two ways in and counts itself."""
+    blocks = found([INCREMENT, op("BR", nzp=0b010, pcoffset9=2), INCREMENT, INCREMENT, HALT])
+    graph = region_graph(blocks, [ORIGIN])
+    paid_by = prepaid(graph, budget_checks(graph).checks)
+    assert paid_by == {ORIGIN + 2: ORIGIN}
+    assert chains(graph, paid_by) == {ORIGIN: 2, ORIGIN + 2: 0, ORIGIN + 4: 0}
+
+
+def test_liveness_goes_round_loops() -> None:
+    """A: ADD R1, R2, R3 -> B: ADD R4, R1, #0 -> A: B reads R1, which A writes; A reads R2, R3."""
+    a = block_of(0x10, op("ADD", dr=1, sr1=2, sr2=3))
+    b = block_of(0x20, op("ADDI", dr=4, sr1=1, imm5=0))
+    graph = build_graph([a, b], [a.start], {a.start: [b.start], b.start: [a.start]})
+    assert live_registers(graph) == {a.start: {2, 3}, b.start: {1, 2, 3}}
+
+
+@pytest.mark.parametrize(
+    ("then", "unwrapped"),
+    [(op("BR", nzp=0b011, pcoffset9=0), {3}), (op("STR", sr=3, baser=6, offset6=0), set())],
+)
+def test_a_sum_only_branched_on_stays_unwrapped_into_the_next_block(then: int, unwrapped: set[int]) -> None:
+    """A: ADD R3, R2, R4 -> B: a branch (R3 dead: a sum not wrapped yet there) or a store of
+    R3 (read as a word: wrapped where it is made)."""
+    a = block_of(0x10, op("ADD", dr=3, sr1=2, sr2=4))
+    b = block_of(0x20, then)
+    graph = build_graph([a, b], [a.start], {a.start: [b.start], b.start: []})
+    exact = region_exact_results(graph, live_registers(graph), access_control=False)
+    assert exact[a.start] == [not unwrapped]
+    assert unwrapped_registers(graph, exact)[b.start] == unwrapped
+    facts = analyse(graph, access_control=False)
+    assert facts.unwrapped == unwrapped_registers(graph, exact)
+    assert facts.entries == (a.start,)
+
+
+def test_under_access_control_every_result_is_exact() -> None:
+    a = block_of(0x10, op("ADD", dr=3, sr1=2, sr2=4))
+    b = block_of(0x20, op("BR", nzp=0b011, pcoffset9=0))
+    graph = build_graph([a, b], [a.start], {a.start: [b.start], b.start: []})
+    assert analyse(graph, access_control=True).unwrapped == {a.start: set(), b.start: set()}
+
+
+REGION_PROGRAMS = {
+    # A loop left from its middle when a counter runs out.
+    "exit mid-loop": """
+        .ORIG x3000
+        AND R1, R1, #0
+        ADD R2, R1, #15
+LOOP    ADD R1, R1, #1
+        ADD R3, R1, #-9
+        BRz LEAVE
+        ADD R2, R2, #-1
+        BRp LOOP
+LEAVE   HALT
+        .END""",
+    # The loop rewrites its own ADD immediate while it runs.
+    "store into running loop": """
+        .ORIG x3000
+        AND R1, R1, #0
+        LD R4, PATCH
+        AND R2, R2, #0
+        ADD R2, R2, #6
+LOOP    ADD R1, R1, #1
+        ST R4, LOOP
+        ADD R2, R2, #-1
+        BRp LOOP
+        HALT
+PATCH   ADD R1, R1, #3
+        .END""",
+    # Codes set by an ADD and seen only after a store (or a stop) that could leave, or
+    # after their register changed; sums left unwrapped between register-to-register
+    # instructions; values that wrap.
+    "codes and sums": """
+        .ORIG x3000
+        LD R6, STACK
+        LD R0, START
+LOOP    ADD R6, R6, #-1
+        STR R0, R6, #0
+        ADD R1, R0, R0
+        ADD R1, R1, R1
+        ADD R1, R1, R0
+        NOT R2, R1
+        AND R2, R2, R1
+        ADD R3, R3, R1
+        ADD R0, R0, #-15
+        ADD R4, R0, #0
+        LEA R4, LOOP        ; sets no codes: BRp sees those of R4's old value
+        BRp LOOP
+        ADD R5, R3, R2
+        HALT
+STACK   .FILL x4000
+START   .FILL x7FF0
+        .END""",
+    # A difference computed only for its branch (dead on both ways: left unwrapped, tested
+    # with a table), wrapping past 2^16 halfway; codes of such a sum seen in the next
+    # block; a NOT of a word added to a word, only branched on; ways out (HALT, the
+    # budget) that write such registers back.
+    "compares across blocks": """
+        .ORIG x3000
+        LD R4, MINUS
+        LD R2, START
+        AND R5, R5, #0
+LOOP    ADD R3, R2, R4
+        BRzp DONE
+        ADD R2, R2, #3
+        ADD R5, R5, #1
+        BRnzp LOOP
+DONE    ADD R2, R2, #0
+        ADD R3, R2, R4
+        BRnzp SEEN
+SEEN    BRp POS
+        ADD R6, R6, #1
+POS     NOT R1, R2
+        ADD R1, R1, R4
+        BRnp LOOP2
+LOOP2   ADD R3, R3, R4
+        ADD R0, R0, #-1
+        BRp LOOP2
+        HALT
+MINUS   .FILL xE000
+START   .FILL x1FC0
+        .END""",
+    # Pointers that a load or a store just used (so known below xFE00, and stepped on
+    # without a wrap), walked into the I/O page (stores there take the slow path, devices
+    # or not), around past xFFFF, and down past x0000 (used before they are wrapped).
+    "pointers past xFE00": """
+        .ORIG x3000
+        LD R1, HIGH
+        LD R2, STEPS
+        LD R3, VALUE
+UP      LDR R0, R1, #0
+        BRz SKIP
+        ADD R4, R4, #1
+SKIP    STR R3, R1, #2
+        ADD R1, R1, #1
+        ADD R2, R2, #-1
+        BRp UP
+        LD R1, TOP
+        LD R2, STEPS
+AROUND  LDR R0, R1, #1
+        ADD R5, R5, R0
+        ADD R1, R1, #1
+        ADD R2, R2, #-1
+        BRp AROUND
+        LD R1, LOW
+        AND R2, R2, #0
+        ADD R2, R2, #6
+DOWN    ADD R1, R1, #-1
+        STR R3, R1, #0
+        LDR R0, R1, #0
+        ADD R6, R6, R0
+        ADD R2, R2, #-1
+        BRp DOWN
+        HALT
+LOW     .FILL x0003
+HIGH    .FILL xFDF4
+STEPS   .FILL #40
+VALUE   .FILL x8041
+TOP     .FILL xFFF0
+        .END""",
+    # Recursion 300 deep with a stack in R6 and R7 saved on it.
+    "deep recursion": """
+        .ORIG x3000
+        LD R6, STACK
+        LD R0, DEPTH
+        JSR DOWN
+        HALT
+DOWN    ADD R6, R6, #-1
+        STR R7, R6, #0
+        ADD R0, R0, #-1
+        BRz BOTTOM
+        JSR DOWN
+BOTTOM  ADD R1, R1, #1
+        LDR R7, R6, #0
+        ADD R6, R6, #1
+        RET
+STACK   .FILL x7000
+DEPTH   .FILL #300
+        .END""",
+}
+
+
+@pytest.mark.parametrize("engine", TRANSLATORS)
+@pytest.mark.parametrize("name", sorted(REGION_PROGRAMS))
+@pytest.mark.parametrize("budget", [None, 1, 7, 23, 150, 601])
+def test_region_cases_agree_at_any_budget(engine: str, name: str, budget: int | None) -> None:
+    """Same state after any number of steps, the middle of a loop included."""
+    words = assembled(REGION_PROGRAMS[name])
+    runs = []
+    for which in ("interp", engine):
+        machine, display = make_machine(words, ORIGIN)
+        runs.append(run_on(which, machine, display, max_steps=budget))
+    assert_same(*runs)
+    if budget is None:
+        assert runs[1].outcome.reason == "halt"
+
+
+def test_a_difference_only_branched_on_is_not_wrapped() -> None:
+    """The usual compare (ADD R3, R2, R4 then BRzp, R3 written again before anything
+    reads it) costs no wrap in a region: only the sums the loop goes on to use do."""
+    words = assembled(REGION_PROGRAMS["compares across blocks"])
+    machine, _ = make_machine(words, ORIGIN)
+    blocks = find_blocks(machine.mem, [ORIGIN])
+    region = region_blocks(blocks, ORIGIN)
+    code = region_compiler(region, machine.edition).compile()
+    compared = {ORIGIN + 3: "ADD R3, R2, R4", ORIGIN + 5: "ADD R2, R2, #3"}
+    wraps = {at: 0 for at in compared}  # compares with xFFFF (ways out wrap with `&`, aside)
+    listing = list(dis.get_instructions(code))
+    for constant, compare in itertools.pairwise(listing):
+        line = compare.positions.lineno if compare.positions else None
+        if line in wraps and constant.argval == WORD_MASK and compare.opname == "COMPARE_OP":
+            wraps[line] += 1
+    assert wraps == {ORIGIN + 3: 0, ORIGIN + 5: 1}, compared
+
+
+def test_recursion_result() -> None:
+    machine, display = make_machine(assembled(REGION_PROGRAMS["deep recursion"]), ORIGIN)
+    run = run_on("regions", machine, display, max_steps=None)
+    assert (run.outcome.reason, machine.reg[1], machine.reg[6]) == ("halt", 300, 0x7000)
+
+
+def test_self_modifying_loop_result() -> None:
+    """One pass adds 1, the patched passes add 3: 1 + 5 * 3."""
+    machine, display = make_machine(assembled(REGION_PROGRAMS["store into running loop"]), ORIGIN)
+    run = run_on("regions", machine, display, max_steps=None)
+    assert (run.outcome.reason, machine.reg[1]) == ("halt", 16)
