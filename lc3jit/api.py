@@ -21,8 +21,10 @@ as a store by the program would.
 
 from __future__ import annotations
 
+import array
 import random
 import re
+import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -255,7 +257,7 @@ class Simulator:
         self.calls: list[Call] = []
         self._watched: dict[int, Subroutine] | None = None  # the subroutines whose calls are watched
         self._memory: MemoryWatcher | None = None
-        self._runner: object | None = None
+        self._runner: Engine | None = None
         #: Words something wrote, in strict mode (None otherwise).
         self.written: set[int] | None = None
         if seed is not None:
@@ -326,7 +328,7 @@ class Simulator:
         """What runs the program: the engine, or the observers around it (watch_calls,
         watch_memory, strict)."""
         if self._runner is None:
-            base: Engine = self._memory if self._memory is not None else self.engine  # type: ignore[assignment]
+            base: Engine = self._memory if self._memory is not None else self.engine
             if self._watched is not None:
                 if self._memory is not None:
                     step_one = self._memory.step_one
@@ -335,9 +337,9 @@ class Simulator:
                     step_one = lambda: stepper.run(1)  # noqa: E731
                 watcher = CallWatcher(base, step_one, self._watched)
                 watcher.calls = self.calls
-                base = watcher  # type: ignore[assignment]
+                base = watcher
             self._runner = base
-        return self._runner  # type: ignore[return-value]
+        return self._runner
 
     def booted(self) -> Machine:
         """A machine booted as this one was (memory as loaded, start PC), with a console of
@@ -626,11 +628,13 @@ class Simulator:
         """Random words from seed in R0-R7 and in every word below xFE00 that no image loads."""
         rng = random.Random(seed)
         self.machine.reg[:] = [rng.getrandbits(16) for _ in range(8)]
-        loaded = sorted((image.origin, image.end) for image in self.images)
+        words = array.array("H", rng.randbytes(2 * IO_BASE))
+        if sys.byteorder == "big":
+            words.byteswap()  # the same words from a seed on every machine
         start = 0
-        for origin, end in [*loaded, (IO_BASE, IO_BASE)]:
+        for origin, end in [*sorted((image.origin, image.end) for image in self.images), (IO_BASE, IO_BASE)]:
             if origin > start:
-                self.machine.load_words(start, [rng.getrandbits(16) for _ in range(origin - start)])
+                self.machine.load_words(start, words[start:origin].tolist())
             start = max(start, end)
 
     # Output.

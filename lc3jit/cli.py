@@ -34,6 +34,7 @@ from lc3jit.tools import bench
 from lc3jit.tools.capture import CapturedConsole
 from lc3jit.tools.dump import DUMPABLE, inspect_program, write_text
 from lc3jit.tools.dump import to_json as dump_json
+from lc3jit.tools.reverse import DEFAULT_LIMIT as DEFAULT_HISTORY
 from lc3jit.translator.saved import recording_translator
 from lc3jit_runtime.compiled import Compiled, read_compiled, saved_dispatcher
 from lc3jit_runtime.console import Console
@@ -58,7 +59,24 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _print_version(given: bool) -> None:
+    if given:
+        typer.echo(f"lc3jit {__version__} on Python {sys.version.split()[0]}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
+    ] = False,
+) -> None:
+    """Run LC-3 programs by translating their machine code into Python bytecode."""
 
 
 def fail(message: str, code: int = 1) -> typer.Exit:
@@ -90,7 +108,11 @@ def _engine(value: str) -> str:
 
 Programs = Annotated[
     list[Path],
-    typer.Argument(help="Program files (.obj, .hex, .bin, .asm); later ones load over earlier ones."),
+    typer.Argument(
+        help="Program files (.obj, .hex, .bin, .asm); later ones load over earlier ones. For run, or"
+        " one compiled program (.pyc, from `lc3jit compile`).",
+        metavar="PROGRAM",
+    ),
 ]
 
 
@@ -98,9 +120,21 @@ def _option(name: str, **overrides: object) -> object:
     """The Annotated type of a `run` option (lc3jit/run_options.py), for a typer parameter."""
     option = OPTION[name]
     python_type, checks = _KINDS[option.kind]
-    settings = {"help": option.help, "metavar": option.metavar, **checks, **overrides}
+    metavar = option.metavar or _METAVARS.get(option.kind)
+    settings = {"help": option.help, "metavar": metavar, **checks, **overrides}
     return Annotated[python_type, typer.Option(option.name, **settings)]
 
+
+#: What help shows for a value of each kind: plain words and the choices, not typer's types.
+_METAVARS = {
+    "engine": "regions|blocks|interp",
+    "edition": "3|2",
+    "address": "ADDR",
+    "count": "N",
+    "file": "FILE",
+    "path": "FILE",
+    "range": "START:STOP",
+}
 
 #: How typer reads a value of each kind of run_options.Option; an address and a range are
 #: read as text and converted in the command, as the options of other commands are.
@@ -189,7 +223,7 @@ def run(ctx: typer.Context, programs: Programs, **options: Any) -> None:
     others with the translations a run of the same program saved before, if any."""
     options["pc"] = _address(options["pc"], "--pc")
     trace_range = options["trace_range"]
-    options["trace_range"] = _range(trace_range)
+    options["trace_range"] = _range(trace_range, lambda: _symbols(programs))
     if trace_range is not None and options["trace"] is None:
         raise typer.BadParameter("--trace-range needs --trace")
     try:
@@ -249,9 +283,11 @@ def compile_command(
 
 
 DEBUG_HELP = """
-Commands: break/delete LOC, watch LOC, step [N], next, finish, continue, regs, mem ADDR [N],
-list [LOC], set R3 x10 | set PC LOC | set ADDR VALUE, run, restart, help, quit (abbreviations
-b d s n c r). LOC is a label (from the .asm or .sym) or an address. Between stops the program
+Commands: break LOC [if COND], tbreak, delete LOC, watch LOC, display, step [N], next, finish,
+until LOC, continue, reverse-step [N] (back), reverse-next, reverse-finish, reverse-continue,
+regs, info, mem [ADDR [N]] (x/N), list [LOC], set R3 x10 | set PC LOC | set ADDR VALUE, run,
+restart, help, quit (abbreviations b d s n c r). LOC is a label (from the .asm or .sym) or an
+address. See docs/debugging.md. Between stops the program
 runs on its engine at full speed. The program's keys come from --input, else from stdin
 when the commands come from --commands, else from the terminal. Commands piped into stdin
 are echoed like those of --commands.
@@ -271,9 +307,24 @@ def debug(
     commands: Annotated[
         Path | None,
         typer.Option(
-            "--commands", help="Run the debugger commands in FILE (echoed), then quit.", dir_okay=False
+            "--commands",
+            help="Run the debugger commands in FILE (echoed), then quit; the first that fails ends"
+            " it with exit code 1.",
+            dir_okay=False,
         ),
     ] = None,
+    keep_going: Annotated[
+        bool, typer.Option("--keep-going", help="With --commands: go on after a command that fails.")
+    ] = False,
+    history: Annotated[
+        int,
+        typer.Option(
+            "--history",
+            min=0,
+            metavar="N",
+            help="How many instructions back the reverse commands reach (0: keep no history).",
+        ),
+    ] = DEFAULT_HISTORY,
 ) -> None:
     """Debug a program: breakpoints, watches, stepping, registers and memory, at a prompt."""
     from lc3jit.tools.debugger import Debugger, interact
@@ -298,17 +349,19 @@ def debug(
         )
 
     try:
-        debugger = Debugger(make, sys.stdout, max_steps)
+        debugger = Debugger(make, sys.stdout, max_steps, history)
         script = commands.open() if commands is not None else None
     except LC3Error as e:
         raise fail(str(e)) from None
     except OSError as e:  # the --input or --commands file
         raise fail(f"{e.filename}: {e.strerror or e}") from None
     if script is None and not sys.stdin.isatty():  # commands piped in: a transcript, as from a file
-        interact(debugger, sys.stdin)
-        return
-    with script if script is not None else contextlib.nullcontext():
-        interact(debugger, script, str(Path.home() / ".lc3jit_history"))
+        code = interact(debugger, sys.stdin, keep_going=keep_going)
+    else:
+        with script if script is not None else contextlib.nullcontext():
+            code = interact(debugger, script, str(Path.home() / ".lc3jit_history"), keep_going)
+    if code:
+        raise typer.Exit(code)
 
 
 ASM_HELP = """
@@ -345,17 +398,38 @@ def _warn(message: str) -> None:
     typer.echo(message, err=True)
 
 
-def _range(text: str | None) -> tuple[int, int]:
-    """--range A:B as [start, stop); either end may be left out."""
+def _range(text: str | None, symbols: Callable[[], dict[str, int]] | None = None) -> tuple[int, int]:
+    """--range A:B as [start, stop); either end may be left out; with symbols (the program's
+    labels, upper-cased, read when an end is no number), an end may be a label or LABEL+N."""
     if text is None:
         return 0, MEMORY_WORDS
     start, colon, stop = text.partition(":")
     if not colon:
         raise typer.BadParameter(f"expected START:STOP, found {text!r}")
+
+    def end(part: str, default: int) -> int:
+        if not part:
+            return default
+        try:
+            return parse_address(part)
+        except ValueError as e:
+            label, plus, offset = part.upper().partition("+")
+            known = symbols() if symbols is not None else {}
+            if label not in known or (plus and not offset.isdigit()):
+                raise typer.BadParameter(f"{e} (nor a label of the program)") from None
+            return min(known[label] + (int(offset) if plus else 0), MEMORY_WORDS)
+
+    return end(start, 0), end(stop, MEMORY_WORDS)
+
+
+def _symbols(programs: list[Path]) -> dict[str, int]:
+    """The labels of the programs, upper-cased (none for a compiled one, or one that will not load)."""
+    if _is_compiled(programs):
+        return {}
     try:
-        return (parse_address(start) if start else 0), (parse_address(stop) if stop else MEMORY_WORDS)
-    except ValueError as e:
-        raise typer.BadParameter(str(e)) from None
+        return {name.upper(): a for image in load_images(programs) for name, a in image.symbols.items()}
+    except LC3Error:
+        return {}
 
 
 def _clip(image: Image, start: int, stop: int) -> Image | None:

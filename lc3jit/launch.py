@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
+import math
 import os
 import sys
 from collections.abc import Callable
@@ -62,12 +63,15 @@ def run_program(options: RunOptions, compiled: Compiled | None = None) -> int:
     except OSError as e:  # the --input or --trace file
         error(f"{e.filename}: {e.strerror or e}")
         return 1
+    from lc3jit.tools.runaway import explain, run_watched  # a run off the end, a loop: said where
+
+    prefix = f"lc3jit: {options.programs[0]}"
     build, cache = engine_builder(compiled, sim.engine_name, options.no_cache, sim.booted)
     sim.build = long_lived(build or ENGINES[sim.engine_name])
     if sim.translate_after and trace is None:  # a tiered start builds its translated engine mid-run
         long_lived(lambda _: sim.engine)(sim.machine)
     try:
-        result = sim.run(options.max_steps, check=False, trace=trace, trace_range=options.trace_range)
+        result = run_watched(sim, options.max_steps, _warn, prefix, trace, options.trace_range)
     finally:
         gc.unfreeze()
         if trace is not None and trace is not sys.stderr:
@@ -81,7 +85,10 @@ def run_program(options: RunOptions, compiled: Compiled | None = None) -> int:
         _warn(_stats_line(result, sim.engine_name, traced=trace is not None) + from_saved)
     if options.state_json is not None and not _write_state(result, options.state_json):
         return 1
-    return report_ending(result.outcome, sim.console, f"lc3jit: {options.programs[0]}")
+    code = report_ending(result.outcome, sim.console, prefix)
+    for line in explain(sim, result.outcome):
+        _warn(line)
+    return code
 
 
 def _simulator(options: RunOptions, compiled: Compiled | None) -> Simulator:
@@ -126,9 +133,16 @@ def _stats_line(result: RunResult, engine: str, traced: bool) -> str:
         else:
             translation += f" after {tiered.translated_at} instructions"
     return (
-        f"{result.machine.icount} instructions in {result.seconds:.3f} s ({result.mips:.2f} MIPS),"
+        f"{result.machine.icount} instructions in {result.seconds:.3f} s ({mips(result.mips)} MIPS),"
         f" engine {engine}{' (traced: interpreter)' if traced else ''}, {translation}"
     )
+
+
+def mips(value: float) -> str:
+    """Millions of instructions a second, with the digits a short run needs (0.00412, not 0.00)."""
+    if value >= 1 or value <= 0:
+        return f"{value:.2f}"
+    return f"{value:.{2 - math.floor(math.log10(value))}f}"  # three significant digits
 
 
 def _write_state(result: RunResult, path: Path) -> bool:

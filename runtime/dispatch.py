@@ -27,7 +27,7 @@ from typing import Protocol
 from . import contract
 from .errors import Leave, Stop, StopRequested
 from .interp import Interpreter, stop_requested
-from .isa import SIGN_BIT, WORD_MASK
+from .isa import MEMORY_WORDS, SIGN_BIT, WORD_MASK
 from .machine import ILLEGAL_OPCODE, WATCH_TRANSLATED, Machine
 from .outcome import UNLIMITED, Outcome
 from .traps import trap
@@ -56,8 +56,9 @@ COVERED_HOT_VISITS = 32
 #: after a first allowance (seconds): see `Dispatcher.translate`.
 TRANSLATION_SHARE = 0.2
 TRANSLATION_ALLOWANCE = 0.05
-#: Added to the PC a region returns when it leaves the instruction there to the interpreter.
-INTERPRET_AT = 0x10000
+#: Added to the PC a region returns when it leaves the instruction there to the interpreter:
+#: a PC past the memory's end is never an address, so it cannot be mistaken for one.
+INTERPRET_AT = MEMORY_WORDS
 #: While keyboard interrupts are enabled, the most instructions a region runs per call.
 INTERRUPT_SLICE = 1000
 #: Otherwise: a region comes back this often (a few milliseconds), so that a requested

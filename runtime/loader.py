@@ -212,6 +212,8 @@ FORMATS = (".obj", ".hex", ".bin", ".asm")
 
 
 def unknown_format(path: Path) -> LoadError:
+    if path.is_dir():
+        return LoadError(path, "is a directory, not a program file")
     found = f"extension {path.suffix!r}" if path.suffix else "no extension"
     return LoadError(path, f"{found}: a program is {', '.join(FORMATS[:-1])} or {FORMATS[-1]}")
 

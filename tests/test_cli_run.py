@@ -162,7 +162,7 @@ def test_stats_prints_count_time_and_mips_to_stderr(tmp_path: Path) -> None:
         result = lc3jit("run", program, "--stats", *options)
         assert result.stdout == "HALT\n"
         match = re.fullmatch(
-            rf"(\d+) instructions in \d+\.\d{{3}} s \(\d+\.\d\d MIPS\), engine regions, {translation}"
+            rf"(\d+) instructions in \d+\.\d{{3}} s \(\d+\.\d+ MIPS\), engine regions, {translation}"
             r"( \(from the cache\))?\n",
             result.stderr,
         )

@@ -10,8 +10,6 @@ from types import CodeType
 import pytest
 
 from lc3jit.session import ENGINES, boot, load_images, os_images
-from lc3jit.translator.blocks import find_blocks
-from lc3jit.translator.codegen import BlockCompiler
 from lc3jit.translator.compile import compile_program
 from lc3jit_runtime import compiled, contract
 from lc3jit_runtime.console import Console
@@ -82,10 +80,3 @@ def test_the_dispatcher_binds_exactly_the_declared_globals() -> None:
     assert Dispatcher(machine).globals.keys() == contract.GLOBALS | {"__builtins__"}
     with pytest.raises(ValueError, match=r"missing \['ZERO'\], undeclared \['X'\]"):
         contract.bind({**{name: None for name in contract.GLOBALS - {"ZERO"}}, "X": None})
-
-
-def test_a_helper_called_with_the_wrong_arity_is_refused_at_translation_time() -> None:
-    machine = boot(load_images([ROOT / "examples/halt.asm"]), Console(io.BytesIO(), io.BytesIO()))
-    block = find_blocks(machine.mem, [machine.pc])[machine.pc]
-    with pytest.raises(ValueError, match="TRAP takes 2 arguments, not 1"):
-        BlockCompiler(block, 3).call(contract.TRAP, 0x25)

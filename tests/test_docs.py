@@ -142,3 +142,42 @@ def test_compiled_games_are_the_sizes_the_docs_give(tmp_path: Path) -> None:
             timeout=300,
         )
         assert abs(output.stat().st_size / 1000 - int(kilobytes)) <= int(kilobytes) / 10
+
+
+def _constants() -> list[tuple[str, str]]:
+    """(document, text it must contain), each text made from the constant it states."""
+    from lc3jit.api import RETURN_ADDRESS
+    from lc3jit.tiered import TRANSLATE_AFTER
+    from lc3jit.tools.pytest_plugin import DEFAULT_MAX_STEPS
+    from lc3jit.translator.cache import MAX_BYTES, PRIVATE_DIRECTORY
+    from lc3jit_runtime.console import FLUSH_INTERVAL, FLUSH_SIZE, WAIT_SLICE
+    from lc3jit_runtime.dispatch import INTERRUPT_SLICE, RUN_SLICE, TRANSLATION_ALLOWANCE, TRANSLATION_SHARE
+    from lc3jit_runtime.machine import MAX_NOOP_RUN, OS_KEY_WAIT, WAITING_POLLS
+
+    def ms(seconds: float) -> str:
+        return f"{round(seconds * 1000)} ms"
+
+    return [
+        ("docs/cli.md", f"(default {TRANSLATE_AFTER}; `0` translates"),
+        ("docs/cli.md", f"after {TRANSLATE_AFTER:,}\ninstructions"),
+        ("docs/cli.md", f"at least every 2^{RUN_SLICE.bit_length() - 1}\ninstructions)"),
+        ("docs/cli.md", f"gives up within {ms(WAIT_SLICE)}"),
+        ("docs/machine.md", f"within {ms(FLUSH_INTERVAL)})"),
+        ("docs/machine.md", f"At most {FLUSH_SIZE // 1024} KiB is ever held"),
+        ("docs/machine.md", f"for up to {ms(OS_KEY_WAIT)}"),
+        ("docs/machine.md", f"at the {WAITING_POLLS:,}th KBSR"),
+        ("docs/machine.md", f"at most {INTERRUPT_SLICE:,} instructions a call"),
+        ("docs/engines.md", f"(after the first {ms(TRANSLATION_ALLOWANCE)})"),
+        ("docs/engines.md", f"at most a {'fifth' if TRANSLATION_SHARE == 0.2 else TRANSLATION_SHARE} of"),
+        ("docs/engines.md", f"(up to\n{MAX_NOOP_RUN:,} words"),
+        ("docs/compiling.md", f"(mode {PRIVATE_DIRECTORY:04o};"),
+        ("docs/compiling.md", f"passes {MAX_BYTES >> 20} MB"),
+        ("docs/api.md", f"`RETURN_ADDRESS` (x{RETURN_ADDRESS:04X})"),
+        ("docs/grading.md", f"| `--lc3-max-steps` (`lc3_max_steps`) | {DEFAULT_MAX_STEPS:,} |"),
+    ]
+
+
+def test_the_numbers_the_docs_state_are_the_codes_constants() -> None:
+    for document, text in _constants():
+        words = " ".join((ROOT / document).read_text().split())
+        assert " ".join(text.split()) in words, f"{document}: {text!r}"

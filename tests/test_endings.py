@@ -97,6 +97,15 @@ def lc3jit(*args: object) -> list[str]:
     return [sys.executable, "-m", "lc3jit", *map(str, args)]
 
 
+def _signals_as_at_a_shell() -> None:
+    """In the child: SIGINT and SIGHUP back to their defaults. A suite started in the
+    background (`nohup`, `&` in a script, some CI runners) hands its children SIGINT and
+    SIGHUP ignored, and a program keeps ignored signals ignored (as lc3jit does, as Unix
+    tools do): these tests are about a run someone can stop, as from a shell prompt."""
+    for signum in (signal.SIGINT, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
+
+
 @pytest.fixture
 def spawn() -> Iterator[Callable[..., subprocess.Popen[bytes]]]:
     """Start `lc3jit ARGS` with pipes (or what the test passes); never leave it running."""
@@ -109,7 +118,9 @@ def spawn() -> Iterator[Callable[..., subprocess.Popen[bytes]]]:
             "stderr": subprocess.PIPE,
             **options,
         }
-        started.append(subprocess.Popen(lc3jit(*args), **options))  # type: ignore[call-overload]
+        started.append(
+            subprocess.Popen(lc3jit(*args), preexec_fn=_signals_as_at_a_shell, **options)  # type: ignore[call-overload]
+        )
         return started[-1]
 
     yield start
@@ -182,8 +193,9 @@ def test_a_signal_ends_the_run_with_its_output_and_its_exact_state(
     out, err = process.communicate(timeout=TIMEOUT)
     assert (process.returncode, out) == (code, b"")  # nothing more: the loop prints nothing
     lines = err.decode().splitlines()
-    assert len(lines) == 2 and "instructions in" in lines[0]  # --stats
+    assert "instructions in" in lines[0]  # --stats
     assert lines[1] == f"lc3jit: {program}: {message}"
+    assert lines[2].startswith("  at x")  # then where it is, and what it is doing (tests/test_runaway.py)
     state = json.loads(state_json.read_text())
     assert (state["stop_reason"], state["exit_code"]) == ("interrupted", code)
     steps = state["instructions"]
@@ -281,7 +293,8 @@ def test_a_closed_stdin_is_input_that_has_ended(tmp_path: Path) -> None:
         ["sh", "-c", f"{' '.join(lc3jit('run', program))} <&-"], capture_output=True, timeout=TIMEOUT
     )
     assert (run.returncode, run.stdout) == (5, b"key? ")
-    assert run.stderr.decode() == f"lc3jit: {program}: input ended while the program waits for a key\n"
+    said = run.stderr.decode()
+    assert said.startswith(f"lc3jit: {program}: input ended while the program waits for a key\n  at x")
 
 
 def test_asm_onto_a_full_disk_names_the_file(tmp_path: Path) -> None:

@@ -41,9 +41,9 @@ def test_each_instruction_and_what_it_wrote(tmp_path: Path) -> None:
     assert trace.read_text() == (
         "x3000  2207  LD R1, COUNT             R1=x0002 cc=P\n"
         "x3001  4803  JSR STORE                R7=x3002\n"
-        "x3005  3203  ST R1, SLOT              M[x3009]=x0002\n"
-        "x3006  127D  ADD R1, R1, #-3          R1=xFFFF cc=N\n"
-        "x3007  C1C0  RET\n"
+        "x3005 <STORE>  3203  ST R1, SLOT              M[x3009]=x0002\n"
+        "x3006 <STORE+1>  127D  ADD R1, R1, #-3          R1=xFFFF cc=N\n"
+        "x3007 <STORE+2>  C1C0  RET\n"
         "x3002  E007  LEA R0, TEXT             R0=x300A\n"
         "x3003  F022  PUTS\n"
         "x3004  F025  HALT\n"

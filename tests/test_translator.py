@@ -2,29 +2,23 @@
 
 from __future__ import annotations
 
-import dis
 import io
 import random
 from pathlib import Path
 
 import pytest
-from bytecode import Bytecode
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lc3jit.session import ENGINES, boot, os_images
 from lc3jit.toolchain.asm import assemble
-from lc3jit.translator.blocks import Exit, find_blocks
-from lc3jit.translator.codegen import EMITTERS, BlockCompiler
-from lc3jit.translator.emitter import STACK_BOUND
-from lc3jit.translator.regions import region_blocks, region_compiler, region_roots
 from lc3jit.translator.translate import MAX_AHEAD
 from lc3jit_runtime.console import Console
-from lc3jit_runtime.isa import FORMS, FORMS_BY_NAME, WORD_MASK
+from lc3jit_runtime.isa import FORMS_BY_NAME, WORD_MASK
 from lc3jit_runtime.loader import Image, parse_obj
 
 from .conftest import make_machine, run_on
-from .test_differential import ORIGIN, assert_same, program
+from .test_differential import ORIGIN, assert_same
 
 TRANSLATORS = sorted(set(ENGINES) - {"interp"})
 HALT_WORD = FORMS_BY_NAME["TRAP"].encode(trapvect8=0x25)
@@ -32,75 +26,6 @@ HALT_WORD = FORMS_BY_NAME["TRAP"].encode(trapvect8=0x25)
 
 def assembled(source: str) -> list[int]:
     return list(assemble(source).images[0].words)
-
-
-def test_every_form_has_an_emitter() -> None:
-    assert set(EMITTERS) == {form.name for form in FORMS}
-
-
-def test_block_finder_never_translates_data() -> None:
-    words = assembled(
-        """
-        .ORIG x3000
-        LEA R0, MSG
-        PUTS
-        LD R1, COUNT
-        BRz DONE
-        ADD R1, R1, #-1
-        ST R1, COUNT
-DONE    HALT
-MSG     .STRINGZ "hi"
-COUNT   .FILL 3
-        .END
-        """
-    )
-    memory = [0] * 0x10000
-    memory[ORIGIN : ORIGIN + len(words)] = words
-    blocks = find_blocks(memory, [ORIGIN], labels=[ORIGIN + 7])
-    code = {ins.address for block in blocks.values() for ins in block.instructions}
-    assert code == set(range(ORIGIN, ORIGIN + 7))
-    assert sorted(blocks) == [ORIGIN, ORIGIN + 2, ORIGIN + 4, ORIGIN + 6]
-    assert [blocks[a].exit for a in sorted(blocks)] == [Exit.TRAP, Exit.BRANCH, Exit.FALLTHROUGH, Exit.TRAP]
-
-
-def test_line_numbers_are_lc3_addresses() -> None:
-    words = assembled(".ORIG x3000\nADD R1, R1, #1\nAND R2, R2, #0\nBRp #-3\n.END")
-    memory = [0] * 0x10000
-    memory[ORIGIN : ORIGIN + 3] = words
-    block = find_blocks(memory, [ORIGIN])[ORIGIN]
-    code = BlockCompiler(block, 3).compile()
-    lines = {i.positions.lineno for i in dis.get_instructions(code) if i.positions and i.opname != "RESUME"}
-    assert lines == {ORIGIN, ORIGIN + 1, ORIGIN + 2}
-
-
-def _all_code(words: list[int]) -> list:
-    """Block and region code objects for a program at x3000, as bytecode.Bytecode."""
-    memory = [0] * 0x10000
-    memory[ORIGIN : ORIGIN + len(words)] = words
-    blocks = find_blocks(memory, [ORIGIN])
-    compilers = [BlockCompiler(b, 3) for b in blocks.values()]
-    for root in region_roots(blocks, [ORIGIN]):
-        region = region_blocks(blocks, root)
-        compilers.append(region_compiler(region, 3))
-    return [Bytecode.from_code(c.compile()) for c in compilers]
-
-
-@given(case=program())
-def test_stack_never_exceeds_the_declared_bound(case: tuple[list[int], list[int], bytes]) -> None:
-    for code in _all_code(case[0]):
-        assert code.compute_stacksize() <= STACK_BOUND
-
-
-def test_stack_bound_holds_on_the_games(game_words: list[list[int]]) -> None:
-    for words in game_words:
-        for code in _all_code(words):
-            assert code.compute_stacksize() <= STACK_BOUND
-
-
-@pytest.fixture
-def game_words() -> list[list[int]]:
-    examples = Path(__file__).parent.parent / "examples"
-    return [list(parse_obj(examples / name).words) for name in ("2048.obj", "rogue.obj")]
 
 
 ODD_IMAGES = {

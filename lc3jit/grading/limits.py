@@ -9,7 +9,7 @@ import contextlib
 import threading
 from collections.abc import Callable, Iterator
 
-from lc3jit.session import Runnable
+from lc3jit.session import Engine
 from lc3jit.tools.capture import CapturedConsole
 from lc3jit_runtime.endings import Ending
 from lc3jit_runtime.machine import Machine
@@ -79,10 +79,14 @@ class Sliced:
     """Runs a runnable in slices of SLICE instructions, so a stop requested from outside
     (time limit, output limit) is taken within a slice on every engine."""
 
-    def __init__(self, inner: Runnable) -> None:
+    def __init__(self, inner: Engine) -> None:
         self.inner = inner
         self.machine = inner.machine
         self.name = inner.name
+        self.stops = inner.stops
+
+    def set_stop(self, pc: int, on: bool) -> None:
+        self.inner.set_stop(pc, on)
 
     def run(self, max_steps: int | None = None) -> Outcome:
         left = UNLIMITED if max_steps is None else max_steps

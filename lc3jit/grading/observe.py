@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from lc3jit.session import Engine
 from lc3jit_runtime.endings import Ending
 from lc3jit_runtime.interp import Interpreter
 from lc3jit_runtime.isa import WORD_MASK, Instruction, decode
@@ -72,10 +73,11 @@ class CallWatcher:
     name = "calls watched"
 
     def __init__(
-        self, engine: object, step_one: Callable[[], Outcome], subroutines: dict[int, Subroutine]
+        self, engine: Engine, step_one: Callable[[], Outcome], subroutines: dict[int, Subroutine]
     ) -> None:
         self.engine = engine
-        self.machine: Machine = engine.machine  # type: ignore[attr-defined]
+        self.machine = engine.machine
+        self.stops = engine.stops  # the same set: a stop is the engine's
         self.step_one = step_one  # runs one instruction whatever the stops
         self.subroutines = subroutines
         self.calls: list[Call] = []
@@ -85,19 +87,15 @@ class CallWatcher:
             self._stop_at(address)
             self.own_stops.add(address)  # an entry is ours even where a breakpoint stands
 
-    @property
-    def stops(self) -> set[int]:
-        return self.engine.stops  # type: ignore[attr-defined, no-any-return]
-
     def set_stop(self, pc: int, on: bool) -> None:
-        self.engine.set_stop(pc, on)  # type: ignore[attr-defined]
+        self.engine.set_stop(pc, on)
 
     def _stop_at(self, address: int) -> None:
         """Stop there from now on; a stop someone else set (the API's return point, a
         breakpoint) stays theirs: the run ends there as they want."""
-        if address not in self.own_stops and address not in self.engine.stops:  # type: ignore[attr-defined]
+        if address not in self.own_stops and address not in self.engine.stops:
             self.own_stops.add(address)
-            self.engine.set_stop(address, True)  # type: ignore[attr-defined]
+            self.engine.set_stop(address, True)
 
     def run(self, max_steps: int | None = None) -> Outcome:
         m = self.machine
@@ -107,7 +105,7 @@ class CallWatcher:
             left = limit - (m.icount - start)
             if left <= 0:
                 return STEP_LIMIT
-            outcome = self.engine.run(left)  # type: ignore[attr-defined]
+            outcome = self.engine.run(left)
             if outcome.ending is not Ending.BREAKPOINT:
                 return outcome
             pc = m.pc
@@ -154,13 +152,13 @@ class Accesses:
 def loads_of(ins: Instruction, machine: Machine) -> tuple[int, ...]:
     """The addresses the instruction will read as data, given the registers now."""
     name, mem, reg = ins.form.name, machine.mem, machine.reg
-    if name == "LD" or name == "STI":  # STI reads its pointer
-        return (ins.target,)  # type: ignore[return-value]
-    if name == "LDI":
-        pointer: int = ins.target  # type: ignore[assignment]
-        return (pointer, mem[pointer])
+    if name in ("LD", "LDI", "STI"):  # STI reads its pointer
+        pointer = ins.target
+        assert pointer is not None  # a PC-relative form
+        return (pointer, mem[pointer]) if name == "LDI" else (pointer,)
     if name == "LDR":
-        return ((reg[ins.baser] + ins.offset6) & WORD_MASK,)  # type: ignore[index, operator]
+        assert ins.baser is not None and ins.offset6 is not None
+        return ((reg[ins.baser] + ins.offset6) & WORD_MASK,)
     return ()
 
 

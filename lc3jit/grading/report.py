@@ -17,8 +17,18 @@ import io
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
+
+
+@dataclass
+class Check:
+    """A soft check of a test: its message, its points, and whether it held."""
+
+    message: str
+    points: float
+    passed: bool
 
 
 @dataclass
@@ -32,13 +42,24 @@ class TestRecord:
     message: str = ""  # the failure, as reported (one line or a few)
     explanation: str = ""  # the same in plain words, with the lines that never ran
     unran: list[tuple[int, str]] = field(default_factory=list)  # (line, text) of the student's source
-    checks: list[dict[str, object]] = field(default_factory=list)  # soft checks: message, points, passed
+    checks: list[Check] = field(default_factory=list)
     visibility: str = "visible"
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TestRecord:
+        """The record back from its JSON (as it crosses pytest-xdist and the class grader's pipes)."""
+        return cls(
+            **{
+                **data,
+                "unran": [(int(n), str(text)) for n, text in data["unran"]],
+                "checks": [Check(**check) for check in data["checks"]],
+            }
+        )
 
     @property
     def output(self) -> str:
         """What a student reads for this test."""
-        if self.passed and not any(not c["passed"] for c in self.checks):
+        if self.passed and all(c.passed for c in self.checks):
             return ""
         parts = [self.message] if self.message else []
         if self.explanation:
@@ -64,6 +85,11 @@ class SubmissionRecord:
     @property
     def max_score(self) -> float:
         return round(sum(t.max_score for t in self.tests), 6)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> SubmissionRecord:
+        tests = [TestRecord.from_dict(t) for t in data["tests"]]
+        return cls(str(data["program"]), tests, str(data["problem"]), float(data["seconds"]))
 
     def as_dict(self) -> dict[str, object]:
         return {

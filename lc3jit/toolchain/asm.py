@@ -794,6 +794,8 @@ def assemble_file(path: Path) -> Assembly:
     data = read_bytes(path, MAX_TEXT_BYTES)
     if b"\0" in data:
         raise LoadError(path, "a binary file, not assembly text (an .obj? name it so)")
+    if not data.strip():
+        raise LoadError(path, "an empty file: nothing to assemble (a program starts with .ORIG x3000)")
     return assemble(data, str(path))
 
 

@@ -187,9 +187,9 @@ def run_with_breakpoint(
         raise LC3Error(f"{images[0].name}: no label or address {location!r} for {spec}") from None
     debugger.execute(f"break x{address:04X}")
     ready = time.perf_counter()
-    outcome = debugger.go()
+    outcome = debugger.cont()
     while outcome.ending is Ending.BREAKPOINT:
-        outcome = debugger.go()
+        outcome = debugger.cont()
     return RunResult(outcome, sim.machine, sim.engine, time.perf_counter() - ready, ready - start)
 
 

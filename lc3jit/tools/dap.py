@@ -653,6 +653,11 @@ class Adapter:
         try:
             command([])
             outcome = self.dbg.outcome or STEP_LIMIT
+            while outcome.ending is Ending.RECONFIGURE:  # asked before the command began: begin it
+                self.sim.machine.take_ending()
+                self.apply_pending()
+                command([])
+                outcome = self.dbg.outcome or STEP_LIMIT
         except Exception as e:  # a bug of ours: say it rather than hang the editor
             self.note(f"lc3jit dap: {type(e).__name__}: {e}", "stderr")
             outcome = Outcome(Ending.FAULT, str(e))

@@ -109,7 +109,7 @@ class Grader:
                 if kind == "error":
                     raise RuntimeError(str(data))
                 if kind == "done":
-                    record = _record(data)
+                    record = report.SubmissionRecord.from_dict(data)
                     results[record.program] = record
                     worker.submission = None
                 if kind == "ready":
@@ -159,11 +159,6 @@ class Grader:
             worker.submission = pending.pop(0)
             worker.started = time.monotonic()
             worker.connection.send(worker.submission)
-
-
-def _record(data: dict[str, object]) -> report.SubmissionRecord:
-    tests = [plugin.report_record(t) for t in data["tests"]]  # type: ignore[union-attr]
-    return report.SubmissionRecord(str(data["program"]), tests, str(data["problem"]), float(data["seconds"]))  # type: ignore[arg-type]
 
 
 def _fill_missing_tests(records: list[report.SubmissionRecord]) -> None:

@@ -30,14 +30,17 @@ from __future__ import annotations
 import functools
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
 
 from lc3jit.api import RunError, Simulator
 from lc3jit.grading import explain, report
+from lc3jit.grading.report import TestRecord
 from lc3jit.session import ENGINES, load_images
+from lc3jit.tiered import TRANSLATE_AFTER
 from lc3jit.translator.regions import engine as regions
 from lc3jit_runtime.errors import LC3Error
 from lc3jit_runtime.loader import Image
@@ -70,10 +73,10 @@ OPTIONS: dict[str, tuple[str, object, str]] = {
     "visibility": ("string", "visible", "Gradescope visibility of tests without a visibility mark"),
 }
 
-PROGRAM = pytest.StashKey["tuple[tuple[Image, ...], str] | None"]()  # (images, load error)
-SIMS = pytest.StashKey["list[Simulator]"]()
-CHECKS = pytest.StashKey["Verify"]()
-RECORDS = pytest.StashKey["dict[str, report.TestRecord]"]()
+Loaded = tuple[tuple[Image, ...], str]  # the images, or the load error's text
+PROGRAM = pytest.StashKey[Loaded | None]()
+SIMS = pytest.StashKey[list[Simulator]]()
+RECORDS = pytest.StashKey[dict[str, report.TestRecord]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -90,9 +93,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         flag = "--lc3-" + name.replace("_", "-")
         if kind == "bool":
             group.addoption(flag, action="store_true", default=None, help=text)
+            parser.addini("lc3_" + name, text, type="bool", default=default)
         else:
             group.addoption(flag, default=None, metavar=name.split("_")[-1].upper(), help=text)
-        parser.addini("lc3_" + name, text, type="bool" if kind == "bool" else "string", default=default)
+            parser.addini("lc3_" + name, text, type="string", default=default)
 
 
 def option(config: pytest.Config, name: str) -> object:
@@ -101,15 +105,15 @@ def option(config: pytest.Config, name: str) -> object:
     return config.getini("lc3_" + name) if value is None else value
 
 
-def _number(config: pytest.Config, name: str, kind: type) -> float:
-    raw = option(config, name)
+def _number(config: pytest.Config, name: str, whole: bool = False) -> float:
+    raw = str(option(config, name))
     try:
-        value = kind(raw)
-    except (TypeError, ValueError):
+        value = int(raw) if whole else float(raw)
+    except ValueError:
         raise pytest.UsageError(f"--lc3-{name.replace('_', '-')}: not a number: {raw!r}") from None
     if value <= 0:
         raise pytest.UsageError(f"--lc3-{name.replace('_', '-')}: must be above 0, not {raw}")
-    return value  # type: ignore[no-any-return]
+    return value
 
 
 class Settings:
@@ -121,9 +125,9 @@ class Settings:
             raise pytest.UsageError(
                 f"--lc3-engine: no engine {self.engine!r}; choose from {', '.join(ENGINES)}"
             )
-        self.max_steps = int(_number(config, "max_steps", int))
-        self.time_limit = _number(config, "time_limit", float)
-        self.max_output = int(_number(config, "max_output", int))
+        self.max_steps = int(_number(config, "max_steps", whole=True))
+        self.time_limit = _number(config, "time_limit")
+        self.max_output = int(_number(config, "max_output", whole=True))
         self.coverage = bool(option(config, "coverage"))
         self.visibility = str(option(config, "visibility"))
         if self.visibility not in report.VISIBILITIES:
@@ -162,8 +166,10 @@ def _loaded(paths: tuple[Path, ...]) -> tuple[Image, ...]:
 def uses_default_program(item: pytest.Item) -> bool:
     """Does the test take the program from --lc3-program (not a module's own lc3_program)?"""
     info = getattr(item, "_fixtureinfo", None)
-    definitions = info.name2fixturedefs.get("lc3_program", ()) if info is not None else ()
-    return bool(definitions) and definitions[-1].baseid == ""  # a plugin's fixture: ours
+    definitions = info.name2fixturedefs.get("lc3_program") if info is not None else None
+    if not definitions:
+        return False
+    return definitions[-1].baseid == ""  # type: ignore[no-any-return]  # a plugin's fixture: ours
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -197,6 +203,7 @@ def lc3(request: pytest.FixtureRequest, lc3_program: list[Path]) -> Callable[...
         options.setdefault("time_limit", settings.time_limit)
         options.setdefault("deadline", deadline)
         options.setdefault("max_output", settings.max_output)
+        options.setdefault("translate_after", TRANSLATE_AFTER)
         files = programs or (() if "source" in options else tuple(lc3_program))
         images, problem = load(tuple(Path(f).resolve() for f in files))
         if problem:
@@ -204,7 +211,7 @@ def lc3(request: pytest.FixtureRequest, lc3_program: list[Path]) -> Callable[...
             pytest.fail(
                 f"the program could not be loaded: {first} (the full messages are at the end)", pytrace=False
             )
-        sim = Simulator(*images, **options)  # type: ignore[arg-type]
+        sim = Simulator(*images, **options)  # type: ignore[arg-type]  # the Simulator checks them
         sims.append(sim)
         return sim
 
@@ -231,10 +238,10 @@ class Verify:
     (LC3Tools' `verify(label, condition, points)`)."""
 
     def __init__(self) -> None:
-        self.checks: list[dict[str, object]] = []
+        self.checks: list[report.Check] = []
 
     def __call__(self, condition: object, message: str, points: float = 1) -> bool:
-        self.checks.append({"message": message, "points": points, "passed": bool(condition)})
+        self.checks.append(report.Check(message, points, bool(condition)))
         return bool(condition)
 
     def equal(self, got: object, expected: object, message: str, points: float = 1) -> bool:
@@ -252,8 +259,11 @@ class Verify:
         return self(ok, message if ok else f"{message}: expected {expected!r}, got {sim.output!r}", points)
 
     @property
-    def failed(self) -> list[dict[str, object]]:
-        return [c for c in self.checks if not c["passed"]]
+    def failed(self) -> list[report.Check]:
+        return [c for c in self.checks if not c.passed]
+
+
+CHECKS = pytest.StashKey[Verify]()
 
 
 @pytest.fixture
@@ -275,7 +285,9 @@ def points_of(item: pytest.Item) -> float | None:
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> pytest.TestReport:
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """One line for a failure of the program; soft checks; the score, the explanation and the
     lines that never ran, carried in user_properties (so they cross pytest-xdist too)."""
     rep: pytest.TestReport = yield
@@ -294,13 +306,13 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     soft = checks.checks if checks is not None else []
     if checks is not None and checks.failed and rep.passed:
         rep.outcome = "failed"
-        rep.longrepr = "\n".join(f"check failed ({c['points']:g} pt): {c['message']}" for c in checks.failed)
+        rep.longrepr = "\n".join(f"check failed ({c.points:g} pt): {c.message}" for c in checks.failed)
         message = str(rep.longrepr)
     marked = points_of(item)
-    total = sum(float(c["points"]) for c in soft)  # type: ignore[arg-type]
+    total = sum(c.points for c in soft)
     maximum = marked if marked is not None else (total or 1.0)
     if soft:
-        earned = sum(float(c["points"]) for c in soft if c["passed"])  # type: ignore[arg-type]
+        earned = sum(c.points for c in soft if c.passed)
         score = maximum * earned / total if total else 0.0
     else:
         score = maximum if rep.passed else 0.0
@@ -323,7 +335,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         checks=soft,
         visibility=str(mark.args[0]) if mark is not None else settings.visibility,
     )
-    rep.user_properties.append(("lc3_record", json.dumps(record.__dict__)))
+    rep.user_properties.append(("lc3_record", json.dumps(asdict(record))))
     return rep
 
 
@@ -344,13 +356,7 @@ class Collector:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         for key, value in report.user_properties:
             if key == "lc3_record":
-                self.records[report.nodeid] = report_record(json.loads(str(value)))
-
-
-def report_record(data: dict[str, object]) -> report.TestRecord:
-    data = dict(data)
-    data["unran"] = [tuple(pair) for pair in data["unran"]]  # type: ignore[attr-defined]
-    return report.TestRecord(**data)
+                self.records[report.nodeid] = TestRecord.from_dict(json.loads(str(value)))
 
 
 def submission(config: pytest.Config, seconds: float = 0.0) -> report.SubmissionRecord:

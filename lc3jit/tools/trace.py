@@ -1,12 +1,12 @@
 """Instruction traces: one line per instruction executed, the same on every engine.
 
-    x3003  1261  ADD R1, R1, #1        R1=x0005 cc=P
-    x3004  3E04  ST R7, SAVE7          M[x3009]=x300A
+    x3003 <LOOP+1>  1261  ADD R1, R1, #1        R1=x0005 cc=P
+    x3004 <LOOP+2>  3E04  ST R7, SAVE7          M[x3009]=x300A
 
-A line gives the PC, the word, the instruction (PC-relative operands by label), then what
-it wrote: registers, the condition codes when it set them, the PSR when its privilege or
-priority changed, and each memory word stored (device registers excepted: what the
-display got is the program's output).
+A line gives the PC (and the label it is near), the word, the instruction (PC-relative
+operands by label), then what it wrote: registers, the condition codes when it set them,
+the PSR when its privilege or priority changed, and each memory word stored (device
+registers excepted: what the display got is the program's output).
 
 A trace needs the state after every instruction; translated code keeps registers in
 locals for a whole region and writes them back only when it leaves. So a traced run goes
@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from lc3jit.toolchain.disasm import instruction_text
+from lc3jit.tools.places import nearest_label
 from lc3jit_runtime.interp import Interpreter
 from lc3jit_runtime.isa import MEMORY_WORDS, Instruction, decode
 from lc3jit_runtime.machine import EXCEPTION_TABLE, IO_BASE, KEYBOARD_VECTOR, WATCH_OBSERVED, Machine
@@ -41,6 +42,7 @@ class Tracer:
         self.machine = machine
         self.file = file
         self.labels = labels
+        self.label_addresses = sorted(labels)
         self.start, self.stop = start, stop
         self.interpreter = Interpreter(machine)
         self.stores: list[tuple[int, int]] = []
@@ -94,7 +96,9 @@ class Tracer:
         if m.psr_mode != mode:
             effects.append(f"PSR=x{m.psr:04X}")
         effects += [f"M[x{a:04X}]=x{v:04X}" for a, v in self.stores]
-        return f"x{pc:04X}  {word:04X}  {text:<{TEXT_WIDTH}} {' '.join(effects)}".rstrip() + "\n"
+        label = nearest_label(self.labels, self.label_addresses, pc)
+        where = f"x{pc:04X}" + (f" <{label}>" if label else "")
+        return f"{where}  {word:04X}  {text:<{TEXT_WIDTH}} {' '.join(effects)}".rstrip() + "\n"
 
     def describe(self, pc: int, word: int) -> tuple[Instruction, str]:
         key = (pc, word)

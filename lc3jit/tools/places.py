@@ -1,0 +1,101 @@
+"""Addresses as a student reads them: x3005 <LOOP+2>, and the line of the .asm they came from.
+
+The debugger and the runaway diagnosis of `lc3jit run` say where the PC is the same way.
+Source lines come with an `.asm` (the assembler keeps them); for an `.obj` they come from
+an `.asm` of the same name beside it, when it assembles to the very same words.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+from collections.abc import Sequence
+from pathlib import Path
+
+from lc3jit.toolchain.disasm import labels_by_address
+from lc3jit_runtime.errors import LC3Error
+from lc3jit_runtime.loader import Image, SourceLine
+
+#: How far from a label an address is still shown as LABEL+n.
+LABEL_REACH = 0x100
+
+
+def source_lines(images: Sequence[Image]) -> dict[int, SourceLine]:
+    """The source line of each address the images load, where known (later images win)."""
+    lines: dict[int, SourceLine] = {}
+    for image in images:
+        source = image.source or _beside(image)
+        for address in range(image.origin, image.end):
+            if address in source:
+                lines[address] = source[address]
+            else:
+                lines.pop(address, None)
+    return lines
+
+
+def _beside(image: Image) -> dict[int, SourceLine]:
+    """The source lines of an .obj from the .asm beside it, if that assembles to its words."""
+    path = Path(image.name)
+    if path.suffix.lower() == ".asm" or not path.with_suffix(".asm").is_file():
+        return {}
+    from lc3jit.toolchain.asm import assemble_file  # only where such a file is there
+
+    try:
+        assembly = assemble_file(path.with_suffix(".asm"))
+    except LC3Error:
+        return {}
+    for candidate in assembly.images:
+        if candidate.origin == image.origin and candidate.words == image.words:
+            return candidate.source
+    return {}
+
+
+def nearest_label(labels: dict[int, str], addresses: list[int], address: int) -> str | None:
+    """LOOP+2: the nearest of the labels (their addresses sorted) at or before the address,
+    if within LABEL_REACH."""
+    index = bisect.bisect_right(addresses, address) - 1
+    if index < 0 or address - addresses[index] > LABEL_REACH:
+        return None
+    base = addresses[index]
+    return labels[base] + (f"+{address - base}" if address != base else "")
+
+
+class Places:
+    """Labels and source lines of the loaded program, to name addresses with."""
+
+    def __init__(self, symbols: dict[str, int], images: Sequence[Image]) -> None:
+        self.images = images
+        self.labels = labels_by_address(symbols)
+        self.label_addresses = sorted(self.labels)
+        self.loaded = sorted((image.origin, image.end) for image in images)
+
+    @functools.cached_property
+    def lines(self) -> dict[int, SourceLine]:
+        """Source lines by address: looked for only when a message needs one."""
+        return source_lines(self.images)
+
+    def label(self, address: int) -> str | None:
+        """LOOP+2: the nearest label at or before the address, if close."""
+        return nearest_label(self.labels, self.label_addresses, address)
+
+    def where(self, address: int) -> str:
+        """x3005 <LOOP+2>: the address, and the label it is near."""
+        label = self.label(address)
+        return f"x{address:04X}" + (f" <{label}>" if label else "")
+
+    def line(self, address: int) -> SourceLine | None:
+        return self.lines.get(address)
+
+    def line_text(self, address: int) -> str | None:
+        """hello.asm:7: BRnzp LOOP ; again: the file's name, the line number, the line."""
+        line = self.lines.get(address)
+        return None if line is None else f"{Path(line.path).name}:{line.line}: {line.text.strip()}"
+
+    def describe(self, address: int) -> str:
+        """x3005 <LOOP+2> (hello.asm:7: BRnzp LOOP): where, and the line when known."""
+        text = self.line_text(address)
+        return self.where(address) + (f" ({text})" if text else "")
+
+    def inside(self, address: int) -> bool:
+        """Is the address in a loaded image?"""
+        return any(origin <= address < end for origin, end in self.loaded)

@@ -1,0 +1,289 @@
+"""Reverse execution for the debugger: checkpoints of the machine, and replay from them.
+
+The engines run forward only, and translated code keeps registers in locals for a whole
+region, so no instruction-by-instruction undo log can be had at translated speed. Instead
+the debugger takes a checkpoint of the whole machine every CHECKPOINT_EVERY instructions
+as it runs (the engine is asked to stop there, exactly, as `--max-steps` stops it), and
+going back to instruction N restores the last checkpoint at or before N and runs forward
+again, on the same engine, to N. A run is deterministic given what the keyboard answered,
+so the console is recorded (`RecordedConsole`): a replay gets the same answers to the same
+questions, and output already on the screen is not written again.
+
+What a checkpoint costs: the registers and the machine's other state (a few dozen words),
+and the memory words changed since the checkpoint before it; the memory of the oldest
+checkpoint is kept whole (512 KiB as a list), and so is the latest (to diff against).
+Checkpoints older than `limit` instructions before the furthest point reached are
+dropped, the oldest one's changes folded into its successor. docs/debugging.md gives the
+memory measured over 10^6 instructions.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from lc3jit_runtime.console import Console
+from lc3jit_runtime.machine import Machine
+
+#: Instructions between two checkpoints: going back replays at most this many (a few ms
+#: translated), and a checkpoint (about 0.3 ms: a copy and a diff of memory) is paid once
+#: per this many instructions run.
+CHECKPOINT_EVERY = 1 << 18
+#: How far back the history reaches by default, in instructions (`--history N`).
+DEFAULT_LIMIT = 10_000_000
+#: The machine's state besides memory and registers, as a checkpoint keeps it.
+FIELDS = (
+    "pc",
+    "icount",
+    "ccv",
+    "psr_mode",
+    "saved_ssp",
+    "saved_usp",
+    "kbsr_ie",
+    "kbd_latch",
+    "kbdr",
+    "empty_polls",
+    "written_at_poll",
+    "mcr",
+)
+#: Words compared at once when diffing memory (list slices compare at C speed).
+CHUNK = 256
+
+
+def changed_words(old: list[int], new: list[int]) -> dict[int, int]:
+    """The words of new that differ from old, by address."""
+    changes: dict[int, int] = {}
+    for start in range(0, len(new), CHUNK):
+        if old[start : start + CHUNK] != new[start : start + CHUNK]:
+            for address in range(start, start + CHUNK):
+                if old[address] != new[address]:
+                    changes[address] = new[address]
+    return changes
+
+
+class RecordedConsole:
+    """Stands in for the machine's console while the debugger keeps a history.
+
+    Every answer the keyboard gives (a key ready or not, the key, whether the input has
+    ended) is logged in order; a replay from a checkpoint is asked the same questions in
+    the same order and gets the logged answers, until it goes past the log, where the real
+    console answers again. Output is counted (`position`, what the program has written by
+    now, which `bytes_written` reports as the machine expects) and logged from the oldest
+    checkpoint to the furthest point reached (`output` is the part up to now); only what
+    goes past `shown`, the furthest the screen has seen, is written to the real console.
+    Everything else is the real console's.
+    """
+
+    _OWN = frozenset(
+        {"_console", "answers", "cursor", "answers_base", "position", "shown", "log", "log_base"}
+    )
+
+    def __init__(self, console: Console) -> None:
+        object.__setattr__(self, "_console", console)
+        self.answers: list[object] = []
+        self.answers_base = 0  # answers dropped with old checkpoints
+        self.cursor = 0  # the next answer to give, counted from the start of the run
+        self.position = console.bytes_written
+        self.shown = self.position
+        self.log = bytearray()  # output from log_base on
+        self.log_base = self.position
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._console, name)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name in self._OWN:
+            object.__setattr__(self, name, value)
+        else:
+            setattr(self._console, name, value)
+
+    def _answer(self, ask: Callable[[], object]) -> object:
+        index = self.cursor - self.answers_base
+        if index < len(self.answers):
+            answer = self.answers[index]
+        else:
+            answer = ask()
+            self.answers.append(answer)
+        self.cursor += 1
+        return answer
+
+    def key_ready(self, wait: float = 0.0) -> bool:
+        return bool(self._answer(lambda: self._console.key_ready(wait)))
+
+    def read_key(self) -> int | None:
+        return self._answer(self._console.read_key)  # type: ignore[return-value]
+
+    @property
+    def exhausted(self) -> bool:
+        return bool(self._answer(lambda: self._console.exhausted))
+
+    @property
+    def bytes_written(self) -> int:
+        return self.position
+
+    @property
+    def mid_line(self) -> bool:
+        return self._console.mid_line
+
+    @mid_line.setter
+    def mid_line(self, value: bool) -> None:
+        self._console.mid_line = value
+
+    def write(self, data: bytes) -> None:
+        start, self.position = self.position, self.position + len(data)
+        logged = self.log_base + len(self.log)  # a replay writes what the log has already
+        if self.position > logged:
+            self.log += data[max(0, logged - start) :]
+        if self.position > self.shown:
+            self._console.write(bytes(data[max(0, self.shown - start) :]))
+            self.shown = self.position
+
+    @property
+    def output(self) -> bytes:
+        """What the program has written by now, since the oldest checkpoint kept."""
+        return bytes(self.log[: self.position - self.log_base])
+
+    def rewind(self, cursor: int, position: int) -> None:
+        """To a checkpoint: the answers after cursor are given again, in order, and the
+        output after position is written again (to the log and the screen only past them)."""
+        self.cursor = cursor
+        self.position = position
+
+    def diverge(self) -> None:
+        """The user changed the state: what was logged after now is not the future any more.
+        Output from here on is shown, even where the screen already has other output."""
+        del self.answers[self.cursor - self.answers_base :]
+        del self.log[self.position - self.log_base :]
+        self.shown = self.position
+
+    def forget_before(self, cursor: int, position: int) -> None:
+        """Drop the answers and output older than the oldest checkpoint kept."""
+        del self.answers[: cursor - self.answers_base]
+        self.answers_base = cursor
+        del self.log[: position - self.log_base]
+        self.log_base = position
+
+
+@dataclass
+class Checkpoint:
+    """The machine at one instruction count: all of its state but memory, and the memory
+    words changed since the checkpoint before it (or all of memory, for the oldest)."""
+
+    icount: int
+    registers: tuple[int, ...]
+    fields: tuple[object, ...]
+    cursor: int
+    position: int
+    changes: dict[int, int] = field(default_factory=dict)
+
+
+class History:
+    """The checkpoints of one machine's run, and the way back to any instruction in them."""
+
+    def __init__(
+        self,
+        machine: Machine,
+        console: RecordedConsole,
+        limit: int = DEFAULT_LIMIT,
+        every: int = CHECKPOINT_EVERY,
+    ) -> None:
+        self.machine = machine
+        self.console = console
+        self.limit = limit
+        self.every = every
+        self.checkpoints: list[Checkpoint] = []
+        self.base: list[int] = []  # memory at the oldest checkpoint
+        self.latest: list[int] = []  # memory at the newest checkpoint
+        self.frontier = machine.icount  # the furthest instruction count reached
+        self.take()
+
+    @property
+    def start(self) -> int:
+        """The earliest instruction count the history can go back to."""
+        return self.checkpoints[0].icount
+
+    def take(self) -> None:
+        """A checkpoint of the machine now (which must be past the newest one)."""
+        m, console = self.machine, self.console
+        memory = m.mem.copy()
+        changes = changed_words(self.latest, memory) if self.checkpoints else {}
+        if not self.checkpoints:
+            self.base = memory
+        self.latest = memory
+        fields = tuple(getattr(m, name) for name in FIELDS)
+        self.checkpoints.append(
+            Checkpoint(m.icount, tuple(m.reg), fields, console.cursor, console.position, changes)
+        )
+        self._trim()
+
+    def _trim(self) -> None:
+        while len(self.checkpoints) > 2 and self.frontier - self.checkpoints[1].icount >= self.limit:
+            second = self.checkpoints[1]
+            for address, value in second.changes.items():
+                self.base[address] = value
+            second.changes = {}
+            del self.checkpoints[0]
+            self.console.forget_before(second.cursor, second.position)
+
+    def until_next(self, icount: int) -> int:
+        """Instructions from icount to the next checkpoint boundary."""
+        return self.every - icount % self.every
+
+    def reached(self) -> None:
+        """After a forward run: a checkpoint if the machine stands at a boundary past the newest."""
+        icount = self.machine.icount
+        self.frontier = max(self.frontier, icount)
+        if icount % self.every == 0 and icount > self.checkpoints[-1].icount:
+            self.take()
+
+    def restore(self, target: int) -> int:
+        """Put the machine in the state of the last checkpoint at or before target (which
+        must be at or after `start`); the count it stands at. Translations of words this
+        changes are dropped, as for any store into code."""
+        index = bisect.bisect_right([c.icount for c in self.checkpoints], target) - 1
+        checkpoint = self.checkpoints[index]
+        memory = self.base.copy()
+        for later in self.checkpoints[1 : index + 1]:
+            for address, value in later.changes.items():
+                memory[address] = value
+        m = self.machine
+        for address, value in changed_words(m.mem, memory).items():
+            m.load_words(address, [value])
+        m.reg[:] = checkpoint.registers
+        for name, value in zip(FIELDS, checkpoint.fields, strict=True):
+            setattr(m, name, value)
+        self.console.rewind(checkpoint.cursor, checkpoint.position)
+        return checkpoint.icount
+
+    def diverge(self) -> None:
+        """The user changed the state (a register, memory, the PC): what was recorded no
+        longer leads here, so the history starts again from now."""
+        console = self.console
+        console.diverge()
+        console.forget_before(console.cursor, console.position)
+        self.checkpoints.clear()
+        self.frontier = self.machine.icount
+        self.take()
+
+    def intervals(self, before: int) -> Iterator[tuple[int, int]]:
+        """(start, end) of the stretches between checkpoints, newest first, ending at `before`."""
+        end = before
+        for checkpoint in reversed(self.checkpoints):
+            if checkpoint.icount < end:
+                yield checkpoint.icount, end
+                end = checkpoint.icount
+
+    def memory_bytes(self) -> int:
+        """An estimate of what the history holds beyond the machine itself: the two full
+        copies of memory (8 bytes a word: list slots; the ints are shared), each
+        checkpoint's changes (about 100 bytes a word in a dict), the logged answers and
+        the output kept."""
+        words = sum(len(c.changes) for c in self.checkpoints)
+        return (
+            8 * (len(self.base) + len(self.latest))
+            + 100 * words
+            + 200 * len(self.checkpoints)
+            + 8 * len(self.console.answers)
+            + len(self.console.log)
+        )
