@@ -32,7 +32,7 @@ from typing import TextIO, overload
 
 from lc3jit.grading import output as output_text
 from lc3jit.grading.calls import STACK_TOP, CallResult
-from lc3jit.grading.limits import CappedConsole, Sliced, deadline, output_limit
+from lc3jit.grading.limits import Sliced, deadline
 from lc3jit.grading.observe import Accesses, Call, CallWatcher, MemoryWatcher, Subroutine, mark_all
 from lc3jit.grading.where import Places
 from lc3jit.session import (
@@ -209,6 +209,7 @@ class Simulator:
         max_output: int | None = None,
         seed: int | None = None,
         strict: bool = False,
+        translation_budget: int | None = None,
     ) -> None:
         if engine not in ENGINES:
             raise ValueError(f"no engine {engine!r}; choose from {', '.join(ENGINES)}")
@@ -241,13 +242,13 @@ class Simulator:
             n: a for image in (*system, *images) for n, a in image.symbols.items()
         }
         self._by_upper = {name.upper(): address for name, address in self.symbols.items()}
-        self.console = console if console is not None else CappedConsole(_bytes(keys), max_output)
+        self.console = console if console is not None else CapturedConsole(_bytes(keys))
+        self.console.max_output = max_output  # past it, the machine ends the run (Console.write)
         start = None if pc is None else self.address(pc)
         self.machine = boot(images, self.console, edition, start, system)
         self._boot = (images, edition, start, system)
-        if isinstance(self.console, CappedConsole) and max_output is not None:
-            ending = output_limit(max_output)
-            self.console.flooded = lambda: self.machine.request_stop(ending)
+        if translation_budget is not None:  # instructions the translators may translate
+            self.machine.translation_budget = translation_budget
         self.time_limit = time_limit
         self.deadline = deadline
         self.places = Places(self.symbols, (*system, *images))
@@ -438,7 +439,7 @@ class Simulator:
                 result = run_engine(tracer, max_steps)
             else:
                 runner = self.runner
-                if seconds is not None or (isinstance(self.console, CappedConsole) and self.console.limit):
+                if seconds is not None:  # an output limit is taken at once: see traps.trap
                     runner = Sliced(runner)
                 result = run_engine(runner, max_steps, self.setup_seconds)
                 self.setup_seconds = 0.0  # paid once

@@ -48,7 +48,7 @@ EXIT_CODES_HELP = """
 Exit codes: 0 after HALT; 1 load or assembly error, or output not written; 2 usage
 error; 3 machine fault
 (illegal opcode, unknown trap vector with no OS); 4 step limit reached; 5 input ended
-while the program waited for a key; 129 SIGHUP; 130 interrupted (Ctrl-C); 141 output
+while the program waited for a key; 6 output limit reached; 129 SIGHUP; 130 interrupted (Ctrl-C); 141 output
 pipe closed; 143 SIGTERM. The output is written as the program prints; --stats and
 --state-json give the exact state however the run ends.
 """
@@ -220,7 +220,8 @@ def run(ctx: typer.Context, programs: Programs, **options: Any) -> None:
     """Run a program: keys from the terminal (raw mode) or from a pipe or --input file.
 
     A compiled program (PROGRAM.pyc, from `lc3jit compile`) runs with its saved translations;
-    others with the translations a run of the same program saved before, if any."""
+    others with the translations a run of the same program saved before, if any. A .pyc is
+    Python code and running it runs that code: run only those you would run as Python programs."""
     options["pc"] = _address(options["pc"], "--pc")
     trace_range = options["trace_range"]
     options["trace_range"] = _range(trace_range, lambda: _symbols(programs))

@@ -18,6 +18,7 @@ import gc
 import json
 import math
 import os
+import stat
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -75,7 +76,8 @@ def run_program(options: RunOptions, compiled: Compiled | None = None) -> int:
     finally:
         gc.unfreeze()
         if trace is not None and trace is not sys.stderr:
-            trace.close()
+            with contextlib.suppress(OSError):  # what could not be written was reported
+                trace.close()
     if options.stats or result.outcome.exit_code:
         start_message_line(sim.console)
     if options.stats:
@@ -107,6 +109,8 @@ def _simulator(options: RunOptions, compiled: Compiled | None) -> Simulator:
             console=console,
             warn=_warn,
             translate_after=options.translate_after,
+            max_output=options.max_output,
+            translation_budget=options.translation_budget,
         )
     return Simulator(
         *compiled.images,
@@ -116,6 +120,8 @@ def _simulator(options: RunOptions, compiled: Compiled | None) -> Simulator:
         pc=compiled.pc if options.pc is None else options.pc,
         console=console,
         warn=_warn,
+        max_output=options.max_output,
+        translation_budget=options.translation_budget,
     )
 
 
@@ -148,11 +154,30 @@ def mips(value: float) -> str:
 def _write_state(result: RunResult, path: Path) -> bool:
     """--state-json; False (with one line said) when it cannot be written."""
     try:
-        path.write_text(json.dumps(result.state(), indent=2) + "\n")
+        write_whole(path, json.dumps(result.state(), indent=2) + "\n")
     except OSError as e:
         error(f"{path}: {e.strerror or e}")
         return False
     return True
+
+
+def write_whole(path: Path, text: str) -> None:
+    """Write text to path whole or not at all: a grader reading --state-json after a full
+    disk or a kill must never find half a file (or an empty one). A regular file (or none
+    yet) is written beside and renamed over; anything else (`/dev/stdout`, a FIFO) is
+    written to."""
+    from lc3jit_runtime.compiled import write_atomically
+
+    try:
+        regular = stat.S_ISREG(os.stat(path).st_mode)
+    except FileNotFoundError:
+        regular = True
+    if not regular:
+        path.write_text(text)
+        return
+    umask = os.umask(0o022)
+    os.umask(umask)
+    write_atomically(Path(os.path.realpath(path)), text.encode(), 0o666 & ~umask)  # through a link
 
 
 def engine_builder(

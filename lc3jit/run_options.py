@@ -19,6 +19,7 @@ from lc3jit.session import ENGINES
 from lc3jit.tiered import TRANSLATE_AFTER
 from lc3jit.toolchain.numbers import parse_address
 from lc3jit_runtime.isa import MEMORY_WORDS
+from lc3jit_runtime.machine import TRANSLATION_BUDGET
 
 
 @dataclass(kw_only=True)
@@ -30,6 +31,8 @@ class RunOptions:
     edition: int = 3
     pc: int | None = None
     max_steps: int | None = None
+    max_output: int | None = None  # bytes the program may write
+    translation_budget: int | None = None  # instructions the translators may translate
     input_file: Path | None = None
     stats: bool = False
     state_json: Path | None = None
@@ -72,6 +75,13 @@ RUN_OPTIONS: tuple[Option, ...] = (
     Option("--edition", "edition", "edition", "Patt & Patel edition whose ISA to follow: 3 or 2."),
     Option("--pc", "pc", "address", "Start address (default: first origin)."),
     Option("--max-steps", "max_steps", "count", "Stop after this many instructions."),
+    Option(
+        "--max-output",
+        "max_output",
+        "count",
+        "Stop once the program writes more than BYTES bytes: the output is cut there (exit 6).",
+        metavar="BYTES",
+    ),
     Option("--input", "input_file", "file", "Read the keyboard from this file instead of stdin."),
     Option("--stats", "stats", "flag", "Print instructions, time and MIPS to stderr."),
     Option("--state-json", "state_json", "path", "Write the final registers and stop reason as JSON."),
@@ -102,6 +112,14 @@ RUN_OPTIONS: tuple[Option, ...] = (
         "count",
         "Run the first N instructions on the interpreter and translate only then, if the"
         " run goes on (blocks, regions); 0 translates before the run.",
+        metavar="N",
+    ),
+    Option(
+        "--translation-budget",
+        "translation_budget",
+        "count",
+        f"Translate at most N instructions in all, copies counted (default {TRANSLATION_BUDGET});"
+        " past it, code stays interpreted.",
         metavar="N",
     ),
     Option(

@@ -10,10 +10,14 @@ it back. The file is what CPython itself writes for a module (PEP 552):
     marshal.dumps(module code)
 
 There is no source file to hash, so the checksum covers the marshalled code itself:
-lc3jit finds a corrupt or truncated file before unmarshalling it (CPython, which
-skips these bytes, does not). The module code is a few lines (MODULE_SOURCE) that call
-`main` with one constant, the payload: nested tuples of ints, strings, bytes and code
-objects, hashable all the way down, as marshal stores them:
+lc3jit finds a corrupt or truncated file before unmarshalling it. CPython skips these
+bytes, and unmarshalling damaged code can crash it (a flipped bit in a code object's
+bytecode is a segmentation fault when it runs), so the module code is only a few lines
+(MODULE_SOURCE) that call `main` with one bytes constant: PAYLOAD_MARK, the
+`importlib.util.source_hash` of the rest, and the marshalled payload, which `main`
+checks before it unmarshals anything: `python PROGRAM.pyc` refuses a damaged file in one
+line too. The payload is nested tuples of ints, strings, bytes and code objects,
+hashable all the way down, as marshal stores them:
 
     (MARK, FORMAT), ("lc3jit", version), ("program", name), ("edition", 2 | 3),
     ("pc", start PC or None), ("images", images), ("system", OS images),
@@ -58,7 +62,7 @@ from .running import report_ending, run_to_ending
 #: may use, runtime.contract). A file whose FORMAT differs is refused (compile it again):
 #: saved code that named a global this runtime no longer binds would fail mid-run.
 MARK = "lc3jit compiled program"
-LAYOUT = 3
+LAYOUT = 4
 FORMAT = f"{LAYOUT}.{contract.DIGEST}"
 HASH_BASED_UNCHECKED = 0b01  # PEP 552 flags
 HEADER_BYTES = 16
@@ -69,6 +73,8 @@ DEFAULT_ENGINE = "regions"
 #: payload in the compiled code object: Python source cannot express a code object as a
 #: constant. This generated source (not the runtime) is what looks for lc3jit, optionally.
 PLACEHOLDER = "\x00lc3jit payload"
+#: What the payload's bytes begin with, before their hash (8 bytes) and the marshalled payload.
+PAYLOAD_MARK = b"lc3jit payload\x00"
 MODULE_SOURCE = f'''\
 """An LC-3 program compiled by lc3jit: `python FILE.pyc` runs it (lc3jit's runtime package needed)."""
 import sys
@@ -196,9 +202,10 @@ class Compiled:
             raise LoadError(name, f"malformed compiled program ({e.__class__.__name__}: {e})") from None
 
     def module_code(self) -> CodeType:
-        """The code object of the compiled file: MODULE_SOURCE with the payload in it."""
+        """The code object of the compiled file: MODULE_SOURCE with the payload's bytes in it."""
         code = compile(MODULE_SOURCE, f"<{self.program} compiled by lc3jit>", "exec")
-        payload = self.to_payload()
+        data = marshal.dumps(self.to_payload())
+        payload = PAYLOAD_MARK + importlib.util.source_hash(data) + data
         return code.replace(co_consts=tuple(payload if c == PLACEHOLDER else c for c in code.co_consts))
 
     def pyc_bytes(self) -> bytes:
@@ -215,6 +222,24 @@ def is_payload(value: object) -> bool:
         and len(value[0]) == 2
         and value[0][0] == MARK
     )
+
+
+def unpack(payload: object, name: str) -> Compiled:
+    """The payload's bytes (PAYLOAD_MARK, hash, marshalled payload), checked, then unmarshalled.
+    An older format's payload (a tuple) is refused by its format, with what to do."""
+    if is_payload(payload):
+        return Compiled.from_payload(payload, name)
+    if not isinstance(payload, bytes) or not payload.startswith(PAYLOAD_MARK):
+        raise LoadError(name, "a Python file, not an LC-3 program compiled by lc3jit")
+    start = len(PAYLOAD_MARK)
+    checksum, data = payload[start : start + 8], payload[start + 8 :]
+    if importlib.util.source_hash(data) != checksum:
+        raise LoadError(name, "corrupt (its program's checksum does not match its contents)")
+    try:
+        with collector_paused():
+            return Compiled.from_payload(marshal.loads(data), name)
+    except (EOFError, ValueError, TypeError) as e:
+        raise LoadError(name, f"corrupt ({e})") from None
 
 
 def _image_payload(image: Image) -> tuple[object, ...]:
@@ -249,18 +274,37 @@ def _engine(payload: tuple[tuple[int, ...], tuple[object, ...], tuple[object, ..
     return saved
 
 
+#: CPython numbers the bytecode of each minor version in a block of 50 magic numbers:
+#: 3.11 from 3450, 3.12 from 3500, ... (3.11.7: 3495, 3.14.x: 3627, 3.15.x: 3666).
+FIRST_MAGIC_OF_3_11 = 3450
+MAGIC_BLOCK = 50
+
+
+def another_python(theirs: int) -> str:
+    """What to tell the user of a compiled file whose bytecode another Python wrote: that
+    Python's version when the magic number says it, the numbers themselves otherwise."""
+    this = f"{sys.version_info.major}.{sys.version_info.minor}"
+    if theirs >= FIRST_MAGIC_OF_3_11:
+        writer = f"3.{11 + (theirs - FIRST_MAGIC_OF_3_11) // MAGIC_BLOCK}"
+        if writer != this:
+            return (
+                f"compiled by Python {writer}; this is Python {this}: compile it again with this "
+                f"Python, or run it with Python {writer}"
+            )
+    ours = int.from_bytes(importlib.util.MAGIC_NUMBER[:2], "little")
+    return (
+        f"compiled for another Python version (bytecode magic {theirs}; Python "
+        f"{sys.version.split()[0]} reads {ours}): compile it again with this Python"
+    )
+
+
 def parse_compiled(data: bytes, name: str) -> Compiled:
     """A compiled file's bytes back as a Compiled; LoadError (one line) for anything else."""
     if len(data) < HEADER_BYTES or data[2:4] != b"\r\n":
         raise LoadError(name, "not a compiled program (no .pyc header)")
     magic, flags, checksum, body = data[:4], data[4:8], data[8:16], data[HEADER_BYTES:]
     if magic != importlib.util.MAGIC_NUMBER:
-        theirs, ours = (int.from_bytes(m[:2], "little") for m in (magic, importlib.util.MAGIC_NUMBER))
-        raise LoadError(
-            name,
-            f"compiled for another Python version (bytecode magic {theirs}; Python "
-            f"{sys.version.split()[0]} reads {ours}): compile it again with this Python",
-        )
+        raise LoadError(name, another_python(int.from_bytes(magic[:2], "little")))
     if int.from_bytes(flags, "little") != HASH_BASED_UNCHECKED:
         raise LoadError(name, "a .pyc that lc3jit did not write (no checksum of its code)")
     if importlib.util.source_hash(body) != checksum:
@@ -272,8 +316,11 @@ def parse_compiled(data: bytes, name: str) -> Compiled:
         raise LoadError(name, f"corrupt ({e})") from None
     if not isinstance(module, CodeType):
         raise LoadError(name, "corrupt (no module code)")
-    payload = next((c for c in module.co_consts if is_payload(c)), None)
-    return Compiled.from_payload(payload, name)
+    found = (
+        c for c in module.co_consts if is_payload(c) or (isinstance(c, bytes) and c.startswith(PAYLOAD_MARK))
+    )
+    payload = next(found, None)
+    return unpack(payload, name)
 
 
 def read_compiled(path: Path) -> Compiled:
@@ -344,7 +391,7 @@ def main(
     if args.max_steps is not None and args.max_steps < 0:
         parser.error("--max-steps: N must be 0 or more")
     try:
-        compiled = Compiled.from_payload(payload, prog)
+        compiled = unpack(payload, prog)
         console = Console.for_process(args.input)
     except LC3Error as e:
         print(f"{prog}: {e}", file=sys.stderr)

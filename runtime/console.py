@@ -98,6 +98,9 @@ class Console:
         self.lost: OSError | None = None  # why the display could not be written
         self.when_lost: Callable[[OSError], None] | None = None
         self.stop_requested = False  # set by the machine: waits for a key give up
+        #: The most bytes the program may write (None: no limit); past it, `when_full`.
+        self.max_output: int | None = None
+        self.when_full: Callable[[int], None] | None = None
 
     @classmethod
     def for_process(cls, input_path: str | None = None) -> Console:
@@ -121,6 +124,13 @@ class Console:
         return cls(stdin, display, interactive=stdin.isatty())
 
     def write(self, data: bytes) -> None:
+        limit = self.max_output
+        if limit is not None and self.bytes_written + len(data) > limit:
+            # Cut at the limit, and tell the machine, which ends the run at the next
+            # instruction: memory (the API keeps the output) and disk stay bounded.
+            data = data[: max(0, limit - self.bytes_written)]
+            if self.when_full is not None:
+                self.when_full(limit)
         out = self._out
         out += data  # in place: the flusher thread holds the same bytearray
         line_due = 0x0A in data and monotonic() - self._flushed_at >= LINE_GAP

@@ -226,9 +226,10 @@ class Dispatcher:
             self.covering.setdefault(pc, set()).add(pc)
 
     def may_translate(self) -> bool:
-        """Is there time to translate now (see `translate`)?"""
+        """Is there time to translate now, and budget left (see `translate`)?"""
         elapsed = time.perf_counter() - self.started
-        return self.translating <= TRANSLATION_ALLOWANCE + TRANSLATION_SHARE * elapsed
+        within = self.translating <= TRANSLATION_ALLOWANCE + TRANSLATION_SHARE * elapsed
+        return within and self.machine.translation_budget > 0
 
     def translate(self, pc: int) -> bool:
         """Translate from pc now and install the code, if the translator gives any (a PC
@@ -238,6 +239,8 @@ class Dispatcher:
         (running through data, a wild jump) would spend its time translating code that
         runs once. So translating at run time may take at most TRANSLATION_SHARE of the
         time run so far, after TRANSLATION_ALLOWANCE; past that, new PCs are interpreted.
+        What is translated is taken from the machine's translation budget (a translation
+        begun within it is finished): once spent, new PCs are interpreted for good.
         """
         if self.translator is None or not self.may_translate():
             return False
@@ -246,6 +249,8 @@ class Dispatcher:
         began = time.perf_counter()
         translations = self.translator(self, pc)
         self.translating += time.perf_counter() - began
+        if translations:  # the entries of a region cover the same words: counted once
+            self.machine.translation_budget -= len(tuple(translations[0].covered()))
         for translation in translations:
             self.install(translation)
         return bool(translations)

@@ -17,16 +17,16 @@ class Ending(enum.Enum):
     FAULT = "fault", 3
     STEP_LIMIT = "step-limit", 4
     INPUT_EXHAUSTED = "input-exhausted", 5
+    OUTPUT_LIMIT = "output-limit", 6  # the program wrote more than --max-output allows
     HUNG_UP = "interrupted", 128 + signal.SIGHUP
     INTERRUPTED = "interrupted", 128 + signal.SIGINT
     TERMINATED = "interrupted", 128 + signal.SIGTERM
     BROKEN_PIPE = "broken-pipe", 128 + signal.SIGPIPE
     OUTPUT_ERROR = "output-error", 1
     # A grader's limits and checks (lc3jit.grading), through the API only: exit codes of the
-    # endings they are kin to (a limit reached, a fault, output not all written).
+    # endings they are kin to (a limit reached, a fault).
     TIME_LIMIT = "time-limit", 4
     STRICT = "strict", 3  # a read of a word that nothing wrote
-    OUTPUT_LIMIT = "output-limit", 1
     BREAKPOINT = "breakpoint", 0
     WATCH = "watch", 0
     ARRIVED = "arrived", 0  # the debugger's temporary stop: a `next` or `finish` done

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from .console import Console
 from .errors import Ended, Halted, InputExhausted, Leave, MachineFault, StopRequested
 from .isa import CC_VALUE, COND, MEMORY_WORDS, NOOP_WORDS, WORD_MASK
-from .outcome import Outcome, output_lost
+from .outcome import Outcome, output_limit, output_lost
 
 KBSR, KBDR, DSR, DDR, PSR_ADDR, MCR = 0xFE00, 0xFE02, 0xFE04, 0xFE06, 0xFFFC, 0xFFFE
 IO_BASE = 0xFE00
@@ -68,6 +68,12 @@ OS_KEY_WAIT = 0.05
 #: The most no-op words an engine runs as one step (see `Machine.noop_run_end`): it sets
 #: up a run in time proportional to its length, wherever control enters it.
 MAX_NOOP_RUN = 4096
+#: Instructions the translators may translate for one machine, copies counted (a region
+#: holds its own copy of the code it reaches), ahead of time and at run time: past it, code
+#: stays interpreted. Translating costs about 0.2 ms an instruction, so this bounds what a
+#: program (random words, say) can make lc3jit spend translating to seconds; real programs
+#: translate far less (2048: about 1,100 instructions). `--translation-budget` sets it.
+TRANSLATION_BUDGET = 1 << 15
 
 #: Called with (address, executing_instruction_address) after a store into a word that
 #: some engine holds decoded or translated; it may raise to leave translated code.
@@ -120,10 +126,12 @@ class Machine:
         self.ending: Outcome | None = None
         self.stop_hooks: list[Callable[[bool], None]] = []  # called with True to stop, False to go on
         console.when_lost = self._output_lost
+        console.when_full = self._output_full
         self.observer: StoreObserver | None = None
         # Addresses the program's symbol table names (.sym or the assembler): translators
         # start blocks there. Knowledge about the loaded program, like memory contents.
         self.labels: frozenset[int] = frozenset()
+        self.translation_budget = TRANSLATION_BUDGET  # instructions left to translate
 
     # The PSR, assembled from its parts.
     @property
@@ -207,6 +215,9 @@ class Machine:
     def _output_lost(self, error: OSError) -> None:
         self.request_stop(output_lost(error))
 
+    def _output_full(self, limit: int) -> None:
+        self.request_stop(output_limit(limit))
+
     def _ended(self, at: int) -> Ended:
         """The requested ending, taken inside the instruction at `at` that waited for a key."""
         ending = self.ending
@@ -286,6 +297,8 @@ class Machine:
                 raise Leave(at, (at + 1) & WORD_MASK)
         elif address == DDR:
             self.console.write(bytes((value & 0xFF,)))
+            if self.ending is not None:  # the output limit: taken at the next instruction, as in traps.trap
+                raise Leave(at, (at + 1) & WORD_MASK)
         elif address == MCR:
             self.mcr = value
             if not value & MCR_CLOCK:  # the clock stops: the way the OS's HALT routine ends a run

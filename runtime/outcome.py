@@ -38,6 +38,12 @@ def interrupted(signum: int) -> Outcome:
     return Outcome(BY_SIGNAL[signum], "interrupted" + ("" if name == "SIGINT" else f" ({name})"))
 
 
+def output_limit(limit: int) -> Outcome:
+    """The program wrote more than `limit` bytes: what it wrote is cut there, and the run
+    ends after the instruction that went past it (see Console.write)."""
+    return Outcome(Ending.OUTPUT_LIMIT, f"the output limit ({limit:,} bytes) was reached")
+
+
 def output_lost(error: OSError) -> Outcome:
     """The display could not be written. A reader that went away (EPIPE, as in `| head`)
     ends the run quietly, as a Unix tool killed by SIGPIPE; anything else (a full disk, a

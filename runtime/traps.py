@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .errors import Halted, MachineFault
+from .errors import Halted, Leave, MachineFault
 from .isa import WORD_MASK
 from .machine import TRAP_TABLE, Machine
 
@@ -30,11 +30,29 @@ def out(m: Machine, at: int) -> None:
 
 def puts(m: Machine, at: int) -> None:
     """x22: one character per word from M[R0] until a x0000 word."""
-    mem, address, text = m.mem, m.reg[0], bytearray()
-    while word := mem[address]:
-        text.append(word & 0xFF)
-        address = (address + 1) & WORD_MASK
-    m.console.write(text)
+    m.console.write(bytes(word & 0xFF for word in string_words(m, at, "PUTS")))
+
+
+def string_words(m: Machine, at: int, name: str) -> list[int]:
+    """The words of the string at M[R0], up to its x0000 word, read at most once around
+    memory (found at C speed, not word by word).
+
+    With no x0000 word anywhere (memory filled on purpose) the trap would never end, and
+    nothing could stop it: it is one instruction, and a signal, the step limit or the
+    output limit are taken between instructions. So it is a fault that does not complete
+    (the PC stays on the TRAP, nothing is written), as an unknown trap vector is.
+    """
+    mem, start = m.mem, m.reg[0]
+    try:
+        return mem[start : mem.index(0, start)]
+    except ValueError:
+        pass
+    try:
+        return mem[start:] + mem[: mem.index(0, 0, start)]
+    except ValueError:
+        raise MachineFault(
+            at, False, f"{name} at x{at:04X}: no x0000 word ends the string at x{start:04X} (all memory read)"
+        ) from None
 
 
 def in_(m: Machine, at: int) -> None:
@@ -49,12 +67,11 @@ def in_(m: Machine, at: int) -> None:
 
 def putsp(m: Machine, at: int) -> None:
     """x24: two characters per word, low byte first, until a x0000 word."""
-    mem, address, text = m.mem, m.reg[0], bytearray()
-    while word := mem[address]:
+    text = bytearray()
+    for word in string_words(m, at, "PUTSP"):
         text.append(word & 0xFF)
         if word >> 8:
             text.append(word >> 8)
-        address = (address + 1) & WORD_MASK
     m.console.write(text)
 
 
@@ -78,6 +95,11 @@ def trap(m: Machine, vector: int, at: int) -> int:
         if m.edition == 2:
             m.reg[7] = next_pc
         routine(m, at)
+        if m.ending is not None:
+            # An ending asked for meanwhile (a signal, the output limit) is taken at the
+            # next instruction: leave translated code, which would go on after a host
+            # routine (a loop of PUTS in one region) without looking.
+            raise Leave(at, next_pc)
         return next_pc
     if m.mem[TRAP_TABLE + vector] == 0:  # no routine: not a run through zeroed memory to x0000
         what = "unknown trap vector" if m.host_traps else "undefined trap"  # as the textbook's OS says

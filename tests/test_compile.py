@@ -282,6 +282,8 @@ def corrupted(tmp_path: Path, change: str) -> Path:
         data[len(data) // 2] ^= 0x40
     elif change == "another Python":
         data[0] ^= 0x01
+    elif change == "Python 3.12 or 3.11":
+        data[:2] = (3531 if sys.version_info[:2] != (3, 12) else 3495).to_bytes(2, "little")
     elif change == "not a pyc":
         data[:] = b"\x30\x00\x12\x34" * 8
     elif change == "a Python module":
@@ -298,6 +300,11 @@ def corrupted(tmp_path: Path, change: str) -> Path:
         ("truncated", "corrupt or truncated (its checksum does not match its contents)"),
         ("a flipped byte", "corrupt or truncated (its checksum does not match its contents)"),
         ("another Python", "compiled for another Python version (bytecode magic "),
+        (
+            "Python 3.12 or 3.11",
+            f"compiled by Python {'3.12' if sys.version_info[:2] != (3, 12) else '3.11'}; "
+            f"this is Python {sys.version_info.major}.{sys.version_info.minor}: compile it again",
+        ),
         ("not a pyc", "not a compiled program (no .pyc header)"),
         ("a Python module", "a Python file, not an LC-3 program compiled by lc3jit"),
     ],

@@ -7,40 +7,12 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from lc3jit.session import Engine
-from lc3jit.tools.capture import CapturedConsole
 from lc3jit_runtime.endings import Ending
 from lc3jit_runtime.machine import Machine
 from lc3jit_runtime.outcome import UNLIMITED, Outcome
-
-
-class CappedConsole(CapturedConsole):
-    """A captured console that keeps at most `limit` bytes of output and, past them, calls
-    `flooded` once (a program printing in a loop fills no grader's memory). Translated code
-    may run on for a while before it looks at the stop (a region checks at its slice's
-    end): what it prints meanwhile is dropped."""
-
-    def __init__(self, keys: bytes = b"", limit: int | None = None) -> None:
-        super().__init__(keys)
-        self.limit = limit
-        self.flooded: Callable[[], None] | None = None
-
-    def write(self, data: bytes) -> None:
-        if self.limit is not None and self.bytes_written + len(data) > self.limit:
-            room = max(0, self.limit - self.bytes_written)
-            if room:
-                super().write(data[:room])
-            if self.flooded is not None:
-                flooded, self.flooded = self.flooded, None  # asked once: the run ends soon
-                flooded()
-            return
-        super().write(data)
-
-
-def output_limit(limit: int) -> Outcome:
-    return Outcome(Ending.OUTPUT_LIMIT, f"the output limit ({limit:,} bytes) was reached")
 
 
 def time_limit(seconds: float) -> Outcome:

@@ -22,6 +22,7 @@ from typing import TextIO
 
 from lc3jit.toolchain.disasm import instruction_text
 from lc3jit.tools.places import nearest_label
+from lc3jit_runtime.endings import Ending
 from lc3jit_runtime.interp import Interpreter
 from lc3jit_runtime.isa import MEMORY_WORDS, Instruction, decode
 from lc3jit_runtime.machine import EXCEPTION_TABLE, IO_BASE, KEYBOARD_VECTOR, WATCH_OBSERVED, Machine
@@ -60,12 +61,16 @@ class Tracer:
         for address in range(len(m.mem)):
             watch[address] |= WATCH_OBSERVED
         try:
-            return self._run(UNLIMITED if max_steps is None else max_steps)
+            outcome = self._run(UNLIMITED if max_steps is None else max_steps)
+            self.file.flush()
+            return outcome
+        except OSError as error:  # the trace file (a full disk): the run ends where it got to
+            problem = f"cannot write the trace to {getattr(self.file, 'name', 'its file')}"
+            return Outcome(Ending.OUTPUT_ERROR, f"{problem}: {error.strerror or error}")
         finally:
             m.observer = saved_observer
             for address in range(len(m.mem)):
                 watch[address] &= ~WATCH_OBSERVED
-            self.file.flush()
 
     def _run(self, limit: int) -> Outcome:
         m, step, write = self.machine, self.interpreter.run, self.file.write

@@ -59,10 +59,16 @@ def disabled_by_environment() -> bool:
     return os.environ.get(DISABLE_VARIABLE, "") not in ("", "0")
 
 
-def cache_directory() -> Path:
-    """`$XDG_CACHE_HOME/lc3jit`, or `~/.cache/lc3jit` (the XDG spec ignores a relative path)."""
+def cache_directory() -> Path | None:
+    """`$XDG_CACHE_HOME/lc3jit`, or `~/.cache/lc3jit` (the XDG spec ignores a relative path);
+    None with neither a home nor XDG_CACHE_HOME (HOME unset, and a uid with no passwd entry,
+    as in a container run with `--user N`), where `~` stays `~`, a folder of the current
+    directory (Python 3.11), or raises (3.12 and later)."""
     base = os.environ.get("XDG_CACHE_HOME", "")
-    return Path(base if os.path.isabs(base) else Path.home() / ".cache") / "lc3jit"
+    if os.path.isabs(base):
+        return Path(base) / "lc3jit"
+    home = os.path.expanduser("~")
+    return Path(home) / ".cache" / "lc3jit" if os.path.isabs(home) else None
 
 
 @functools.cache
@@ -107,7 +113,9 @@ def unchanged(saved: SavedEngine, mem: Sequence[int], booted: Sequence[int]) -> 
 class TranslationCache:
     """A directory of translations; `build` is an engine builder for `run_machine`."""
 
-    def __init__(self, directory: Path, warn: Callable[[str], None], max_bytes: int = MAX_BYTES) -> None:
+    def __init__(
+        self, directory: Path | None, warn: Callable[[str], None], max_bytes: int = MAX_BYTES
+    ) -> None:
         self.directory = directory
         self._warn = warn
         self.max_bytes = max_bytes
@@ -151,6 +159,9 @@ class TranslationCache:
 
     def usable_directory(self) -> bool:
         """Create the directory private; refuse one that another user owns or could write to."""
+        if self.directory is None:
+            self.warn("no directory for it (HOME is unset and the user has no home): not used")
+            return False
         try:
             self.directory.mkdir(mode=PRIVATE_DIRECTORY, parents=True, exist_ok=True)
             info = os.lstat(self.directory)
@@ -165,23 +176,26 @@ class TranslationCache:
         return True
 
     def path(self, key: str) -> Path:
+        assert self.directory is not None  # usable_directory() said so
         return self.directory / f"{key}.pyc"
 
     def load(self, key: str, engine: str) -> SavedEngine | None:
         """The entry's translations, or None (with a warning if one was there but unusable)."""
         path = self.path(key)
-        try:
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        try:  # not blocking: a FIFO put there would wait for a writer forever
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         except FileNotFoundError:
             return None
         except OSError as e:  # a symbolic link (ELOOP), no permission
             self.warn(f"{path}: {e.strerror or e}; translating again")
             return None
+        info = os.fstat(fd)  # before any read: a directory or a FIFO is never read
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
+            os.close(fd)
+            problem = "owner or mode" if stat.S_ISREG(info.st_mode) else "not a regular file"
+            self.warn(f"{path}: not a file lc3jit wrote ({problem}); translating again")
+            return None
         with os.fdopen(fd, "rb") as f:
-            info = os.fstat(f.fileno())
-            if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
-                self.warn(f"{path}: not a file lc3jit wrote (owner or mode); translating again")
-                return None
             data = f.read()
         try:
             entry = parse_compiled(data, str(path))

@@ -21,6 +21,13 @@ from lc3jit_runtime.machine import Machine
 #: translation times (bench, --stats) stay true.
 shared_code: dict[tuple[object, ...], CodeType] | None = None
 
+#: Ahead of the run, the regions copy the code found at most this many times over in all.
+#: Every call target roots a region of up to MAX_REGION_BLOCKS blocks of the code it
+#: reaches, so code where everything reaches everything (random words: a call every 16
+#: words) would cost regions x blocks, quadratic: 50 s for 5.8 KB. Real programs copy it
+#: about twice (2048 2.1, rogue 1.9); roots past the bound are translated when they get hot.
+AHEAD_COPIES = 3
+
 
 class RegionTranslator(BlockTranslator):
     """Translates a region from a PC found hot at run time, and learns where its jumps go."""
@@ -93,7 +100,14 @@ def region_engine(
     translator = RegionTranslator(machine.edition, frozenset(blocks), machine.access_control)
     translator.hints.update((site, list(seen)) for site, seen in hints.items())
     dispatcher = Dispatcher(machine, translator, profile)
-    for root in region_roots(blocks, entries):
-        for translation in translator.translate_region(dispatcher, region_blocks(blocks, root, hints)):
+    copies = AHEAD_COPIES * sum(block.length for block in blocks.values())
+    for root in sorted(region_roots(blocks, entries), key=lambda root: root not in entries):
+        region = region_blocks(blocks, root, hints)
+        size = sum(block.length for block in region)
+        if size > min(copies, machine.translation_budget):
+            continue  # a smaller one may fit
+        copies -= size
+        machine.translation_budget -= size
+        for translation in translator.translate_region(dispatcher, region):
             dispatcher.install(translation)
     return dispatcher
