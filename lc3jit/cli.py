@@ -720,6 +720,26 @@ def grade(
 
 
 @app.command()
+def dap(
+    port: Annotated[
+        int | None, typer.Option("--port", help="Serve on this TCP port (127.0.0.1) instead of stdio.")
+    ] = None,
+) -> None:
+    """The Debug Adapter Protocol over stdio, for VS Code, Neovim and Emacs (docs/editors.md)."""
+    from lc3jit.tools.dap import main as dap_main
+
+    raise typer.Exit(dap_main(port))
+
+
+@app.command()
+def lsp() -> None:
+    """A language server for LC-3 assembly over stdio (needs lc3jit[editor]; docs/editors.md)."""
+    from lc3jit.tools.lsp import main as lsp_main
+
+    raise typer.Exit(lsp_main())
+
+
+@app.command()
 def version() -> None:
     """Print the version of lc3jit and of Python."""
     typer.echo(f"lc3jit {__version__} on Python {sys.version.split()[0]}")

@@ -11,7 +11,7 @@ class Ending(enum.Enum):
     `lc3jit run` and `python PROGRAM.pyc` exit with. The three signals that end a run share
     the name "interrupted" and exit with 128 + the signal's number, as a shell reports a
     process killed by it; a reader that went away exits as one killed by SIGPIPE would.
-    The last three are a debugger's stops, after which the run may go on."""
+    The last five are a debugger's stops, after which the run may go on."""
 
     HALT = "halt", 0
     FAULT = "fault", 3
@@ -30,6 +30,8 @@ class Ending(enum.Enum):
     BREAKPOINT = "breakpoint", 0
     WATCH = "watch", 0
     ARRIVED = "arrived", 0  # the debugger's temporary stop: a `next` or `finish` done
+    PAUSED = "pause", 0  # a debug adapter's pause (lc3jit dap)
+    RECONFIGURE = "reconfigure", 0  # a debug adapter's moment to apply breakpoints, then go on
 
     def __init__(self, reason: str, exit_code: int) -> None:
         self.reason = reason

@@ -385,7 +385,7 @@ def test_endings_keep_their_json_names_and_exit_codes() -> None:
     assert {ending.reason: ending.exit_code for ending in Ending if not ending.by_signal} == {
         "halt": 0, "fault": 3, "step-limit": 4, "input-exhausted": 5, "output-limit": 6,
         "broken-pipe": 141, "output-error": 1, "breakpoint": 0, "watch": 0, "arrived": 0,
-        "time-limit": 4, "strict": 3,
+        "pause": 0, "reconfigure": 0, "time-limit": 4, "strict": 3,
     }  # fmt: skip
     assert {signum: (e.reason, e.exit_code) for signum, e in BY_SIGNAL.items()} == {
         signal.SIGHUP: ("interrupted", 129),

@@ -778,6 +778,18 @@ def assemble(source: str | bytes, path: str = "<source>") -> Assembly:
     return _Assembler(text, path, encoding).run()
 
 
+def diagnose(source: str, path: str = "<source>") -> tuple[Assembly | None, list[Diagnostic]]:
+    """Every error and warning of a source, in order, and its assembly when it has no error:
+    what an editor shows as the student types (`assemble` keeps only the errors of a
+    source that has some)."""
+    assembler = _Assembler(source, path, "utf-8")
+    try:
+        assembly = assembler.run()
+    except AssemblyError:
+        assembly = None
+    return assembly, list(assembler.diagnostics)
+
+
 def assemble_file(path: Path) -> Assembly:
     data = read_bytes(path, MAX_TEXT_BYTES)
     if b"\0" in data:
