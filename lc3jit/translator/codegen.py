@@ -232,15 +232,17 @@ class BlockCompiler:
     def load_const_address(self, address: int, at: int) -> None:
         """Push mem[address] for an address known now."""
         if address >= IO_BASE or (self.checked_loads and address < USER_BASE):
-            self.slow_load(lambda: self.e.const(address), at)
+            self.slow_load(lambda: self.e.const(address), at, True)
         else:
             self.push_table(contract.MEMORY)
             self.e.const(address)
             self.e.subscript()
 
-    def load_computed_address(self, local: str, bounds: tuple[int, int], at: int) -> None:
+    def load_computed_address(
+        self, local: str, bounds: tuple[int, int], at: int, through_pointer: bool = False
+    ) -> None:
         """Push mem[local]: local is an address within bounds, not yet wrapped (see
-        ADDRESS_BOUNDS)."""
+        ADDRESS_BOUNDS); `through_pointer` for LDI, whose address no register keeps."""
         e, slow, retry = self.e, Label(), Label()
         if self.may_retry(bounds):
             e.place(retry)
@@ -256,23 +258,32 @@ class BlockCompiler:
         self.push_table(contract.MEMORY)
         e.load(local)
         e.subscript()
-        self.slow_path(
+        self.access_path(
             slow,
-            lambda: self.slow_access(local, bounds, retry, lambda: self.slow_load(lambda: e.load(local), at)),
+            lambda: self.slow_access(
+                local, bounds, retry, lambda: self.slow_load(lambda: e.load(local), at, through_pointer)
+            ),
+            through_pointer,
         )
 
     def store(
-        self, address: int | str, push_value: Callable[[], None], at: int, bounds: tuple[int, int] = FULL
+        self,
+        address: int | str,
+        push_value: Callable[[], None],
+        at: int,
+        bounds: tuple[int, int] = FULL,
+        through_pointer: bool = False,
     ) -> None:
         """mem[address] = value; address a constant or a local within bounds, not yet
-        wrapped (see ADDRESS_BOUNDS)."""
+        wrapped (see ADDRESS_BOUNDS); `through_pointer` for STI and ST, whose address no
+        register keeps."""
         e, slow, retry = self.e, Label(), Label()
 
         def push_address() -> None:
             e.load(address) if isinstance(address, str) else e.const(address)
 
         def slow_store() -> None:
-            self.slow_store(push_address, push_value, at)
+            self.slow_store(push_address, push_value, at, through_pointer)
 
         if self.slow_paths.settle_codes_before_store:
             self.settle_cc()
@@ -287,9 +298,11 @@ class BlockCompiler:
         push_address()
         e.store_subscript()
         if isinstance(address, str):
-            self.slow_path(slow, lambda: self.slow_access(address, bounds, retry, slow_store))
+            self.access_path(
+                slow, lambda: self.slow_access(address, bounds, retry, slow_store), through_pointer
+            )
         else:
-            self.slow_path(slow, slow_store)
+            self.access_path(slow, slow_store, through_pointer)
 
     def slow_access(
         self, local: str, bounds: tuple[int, int], retry: Label, slow: Callable[[], None]
@@ -330,9 +343,17 @@ class BlockCompiler:
         emit()
         self.e.place(done)
 
+    def access_path(self, slow: Label, emit: Callable[[], None], through_pointer: bool) -> None:
+        """The slow path of a load or store (see slow_load): one that rejoins."""
+        self.slow_path(slow, emit)
+
     # Slow paths, entered with an empty stack (regions override these).
-    def slow_load(self, push_address: Callable[[], None], at: int) -> None:
-        """Push what the machine reads at an address >= xFE00 or not yet wrapped."""
+    def slow_load(self, push_address: Callable[[], None], at: int, through_pointer: bool) -> None:
+        """Push what the machine reads at an address >= xFE00 or not yet wrapped.
+
+        `through_pointer`: the address is a constant or the pointer an LDI read, not a
+        register whose bounds the code after the load narrows (address_checked), so the
+        code after it holds whatever the slow path read (regions: see there)."""
         e = self.e
 
         def wrapped_address() -> None:
@@ -343,13 +364,20 @@ class BlockCompiler:
         self.sync()
         self.call(contract.LOAD, wrapped_address, at)
 
-    def slow_store(self, push_address: Callable[[], None], push_value: Callable[[], None], at: int) -> None:
-        """A store into a watched word: a device, code, or an address not yet wrapped."""
+    def slow_store(
+        self,
+        push_address: Callable[[], None],
+        push_value: Callable[[], None],
+        at: int,
+        through_pointer: bool,
+    ) -> None:
+        """A store into a watched word: a device, code, or an address not yet wrapped
+        (`through_pointer`: see slow_load)."""
         e = self.e
         self.sync()
         self.call(contract.STORE, push_address, push_value, at)
         e.pop()
-        if self.cc_local:  # a store into the PSR (xFFFC) sets the codes
+        if self.cc_local and self.slow_paths.settle_codes_before_store:  # a store into the PSR sets the codes
             e.global_(contract.MACHINE)
             e.load_attr(contract.CODES)
             e.store("cc")

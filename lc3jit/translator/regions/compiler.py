@@ -123,11 +123,39 @@ class RegionCompiler(BlockCompiler):
         where = (self.current, self.index, self.e.line, self.cc_alias, dict(self.ranges))
         self.cold.append((slow, where, emit))
 
-    def slow_load(self, push_address: Callable[[], None], at: int) -> None:
-        self.bail(at)
+    def access_path(self, slow: Label, emit: Callable[[], None], through_pointer: bool) -> None:
+        """Out of line like any slow path; through a pointer (LDI, STI, ST: the device
+        registers' idiom) it calls the runtime and comes back, so that a loop polling a
+        device (`LDI R0, KBSR_PTR; BRzp`) runs inside the region. The rest leave."""
+        if not through_pointer:
+            self.slow_path(slow, emit)
+            return
+        back = Label()
+        self.e.place(back)
 
-    def slow_store(self, push_address: Callable[[], None], push_value: Callable[[], None], at: int) -> None:
-        self.bail(at)
+        def rejoin() -> None:
+            emit()
+            self.e.jump(back)
+
+        self.slow_path(slow, rejoin)
+
+    def slow_load(self, push_address: Callable[[], None], at: int, through_pointer: bool) -> None:
+        if through_pointer:
+            super().slow_load(push_address, at, through_pointer)
+        else:
+            self.bail(at)
+
+    def slow_store(
+        self,
+        push_address: Callable[[], None],
+        push_value: Callable[[], None],
+        at: int,
+        through_pointer: bool,
+    ) -> None:
+        if through_pointer:
+            super().slow_store(push_address, push_value, at, through_pointer)
+        else:
+            self.bail(at)
 
     # Exits: inside the region they become jumps.
     def exit_to(self, pc: int) -> None:
@@ -234,15 +262,24 @@ class RegionCompiler(BlockCompiler):
         e.place(skip)
 
     def exit_through(self, helper: contract.Helper, *args: int) -> None:
-        """A TRAP that comes back to the next word goes on inside the region."""
-        e = self.e
+        """Where the helper goes on inside the region, the region goes on there: a host
+        TRAP comes back to the next word; under an OS a TRAP goes to its routine and the
+        routine's RTI to the word after a TRAP that called it (regions.system). The
+        helper may have changed any register (a host GETC, R6 and R7 entering or leaving
+        the supervisor) and the codes (RTI): they are read again."""
+        e, block = self.e, self.current
         self.sync()
         self.call(helper, *args)
-        following = self.current.last.next_pc
-        if helper is contract.TRAP and following in self.labels:
+        targets = {
+            contract.TRAP: [block.last.next_pc, *self.hints.get(block.end, ())],
+            contract.RTI: self.graph.returns.get(block.start, ()),
+        }.get(helper, ())
+        inside = [target for target in dict.fromkeys(targets) if target in self.labels]
+        if inside:
             self.reload()
-            self.jump_if_top_is(following)
-        self.count(self.facts.ahead[self.current.start])
+            for target in inside:
+                self.jump_if_top_is(target)
+        self.count(self.facts.ahead[block.start])
         e.return_top()
         self.exited = True
 
@@ -423,5 +460,5 @@ def region_compiler(
     blocks: Sequence[Block], edition: int, access_control: bool = False, hints: Hints = NO_HINTS
 ) -> RegionCompiler:
     """The compiler of a region's blocks (laid out, the root first), the analyses run."""
-    graph = region_graph(blocks, region_entries(blocks), hints)
+    graph = region_graph(blocks, region_entries(blocks, hints), hints)
     return RegionCompiler(graph, analyse(graph, access_control), edition, access_control, hints)
