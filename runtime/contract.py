@@ -52,7 +52,12 @@ TRAP = Helper("TRAP", 2)  # (vector, at) -> next PC
 RTI = Helper("RTI", 1)  # (at) -> next PC
 ILLEGAL = Helper("ILLEGAL", 2)  # (word, at) -> next PC (the exception's handler)
 INDIRECT = Helper("INDIRECT", 2)  # (site, target): where a JMP or JSRR went (a sample)
-HELPERS = (LOAD, STORE, FETCH, TRAP, RTI, ILLEGAL, INDIRECT)
+#: A load that cannot take an exception (supervisor mode, or no access control), for code
+#: that writes its registers back only if it must: the word, or -1 with the stop or way
+#: out held back, which RAISE then raises (after the registers are written back).
+READ = Helper("READ", 2)  # (address, at) -> word or -1
+RAISE = Helper("RAISE", 0)  # () raises what READ held back
+HELPERS = (LOAD, STORE, FETCH, TRAP, RTI, ILLEGAL, INDIRECT, READ, RAISE)
 
 #: The globals generated code may name.
 GLOBALS = frozenset(VALUES) | {helper.name for helper in HELPERS}

@@ -143,6 +143,8 @@ class Dispatcher:
         self.cut: set[int] = set()  # starts of translations made while a stop stood
         self.region_count = [0]  # instructions the last region ran
         self.exit_counts = [0] * len(machine.mem)  # by address: a region's exits through that JMP or JSRR
+        self.held: Stop | Leave | None = None  # what READ held back for RAISE
+        self.load_from_code = self._load_from_code()
         self.globals = self._block_globals()
         machine.code_write_hooks.append(self._code_written)
         machine.stop_hooks.append(self._stop)
@@ -161,7 +163,7 @@ class Dispatcher:
                 contract.NEGATIVE: NEGATIVE,
                 contract.ZERO: ZERO,
                 contract.EXIT_COUNTS: self.exit_counts,
-                contract.LOAD.name: self._load_from_code(),
+                contract.LOAD.name: self.load_from_code,
                 contract.FETCH.name: m.fetch_violation,
                 contract.STORE.name: self.store_from_block,
                 contract.TRAP.name: self._from_code(lambda vector, at: trap(m, vector, at)),
@@ -170,6 +172,8 @@ class Dispatcher:
                     ILLEGAL_OPCODE, at, f"illegal opcode x{word:04X}"
                 ),
                 contract.INDIRECT.name: self.left_through,
+                contract.READ.name: self._read,
+                contract.RAISE.name: self._raise_held,
             }
         )
 
@@ -186,6 +190,20 @@ class Dispatcher:
             return value
 
         return load_from_code
+
+    def _read(self, address: int, at: int) -> int:
+        """READ (runtime.contract): LOAD with what stops it held back, returning -1."""
+        try:
+            return self.load_from_code(address, at)
+        except (Stop, Leave) as held:
+            self.held = held
+            return -1
+
+    def _raise_held(self) -> None:
+        """RAISE: what READ held back, now that the registers are written back."""
+        held, self.held = self.held, None
+        assert held is not None
+        raise held
 
     def _from_code(self, helper: Callable[..., int]) -> Callable[..., int]:
         """TRAP or RTI for translated code, which goes on inside where the next PC is

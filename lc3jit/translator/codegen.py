@@ -238,11 +238,16 @@ class BlockCompiler:
             self.e.const(address)
             self.e.subscript()
 
+    def watched_for_good(self, address: int) -> bool:
+        """Is every store to this word a slow path: a device register, or (under access
+        control) a word closed to user mode, which the OS's own stores write?"""
+        return address >= IO_BASE or (self.access_control and not user_address(address))
+
     def load_computed_address(
-        self, local: str, bounds: tuple[int, int], at: int, through_pointer: bool = False
+        self, local: str, bounds: tuple[int, int], at: int, rejoins: bool = False
     ) -> None:
         """Push mem[local]: local is an address within bounds, not yet wrapped (see
-        ADDRESS_BOUNDS); `through_pointer` for LDI, whose address no register keeps."""
+        ADDRESS_BOUNDS); `rejoins`: see slow_load."""
         e, slow, retry = self.e, Label(), Label()
         if self.may_retry(bounds):
             e.place(retry)
@@ -261,9 +266,9 @@ class BlockCompiler:
         self.access_path(
             slow,
             lambda: self.slow_access(
-                local, bounds, retry, lambda: self.slow_load(lambda: e.load(local), at, through_pointer)
+                local, bounds, retry, lambda: self.slow_load(lambda: e.load(local), at, rejoins)
             ),
-            through_pointer,
+            rejoins,
         )
 
     def store(
@@ -272,18 +277,17 @@ class BlockCompiler:
         push_value: Callable[[], None],
         at: int,
         bounds: tuple[int, int] = FULL,
-        through_pointer: bool = False,
+        rejoins: bool = False,
     ) -> None:
         """mem[address] = value; address a constant or a local within bounds, not yet
-        wrapped (see ADDRESS_BOUNDS); `through_pointer` for STI and ST, whose address no
-        register keeps."""
+        wrapped (see ADDRESS_BOUNDS); `rejoins`: see slow_load."""
         e, slow, retry = self.e, Label(), Label()
 
         def push_address() -> None:
             e.load(address) if isinstance(address, str) else e.const(address)
 
         def slow_store() -> None:
-            self.slow_store(push_address, push_value, at, through_pointer)
+            self.slow_store(push_address, push_value, at, rejoins)
 
         if self.slow_paths.settle_codes_before_store:
             self.settle_cc()
@@ -298,11 +302,9 @@ class BlockCompiler:
         push_address()
         e.store_subscript()
         if isinstance(address, str):
-            self.access_path(
-                slow, lambda: self.slow_access(address, bounds, retry, slow_store), through_pointer
-            )
+            self.access_path(slow, lambda: self.slow_access(address, bounds, retry, slow_store), rejoins)
         else:
-            self.access_path(slow, slow_store, through_pointer)
+            self.access_path(slow, slow_store, rejoins)
 
     def slow_access(
         self, local: str, bounds: tuple[int, int], retry: Label, slow: Callable[[], None]
@@ -343,36 +345,42 @@ class BlockCompiler:
         emit()
         self.e.place(done)
 
-    def access_path(self, slow: Label, emit: Callable[[], None], through_pointer: bool) -> None:
+    def access_path(self, slow: Label, emit: Callable[[], None], rejoins: bool) -> None:
         """The slow path of a load or store (see slow_load): one that rejoins."""
         self.slow_path(slow, emit)
 
     # Slow paths, entered with an empty stack (regions override these).
-    def slow_load(self, push_address: Callable[[], None], at: int, through_pointer: bool) -> None:
+    def slow_load(self, push_address: Callable[[], None], at: int, rejoins: bool) -> None:
         """Push what the machine reads at an address >= xFE00 or not yet wrapped.
 
-        `through_pointer`: the address is a constant or the pointer an LDI read, not a
-        register whose bounds the code after the load narrows (address_checked), so the
-        code after it holds whatever the slow path read (regions: see there)."""
-        e = self.e
-
-        def wrapped_address() -> None:
-            push_address()
-            e.const(WORD_MASK)
-            e.binary(BinaryOp.AND)
-
+        `rejoins`: a slow path regions take too, coming back after the runtime's
+        access instead of leaving (RegionCompiler.access_path): LDI and STI, whose
+        address no register keeps (LDR and STR narrow their base register's bounds
+        after the access, which only the fast path makes true: address_checked), and
+        ST to a word always watched (`watched_for_good`)."""
         self.sync()
-        self.call(contract.LOAD, wrapped_address, at)
+        self.call(contract.LOAD, self.wrapped(push_address), at)
+
+    def wrapped(self, push_address: Callable[[], None]) -> Callable[[], None]:
+        """Code that pushes the address push_address pushes, wrapped to 16 bits (a slow
+        path's address may be a sum not wrapped yet)."""
+
+        def push_wrapped() -> None:
+            push_address()
+            self.e.const(WORD_MASK)
+            self.e.binary(BinaryOp.AND)
+
+        return push_wrapped
 
     def slow_store(
         self,
         push_address: Callable[[], None],
         push_value: Callable[[], None],
         at: int,
-        through_pointer: bool,
+        rejoins: bool,
     ) -> None:
         """A store into a watched word: a device, code, or an address not yet wrapped
-        (`through_pointer`: see slow_load)."""
+        (`rejoins`: see slow_load)."""
         e = self.e
         self.sync()
         self.call(contract.STORE, push_address, push_value, at)
