@@ -84,7 +84,7 @@ def test_watches_are_listed_deleted_and_refused_where_they_cannot_be(tmp_path: P
         dbg.execute(command)
     shown = dbg.out.getvalue().splitlines()  # type: ignore[attr-defined]
     assert shown[-1] == (
-        "Watches: R2 = x0000, R5 = x0000, x300A <COUNT> = x0003 (access), x300B <PTR> = x300A"
+        "Watches: R2 = x0000, R5 = x0000, x300A <COUNT> = x0003 (access), x300B <PTR> = x300A (read)"
     )
     assert dbg.runner is dbg.watcher  # a register or a read: checked instruction by instruction
     for command in ("delete R2", "delete R5", "delete PTR", "delete COUNT"):
