@@ -20,7 +20,8 @@ from typing import Any
 
 import pytest
 
-from lc3jit.tools.dap import Adapter, hit_reached
+from lc3jit.tools.dap import Adapter
+from lc3jit.tools.dap_breakpoints import hit_reached
 from lc3jit.tools.dap_wire import Channel
 from lc3jit.tools.debugger import Debugger
 
