@@ -20,6 +20,7 @@ import pytest
 from lc3jit.session import ENGINES
 
 from .conftest import engine_options
+from .processes import signals_as_at_a_shell
 
 #: Seconds a process gets to show what a test waits for (a hang fails, it does not block).
 TIMEOUT = 30.0
@@ -97,15 +98,6 @@ def lc3jit(*args: object) -> list[str]:
     return [sys.executable, "-m", "lc3jit", *map(str, args)]
 
 
-def _signals_as_at_a_shell() -> None:
-    """In the child: SIGINT and SIGHUP back to their defaults. A suite started in the
-    background (`nohup`, `&` in a script, some CI runners) hands its children SIGINT and
-    SIGHUP ignored, and a program keeps ignored signals ignored (as lc3jit does, as Unix
-    tools do): these tests are about a run someone can stop, as from a shell prompt."""
-    for signum in (signal.SIGINT, signal.SIGHUP):
-        signal.signal(signum, signal.SIG_DFL)
-
-
 @pytest.fixture
 def spawn() -> Iterator[Callable[..., subprocess.Popen[bytes]]]:
     """Start `lc3jit ARGS` with pipes (or what the test passes); never leave it running."""
@@ -119,7 +111,7 @@ def spawn() -> Iterator[Callable[..., subprocess.Popen[bytes]]]:
             **options,
         }
         started.append(
-            subprocess.Popen(lc3jit(*args), preexec_fn=_signals_as_at_a_shell, **options)  # type: ignore[call-overload]
+            subprocess.Popen(lc3jit(*args), preexec_fn=signals_as_at_a_shell, **options)  # type: ignore[call-overload]
         )
         return started[-1]
 

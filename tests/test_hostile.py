@@ -30,6 +30,7 @@ from lc3jit_runtime.outcome import Outcome
 
 from .conftest import engine_options, make_machine, run_on
 from .machine_code import HALT, ORIGIN, PUTS, PUTSP, execute, op
+from .processes import drain_and_wait, signals_as_at_a_shell
 
 LC3JIT = [sys.executable, "-m", "lc3jit"]
 EXAMPLES = Path(__file__).parent.parent / "examples"
@@ -95,17 +96,13 @@ def test_a_flood_of_output_stops_at_a_signal(tmp_path: Path, engine: str, signum
     process = subprocess.Popen(
         [*LC3JIT, "run", "--engine", engine, "--translate-after", "0", str(program)],
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        preexec_fn=signals_as_at_a_shell,
     )
     assert process.stdout is not None
     assert process.stdout.read(LONG) == b"A" * LONG  # it runs
     process.send_signal(signum)
-    try:
-        process.stdout.read()  # drained, so that it never waits on a full pipe
-        assert process.wait(HANG) == 128 + signum
-    finally:
-        process.kill()
-        process.wait()
+    assert drain_and_wait(process, HANG) == 128 + signum
 
 
 def test_the_output_limit_cuts_the_output_and_stops_after_the_instruction(engine: str) -> None:

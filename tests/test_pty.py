@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 from lc3jit.cli import app
 
 from .conftest import engine_options
+from .processes import signals_as_at_a_shell
 from .test_games import boards
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
@@ -63,10 +64,9 @@ class Terminal:
 
 def _controlling_terminal() -> None:
     """In the child, after setsid: make stdin (the pty) its controlling terminal, so that
-    Ctrl-C typed there is a SIGINT to it, as in a shell. SIGINT back to its default first:
-    a test run started in the background inherits it ignored (as shells start background
-    jobs), and Python keeps an ignored SIGINT ignored."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    Ctrl-C typed there is a SIGINT to it, as in a shell (SIGINT and SIGHUP as at a shell
+    first: see tests/processes.py)."""
+    signals_as_at_a_shell()
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
 
