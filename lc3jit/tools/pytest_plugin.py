@@ -202,10 +202,13 @@ def lc3_program(request: pytest.FixtureRequest) -> list[Path]:
 
 
 @pytest.fixture
-def lc3(request: pytest.FixtureRequest, lc3_program: list[Path]) -> Callable[..., Simulator]:
+def lc3(request: pytest.FixtureRequest, lc3_program: list[Path]) -> Generator[Factory, None, None]:
     """A factory of Simulators: lc3() loads the program under test; lc3(*files, source=...,
     keys=..., edition=..., os=..., seed=..., strict=...) takes the Simulator's own
-    arguments. All of a test's Simulators share its wall-clock limit."""
+    arguments. All of a test's Simulators share its wall-clock limit.
+
+    The test's Simulators are let go when it ends (its report, made before, has what it
+    needs of them): a session of a thousand tests kept two megabytes each."""
     config, node = request.config, request.node
     settings = config.stash[SETTINGS]
     deadline = time.monotonic() + settings.time_limit
@@ -233,7 +236,8 @@ def lc3(request: pytest.FixtureRequest, lc3_program: list[Path]) -> Callable[...
         sims.append(sim)
         return sim
 
-    return Factory(make, f"lc3({', '.join(p.name for p in lc3_program)})")
+    yield Factory(make, f"lc3({', '.join(p.name for p in lc3_program)})")
+    sims.clear()
 
 
 class Factory:
