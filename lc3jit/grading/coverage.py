@@ -35,23 +35,18 @@ def executed(machine: Machine) -> set[int]:
 
 
 def covering(machine: Machine, engine: str, words: Iterable[int]) -> Dispatcher:
-    """The translated engine `engine` for a run with coverage: nothing translated ahead,
-    and a translator that translates only the words run so far of `words` (those of the
-    loaded images: what a source line can name)."""
+    """The translated engine `engine` for a run with coverage: its translator, built as
+    its engine builds it (labels as leaders) but translating nothing ahead, translates
+    only the words run so far of `words` (those of the loaded images: what a source line
+    can name)."""
     if reason := why_not_translated():
         raise UntranslatableError(reason)
-    dispatcher: Dispatcher
-    if engine == "regions":
-        from lc3jit.translator.regions import region_engine
+    from lc3jit.translator.regions import RegionTranslator
+    from lc3jit.translator.translate import BlockTranslator
 
-        dispatcher = region_engine(machine, entries=[])
-    else:
-        from lc3jit.translator.translate import block_engine
-
-        dispatcher = block_engine(machine, entries=[])
-    assert dispatcher.translator is not None
-    dispatcher.translator = CoveringTranslator(dispatcher.translator, words, machine)
-    return dispatcher
+    kind = RegionTranslator if engine == "regions" else BlockTranslator
+    inner = kind(machine.edition, machine.labels, machine.access_control)
+    return Dispatcher(machine, CoveringTranslator(inner, words, machine))
 
 
 class CoveringTranslator:
