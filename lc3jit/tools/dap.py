@@ -43,11 +43,12 @@ from lc3jit.tools.dap_program import Program, call_chain, canonical, routine_ent
 from lc3jit.tools.dap_wire import Channel, Message, ProtocolError
 from lc3jit.tools.debugger import ENDED, CommandError, Debugger
 from lc3jit.tools.expressions import ExpressionError, Value, assign, evaluate, truth, word_text
+from lc3jit.tools.watches import REGISTER
 from lc3jit_runtime.console import Console
 from lc3jit_runtime.endings import Ending
 from lc3jit_runtime.errors import LC3Error
 from lc3jit_runtime.isa import CC_VALUE, WORD_MASK, decode
-from lc3jit_runtime.machine import IO_BASE, WATCH_OBSERVED
+from lc3jit_runtime.machine import IO_BASE
 from lc3jit_runtime.outcome import STEP_LIMIT, Outcome
 
 THREAD = 1
@@ -57,6 +58,8 @@ PAUSED = Outcome(Ending.PAUSED, "paused")
 RECONFIGURE = Outcome(Ending.RECONFIGURE)
 _ASSIGNMENT = re.compile(r"\s*([^=<>!]+?)\s*=(?!=)\s*(.+)")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+#: A data breakpoint's accessType, as the debugger's watches name it.
+_ACCESS = {"write": "write", "read": "read", "readWrite": "access"}
 _HIT = re.compile(r"\s*(==|>=|>|%|<=|<)?\s*(\d+)\s*")
 
 CAPABILITIES = {
@@ -96,9 +99,11 @@ class Breakpoint:
     line: int | None = None
     source: dict[str, Any] | None = None
     message: str | None = None
+    watched: str | int | None = None  # a data breakpoint's register ("R2") or word
+    access: str = "write"  # a data breakpoint's accesses: write, read or access (readWrite)
 
     def reply(self) -> Message:
-        reply: Message = {"id": self.id, "verified": self.address is not None}
+        reply: Message = {"id": self.id, "verified": self.address is not None or self.watched is not None}
         if self.address is not None:
             reply["instructionReference"] = f"0x{self.address:04X}"
         if self.line is not None:
@@ -213,25 +218,8 @@ class AdapterDebugger(Debugger):
                 return outcome
             self.sim.machine.take_ending()
             self.adapter.apply_pending()
-
-    def _run(self, runnable: Runnable, steps: int | None) -> Outcome:
-        """As `stopping` and `advance`, for the debugger before reverse execution."""
-        machine = self.sim.machine
-        while True:
-            before = machine.icount
-            outcome = super()._run(runnable, steps)  # type: ignore[misc]
-            if outcome.ending is Ending.RECONFIGURE:
-                self.adapter.apply_pending()
-                if steps is not None:
-                    steps -= machine.icount - before
-                    if steps <= 0:
-                        return STEP_LIMIT
-                continue
-            if self.skips(outcome):
-                outcome = self.step_one()  # past it, in the interpreter, as `go` does
-                if outcome is STEP_LIMIT and steps is None:
-                    continue
-            return outcome
+            if runnable in (self.sim.engine, self.watcher):
+                runnable = self.runner  # a watch on a register or on reads may have been set
 
 
 class _Discard:
@@ -490,8 +478,19 @@ class Adapter:
 
     def on_data_breakpoint_info(self, args: Message) -> Message:
         name = str(args.get("name", ""))
-        if args.get("variablesReference") == REGISTERS:
-            return {"dataId": None, "description": f"{name}: registers cannot be watched, only memory words"}
+        if args.get("variablesReference") == REGISTERS or REGISTER.fullmatch(name):
+            register = REGISTER.fullmatch(name)
+            if register is None:
+                return {
+                    "dataId": None,
+                    "description": f"{name} cannot be watched: R0-R7 and memory words can",
+                }
+            return {
+                "dataId": f"R{register[1]}",
+                "description": f"changes of R{register[1]}",
+                "accessTypes": ["write"],
+                "canPersist": True,
+            }
         try:
             value = evaluate(self.sim, name)
         except ExpressionError as e:
@@ -501,17 +500,23 @@ class Adapter:
             return {"dataId": None, "description": f"{name} is not a word of memory that can be watched"}
         return {
             "dataId": f"0x{address:04X}",
-            "description": f"stores into {self.dbg.where(address)}",
-            "accessTypes": ["write"],
+            "description": f"accesses to {self.dbg.where(address)}",
+            "accessTypes": ["write", "read", "readWrite"],
             "canPersist": True,
         }
 
     def on_set_data_breakpoints(self, args: Message) -> Message:
         bps = []
         for spec in args.get("breakpoints", []):
-            bp = self.new_breakpoint(spec, _reference(spec.get("dataId", "")))
-            if bp.address is not None and bp.address >= IO_BASE:
-                bp.address, bp.message = None, "device registers cannot be watched"
+            bp = self.new_breakpoint(spec, None)
+            data_id = str(spec.get("dataId", ""))
+            register = REGISTER.fullmatch(data_id)
+            bp.watched = f"R{register[1]}" if register else _reference(data_id)
+            bp.access = _ACCESS.get(spec.get("accessType", "write"), "write")
+            if register and bp.access != "write":
+                bp.watched, bp.message = None, "a register is watched for changes (accessType write)"
+            elif isinstance(bp.watched, int) and bp.watched >= IO_BASE:
+                bp.watched, bp.message = None, "device registers cannot be watched"
             bps.append(bp)
         self.breakpoints.data = bps
         self.changed()
@@ -565,18 +570,18 @@ class Adapter:
         )
         for address in dbg.breakpoints - wanted:
             dbg.breakpoints.discard(address)
-            dbg.sim.engine.set_stop(address, False)
+            dbg.set_stop(address, False)
         for address in wanted - dbg.breakpoints:
             dbg.breakpoints.add(address)  # type: ignore[arg-type]
-            dbg.sim.engine.set_stop(address, True)  # type: ignore[arg-type]
-        watched = {bp.address for bp in self.breakpoints.data if bp.address is not None}
-        machine = dbg.sim.machine
-        for address in set(dbg.watches) - watched:
-            del dbg.watches[address]
-            machine.watch[address] &= ~WATCH_OBSERVED
-        for address in watched - set(dbg.watches):
-            dbg.watches[address] = machine.mem[address]  # type: ignore[index]
-            machine.watch[address] |= WATCH_OBSERVED  # type: ignore[index]
+            dbg.set_stop(address, True)  # type: ignore[arg-type]
+        watched = {bp.watched: bp.access for bp in self.breakpoints.data if bp.watched is not None}
+        kinds = dbg.watch_list.kinds
+        for target in dbg.watch_list.targets():
+            if target not in watched or (isinstance(target, int) and kinds[target] != watched[target]):
+                dbg.unwatch(target)
+        for target, access in watched.items():
+            if target not in dbg.watch_list.targets():
+                dbg.watch(target, access)
 
     def breakpoint_stops(self, pc: int) -> bool:
         """At a breakpoint's address: does any breakpoint there stop (its condition true, its
@@ -790,8 +795,7 @@ class Adapter:
         if value.where == "PC":
             self.dbg.frames = []
             self.dbg.ended = None  # a program that ended may go on from elsewhere
-        elif isinstance(value.where, int) and value.where in self.dbg.watches:
-            self.dbg.watches[value.where] = value.value
+        self.dbg.watch_list.resync(self.sim.machine)
         return value
 
     def on_evaluate(self, args: Message) -> Message:
@@ -839,8 +843,7 @@ class Adapter:
             word = sim.machine.mem[address]
             word = word & 0xFF00 | byte if low else byte << 8 | word & 0xFF
             sim.memory[address] = word
-            if address in self.dbg.watches:
-                self.dbg.watches[address] = word
+        self.dbg.watch_list.resync(sim.machine)
         return {"bytesWritten": len(data)}
 
     def on_disassemble(self, args: Message) -> Message:

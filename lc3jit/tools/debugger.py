@@ -28,7 +28,7 @@ from __future__ import annotations
 import contextlib
 import operator
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -40,11 +40,11 @@ from lc3jit.toolchain.disasm import instruction_text
 from lc3jit.toolchain.numbers import parse_number
 from lc3jit.tools.places import Places
 from lc3jit.tools.reverse import CHECKPOINT_EVERY, DEFAULT_LIMIT, History, RecordedConsole
+from lc3jit.tools.watches import KINDS, REGISTER, Check, CheckingInterpreter, WatchList
 from lc3jit_runtime.endings import Ending
 from lc3jit_runtime.errors import Watched
-from lc3jit_runtime.interp import Interpreter
 from lc3jit_runtime.isa import WORD_MASK, Flow, Instruction, decode, to_signed
-from lc3jit_runtime.machine import IO_BASE, WATCH_OBSERVED, Machine
+from lc3jit_runtime.machine import IO_BASE, Machine
 from lc3jit_runtime.outcome import STEP_LIMIT, Outcome
 
 #: Source lines `list` shows before and after the PC's (words, without source).
@@ -56,6 +56,7 @@ STEPPED = STEP_LIMIT  # a count of instructions run, as asked
 #: Endings after which the program cannot go on: `run` starts it again.
 ENDED = (Ending.HALT, Ending.FAULT, Ending.INPUT_EXHAUSTED)
 HISTORY_START = "the history begins here"
+_COMMAND = {kind: command for command, kind in KINDS.items()}
 
 
 def _done(outcome: Outcome) -> Outcome:
@@ -135,11 +136,11 @@ class Debugger:
         self.breakpoints: set[int] = set()
         self.conditions: dict[int, Condition] = {}
         self.temporary: set[int] = set()  # tbreak: deleted when hit
-        self.watches: dict[int, int] = {}  # address -> the value last seen there
+        self.watch_list = WatchList(self.where)
+        self.watches = self.watch_list.memory  # address -> the value last seen there
         self.displays: list[str] = []
         self.frames: list[tuple[int, int]] = []  # (return PC, R6) of calls seen being made
         self.pushed: list[str] = []  # watched words written by pushes since the last stop
-        self.quiet = False  # replaying: watches do not stop the run
         self.hits: list[tuple[int, Outcome]] = []  # scanning: the stops a run went through
         self.scanning = False
         self.last_error: str | None = None
@@ -149,6 +150,8 @@ class Debugger:
             "tbreak": self.cmd_tbreak,
             "delete": self.cmd_delete,
             "watch": self.cmd_watch,
+            "rwatch": self.cmd_rwatch,
+            "awatch": self.cmd_awatch,
             "display": self.cmd_display,
             "step": self.cmd_step,
             "next": self.cmd_next,
@@ -189,7 +192,8 @@ class Debugger:
         """A fresh machine from the files, with the breakpoints and watches kept."""
         self.sim = sim = self.make()
         machine = sim.machine
-        self.stepper = Interpreter(machine)
+        self.stepper = CheckingInterpreter(machine, self._check)
+        self.watcher = CheckingInterpreter(machine, self._check)  # the engine while a check is needed
         machine.observer = self._observed
         self.recorded = RecordedConsole(machine.console)
         machine.console = self.recorded  # type: ignore[assignment]
@@ -198,9 +202,8 @@ class Debugger:
         )
         for address in self.breakpoints:
             sim.engine.set_stop(address, True)
-        for address in self.watches:
-            machine.watch[address] |= WATCH_OBSERVED
-            self.watches[address] = machine.mem[address]
+            self.watcher.set_stop(address, True)
+        self.watch_list.arm(machine)
         self.places = Places(sim.symbols, sim.images)
         self.labels = self.places.labels
         self.frames = []
@@ -210,17 +213,37 @@ class Debugger:
         """A store into a watched word: stop after the store instruction. A push by TRAP, an
         exception or an interrupt cannot stop in the middle of entering the supervisor: it
         is reported at the next stop."""
-        if address not in self.watches:
+        change = self.watch_list.stored(address, value, at)
+        if change is None:
             return
-        old, self.watches[address] = self.watches[address], value
-        if self.quiet:
-            return
-        change = f"watch {self.where(address)}: x{old:04X} -> x{value:04X}, by x{at:04X}"
         if pushed:
             if not self.scanning:  # (reverse-continue does not stop at pushes)
                 self.pushed.append(change + " (a push)")
         else:
             raise Watched(at, True, change)
+
+    @property
+    def quiet(self) -> bool:
+        """Replaying (going back): watches do not stop the run."""
+        return self.watch_list.quiet
+
+    @quiet.setter
+    def quiet(self, value: bool) -> None:
+        self.watch_list.quiet = value
+
+    def _check(self, ins: Instruction) -> Check | None:
+        return self.watch_list.check(self.sim.machine, ins)
+
+    def set_stop(self, address: int, on: bool) -> None:
+        """A breakpoint's stop, in the engine and in the interpreter that stands in for it."""
+        self.sim.engine.set_stop(address, on)
+        self.watcher.set_stop(address, on)
+
+    @property
+    def runner(self) -> Runnable:
+        """What runs the program between stops: its engine, translated, unless a watch on a
+        register or on reads is set, which only an interpreter checking each step sees."""
+        return self.watcher if self.watch_list.checked else self.sim.engine
 
     def address(self, text: str) -> int:
         try:
@@ -300,20 +323,20 @@ class Debugger:
         machine = self.sim.machine
         outcome = self.step_one(stop_at) if self.sim.pc in self.breakpoints else STEPPED
         while outcome.reason == "step-limit" and (stop_at is None or machine.icount < stop_at):
-            outcome = self.advance(self.sim.engine, stop_at)
+            outcome = self.advance(self.runner, stop_at)
             if outcome.reason == "breakpoint" and not self.stopping(outcome):
                 outcome = self.step_one(stop_at)
         return outcome
 
     def run_to(self, target: int, sp: int | None, stop_at: int | None) -> Outcome:
         """Run on the engine until the PC is target with R6 = sp (any R6 if None), or another stop."""
-        engine, machine = self.sim.engine, self.sim.machine
+        machine = self.sim.machine
         temporary = target not in self.breakpoints
         if temporary:
-            engine.set_stop(target, True)
+            self.set_stop(target, True)
         try:
             while True:
-                outcome = self.advance(engine, stop_at)
+                outcome = self.advance(self.runner, stop_at)
                 if outcome.reason != "breakpoint":
                     return outcome
                 if machine.pc == target and (sp is None or machine.reg[6] == sp):
@@ -325,7 +348,7 @@ class Debugger:
                     return outcome
         finally:
             if temporary:
-                engine.set_stop(target, False)
+                self.set_stop(target, False)
 
     def current(self) -> Instruction:
         pc = self.sim.pc
@@ -424,14 +447,14 @@ class Debugger:
         finally:
             self.quiet = False
         self.frames, self.pushed = [], []
+        self.watch_list.resync(self.sim.machine)
         self.ended = outcome if outcome.ending in ENDED else None
         return outcome
 
     def _restore(self, target: int) -> None:
         """The history's checkpoint at or before target, the watches' values as it has them."""
         self._history().restore(target)
-        for address in self.watches:
-            self.watches[address] = self.sim.machine.mem[address]
+        self.watch_list.resync(self.sim.machine)
 
     def _replay(self, target: int) -> Outcome:
         """Forward to the count target on the engine, as the run went before."""
@@ -530,7 +553,7 @@ class Debugger:
                     self.hits.append((machine.icount, BREAKPOINT))
                 outcome = self.step_one(end)
                 if outcome.reason == "step-limit" and machine.icount < end:
-                    outcome = self.advance(self.sim.engine, end)
+                    outcome = self.advance(self.runner, end)
                 if outcome.reason == "watch":
                     self.hits.append((machine.icount, outcome))
                 elif outcome.reason not in ("step-limit", "breakpoint"):
@@ -644,7 +667,7 @@ class Debugger:
             self.conditions.pop(address, None)
         if address not in self.breakpoints:
             self.breakpoints.add(address)
-            self.sim.engine.set_stop(address, True)
+            self.set_stop(address, True)
         self.say(f"Breakpoint at {self.where(address)}" + (f" if {condition.strip()}" if condition else ""))
 
     def cmd_tbreak(self, args: list[str]) -> None:
@@ -682,34 +705,73 @@ class Debugger:
         return f"x{value:04X} {to_signed(value)}"
 
     def cmd_delete(self, args: list[str]) -> None:
-        """delete [LOC...]: remove the breakpoint or watch at LOC; alone, remove them all."""
-        targets: Iterable[int] = list(map(self.address, args)) if args else [*self.breakpoints, *self.watches]
-        for address in targets:
+        """delete [LOC|R2...]: remove the breakpoint or watch at LOC (R2); alone, remove them all."""
+        if not args:
+            for target in [*self.breakpoints, *self.watch_list.targets()]:
+                self._delete_target(target)
+        for text in args:
+            register = REGISTER.fullmatch(text)
+            if register is not None:
+                if int(register[1]) not in self.watch_list.registers:
+                    raise CommandError(f"no watch on R{register[1]}")
+                self._delete_target(f"R{register[1]}")
+                continue
+            address = self.address(text)
             if address not in self.breakpoints and address not in self.watches:
                 raise CommandError(f"no breakpoint or watch at {self.where(address)}")
-            self._delete(address)
-            self.say(f"Deleted {self.where(address)}")
+            self._delete_target(address)
+
+    def _delete_target(self, target: str | int) -> None:
+        if isinstance(target, str):
+            self.unwatch(target)
+        else:
+            self._delete(target)
+        self.say(f"Deleted {target if isinstance(target, str) else self.where(target)}")
 
     def _delete(self, address: int) -> None:
         if address in self.breakpoints:
             self.breakpoints.discard(address)
             self.conditions.pop(address, None)
             self.temporary.discard(address)
-            self.sim.engine.set_stop(address, False)
+            self.set_stop(address, False)
         elif address in self.watches:
-            del self.watches[address]
-            self.sim.machine.watch[address] &= ~WATCH_OBSERVED
+            self.unwatch(address)
 
-    def cmd_watch(self, args: list[str]) -> None:
-        """watch LOC: stop after an instruction (ST, STI, STR) stores into the word at LOC."""
+    def unwatch(self, target: str | int) -> None:
+        """Delete the watch on a register ("R2") or a word."""
+        self.watch_list.remove(self.sim.machine, target)
+        self.stepper.refresh()
+        self.watcher.refresh()
+
+    def cmd_watch(self, args: list[str], kind: str = "write") -> None:
+        """watch LOC|R2: stop after an instruction stores into the word at LOC, or changes R2."""
         if len(args) != 1:
-            raise CommandError("watch takes one label or address")
-        address = self.address(args[0])
-        if address >= IO_BASE:
+            raise CommandError(
+                f"{_COMMAND[kind]} takes one label or address" + (", or a register" * (kind == "write"))
+            )
+        register = REGISTER.fullmatch(args[0])
+        if register is not None and kind != "write":
+            raise CommandError(f"a register is watched for changes: watch {args[0]}")
+        self.say("Watching " + self.watch(f"R{register[1]}" if register else self.address(args[0]), kind))
+
+    def cmd_rwatch(self, args: list[str]) -> None:
+        """rwatch LOC: stop after an instruction reads the word at LOC (LD, LDR, LDI, STI, a pop)."""
+        self.cmd_watch(args, "read")
+
+    def cmd_awatch(self, args: list[str]) -> None:
+        """awatch LOC: stop after an instruction reads or stores into the word at LOC."""
+        self.cmd_watch(args, "access")
+
+    def watch(self, target: str | int, kind: str = "write") -> str:
+        """Watch a register ("R2": its changes) or a word for `kind` accesses (write, read,
+        access); what it holds now. A watch on a register or on reads makes the program run
+        in the debugger's checking interpreter until it is deleted."""
+        if isinstance(target, int) and target >= IO_BASE:
             raise CommandError("device registers cannot be watched")
-        self.watches[address] = self.sim.machine.mem[address]
-        self.sim.machine.watch[address] |= WATCH_OBSERVED
-        self.say(f"Watching {self.where(address)} = x{self.watches[address]:04X}")
+        shown = self.watch_list.add(self.sim.machine, target, kind)
+        self.stepper.refresh()
+        self.watcher.refresh()
+        return shown
 
     def cmd_display(self, args: list[str]) -> None:
         """display [EXPR]: show R2, PC, M[LOC] at every stop; alone, show them now."""
@@ -793,8 +855,7 @@ class Debugger:
             self.say("Breakpoints: " + (", ".join(shown) or "none"))
             self.cmd_info(["watchpoints"])
         elif what and "watchpoints".startswith(what):
-            watches = ", ".join(f"{self.where(a)} = x{v:04X}" for a, v in sorted(self.watches.items()))
-            self.say("Watches: " + (watches or "none"))
+            self.say("Watches: " + (", ".join(self.watch_list.describe()) or "none"))
         elif what and "display".startswith(what):
             self.cmd_display([])
         elif what and "history".startswith(what):
@@ -865,13 +926,13 @@ class Debugger:
             self.ended = None  # a program that ended may go on from elsewhere
         elif re.fullmatch(r"R[0-7]", target):
             self.sim.registers[int(target[1])] = value
+            self.watch_list.resync(self.sim.machine)
         elif re.fullmatch(r"R\d+", target):
             raise CommandError(f"no register {args[0]}: the registers are R0-R7")
         else:
             address = self.address(args[0])
             self.sim.memory[address] = value
-            if address in self.watches:
-                self.watches[address] = value & WORD_MASK
+            self.watch_list.resync(self.sim.machine)
         if self.history is not None:
             self.history.diverge()
         self.say(f"{args[0]} = x{value & WORD_MASK:04X}")
