@@ -68,7 +68,8 @@ def test_a_missing_program_is_named_as_the_usage_names_it() -> None:
 
 
 LOADED = "print(sorted(sys.modules), file=sys.stderr)"
-#: What only translating, debugging, grading or drawing needs.
+#: What only translating, debugging, grading or drawing needs; and pydantic, which typer
+#: needs only for values other than text and paths (lc3jit/cli/typer_adapter.py).
 HEAVY = (
     "bytecode",
     "rich",
