@@ -75,6 +75,7 @@ HEAVY = (
     "rich",
     "lc3jit.translator",
     "lc3jit.api",
+    "lc3jit.simulator",
     "lc3jit.grading",
     "lc3jit.tools.debugger",
     "lc3jit.tools.dump",
