@@ -80,6 +80,7 @@ HEAVY = (
     "lc3jit.tools.debugger",
     "lc3jit.tools.dump",
     "lc3jit_runtime.dispatch",
+    "pydantic",
 )
 
 
