@@ -1,7 +1,7 @@
 """The options of `lc3jit run`, declared once.
 
 The fast launcher (`lc3jit/launch.py`) reads a plain command line by this table without
-importing typer, and the typer CLI (`lc3jit/cli.py`) builds its `run` command from the
+importing typer, and the typer CLI (`lc3jit/cli/`) builds its `run` command from the
 same rows, so an option added here exists both ways; `tests/test_launch.py` holds the
 two together. A row names the option, the `RunOptions` field it fills, the kind of its
 value (which says how each side reads it), its default and its help.

@@ -55,6 +55,8 @@ class TieredEngine:
         self.stops: set[int] = set()
         self.translated_at: int | None = None  # the instruction count at the switch
         self.translation_seconds = 0.0  # building the engine at the switch
+        if machine.start_pc is None:  # the engine built at the switch translates from here
+            machine.start_pc = machine.pc
 
     def set_stop(self, pc: int, on: bool) -> None:
         (self.engine or self.interpreter).set_stop(pc, on)

@@ -132,6 +132,9 @@ class Machine:
         # start blocks there. Knowledge about the loaded program, like memory contents.
         self.labels: frozenset[int] = frozenset()
         self.translation_budget = TRANSLATION_BUDGET  # instructions left to translate
+        # Where the run began, for translators built after it began (lc3jit's tiered start):
+        # they translate from there, not from the PC reached. None: from the PC.
+        self.start_pc: int | None = None
 
     # The PSR, assembled from its parts.
     @property

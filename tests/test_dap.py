@@ -20,7 +20,8 @@ from typing import Any
 
 import pytest
 
-from lc3jit.tools.dap import Adapter, hit_reached
+from lc3jit.tools.dap import Adapter
+from lc3jit.tools.dap_breakpoints import hit_reached
 from lc3jit.tools.dap_wire import Channel
 from lc3jit.tools.debugger import Debugger
 
@@ -309,14 +310,37 @@ def test_step_back_and_reverse_continue(dap: Client) -> None:
 def test_data_breakpoint_stops_after_the_store(dap: Client) -> None:
     dap.launch(FIB)
     info = dap.request("dataBreakpointInfo", variablesReference=2, name="SAVE_R1")
-    assert info["dataId"] == "0x303F" and info["accessTypes"] == ["write"]
-    assert dap.request("dataBreakpointInfo", variablesReference=1, name="R1")["dataId"] is None
+    assert info["dataId"] == "0x303F" and info["accessTypes"] == ["write", "read", "readWrite"]
+    assert dap.request("dataBreakpointInfo", variablesReference=1, name="PC")["dataId"] is None
     reply = dap.request("setDataBreakpoints", breakpoints=[{"dataId": info["dataId"], "accessType": "write"}])
     assert reply["breakpoints"][0]["verified"]
     dap.request("configurationDone")
     stop = dap.stopped()
     assert stop["reason"] == "data breakpoint" and "SAVE_R1" in stop["text"]
     assert dap.top()["instructionPointerReference"] == "0x3011"  # after ST R1, SAVE_R1
+
+
+def test_data_breakpoints_on_a_register_and_on_reads(dap: Client) -> None:
+    dap.launch(FIB)
+    info = dap.request("dataBreakpointInfo", variablesReference=1, name="R1")
+    assert (info["dataId"], info["accessTypes"]) == ("R1", ["write"])
+    reply = dap.request(
+        "setDataBreakpoints",
+        breakpoints=[{"dataId": "R1", "accessType": "write"}, {"dataId": "R2", "accessType": "read"}],
+    )
+    assert [bp["verified"] for bp in reply["breakpoints"]] == [True, False]
+    dap.request("configurationDone")
+    stop = dap.stopped()
+    assert stop["reason"] == "data breakpoint" and stop["text"].startswith("watch R1: x0000 -> ")
+    by = int(stop["text"].rsplit("by x", 1)[1], 16)  # the instruction that changed R1, done
+    assert dap.top()["instructionPointerReference"] == f"0x{by + 1:04X}"
+    dap.request("setDataBreakpoints", breakpoints=[{"dataId": "0x303F", "accessType": "readWrite"}])
+    dap.request("continue", threadId=1)
+    stop = dap.stopped()
+    assert stop["text"] == "access watch x303F <SAVE_R1>: read x0000, by x3030"
+    dap.request("setDataBreakpoints", breakpoints=[{"dataId": "0x303F", "accessType": "read"}])
+    dap.request("continue", threadId=1)
+    assert dap.stopped()["text"] == "read watch x303F <SAVE_R1>: read x0001, by x3030"
 
 
 def test_pause_interrupts_a_program_running_translated(dap: Client, tmp_path: Path) -> None:
@@ -341,6 +365,19 @@ def test_breakpoint_set_while_running_is_applied(dap: Client, tmp_path: Path) ->
     dap.break_at(forever, {"line": 3})
     assert dap.stopped()["reason"] == "breakpoint"
     assert dap.top()["instructionPointerReference"] == "0x3001"
+
+
+def test_register_data_breakpoint_set_while_running_stops_the_translated_run(
+    dap: Client, tmp_path: Path
+) -> None:
+    counting = tmp_path / "counting.asm"
+    counting.write_text(".ORIG x3000\nLOOP ADD R1, R1, #1\nBRnp LOOP\nADD R2, R2, #1\nBRnzp LOOP\n.END\n")
+    dap.launch(counting)
+    dap.request("configurationDone")  # running on regions, translated
+    dap.request("setDataBreakpoints", breakpoints=[{"dataId": "R2", "accessType": "write"}])
+    stop = dap.stopped()
+    assert stop["reason"] == "data breakpoint" and stop["text"].startswith("watch R2: ")
+    assert stop["text"].endswith(", by x3002") and dap.top()["instructionPointerReference"] == "0x3003"
 
 
 def test_keys_from_the_debug_console_and_from_a_file(dap: Client, tmp_path: Path) -> None:

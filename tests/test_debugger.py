@@ -198,7 +198,7 @@ def test_errors_are_one_line_and_the_session_goes_on(tmp_path: Path) -> None:
     assert after(transcript, "break x3000 if") == [
         "error: break LOC, or break LOC if CONDITION (e.g. break LOOP if R2 == 0)"
     ]
-    assert len(after(transcript, "help")) == 23
+    assert len(after(transcript, "help")) == 25
 
 
 def test_max_steps_and_input_apply_in_the_debugger(tmp_path: Path) -> None:

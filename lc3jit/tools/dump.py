@@ -3,38 +3,12 @@
 `inspect_program` builds an engine (and with `run`, runs it with per-block run counts) and
 reads its translations back as `BlockDump` records: the LC-3 words of each block as the
 disassembler lists them, its exit and successors, and the Python bytecode of its code
-object as `dis` sees it, whose line numbers are LC-3 addresses. `write_text` and
-`to_json` only lay those records out.
+object as `dis` sees it, whose line numbers are LC-3 addresses. `dump_text.write_text` and
+`dump_json.to_json` only lay those records out.
 
 Blocks are read from the translator (`BlockTranslator.compiled`), not from the dispatcher's
 table, so a block translated at run time (an indirect target) or dropped by a store into
 its words (self-modifying code) still shows, marked as such.
-
-The JSON format (`FORMAT_VERSION` = 1; keys sorted; every address both as an integer and,
-under the same name with `_hex`, as a string like "x3000"):
-
-    {"version": 1, "program": str, "python": "3.11.7", "edition": 3, "engine": "blocks",
-     "summary": {"blocks": int, "instructions": int, "data_words": int,
-                 "translated_at_run_time": int, "translation_seconds": float},
-     "run": null | {"stop_reason": str, "exit_code": int, "message": str,
-                    "instructions": int, "seconds": float, "output": str},
-     "blocks": [{"start", "start_hex", "end", "end_hex", "label": str | null,
-                 "length": int, "exit": "branch" | "call" | "jump" | "return" | "trap" |
-                 "rti" | "fallthrough" | "limit" | "invalid",
-                 "successors": [{"kind": "taken" | "fallthrough" | "call" | "return" |
-                                 "indirect", "address": int | null, "address_hex"}],
-                 "listing": [{"address", "address_hex", "word", "word_hex", "label",
-                              "mnemonic", "operands", "target", "target_hex",
-                              "target_label"}],
-                 "bytecode": [{"offset": int, "address", "address_hex", "opname": str,
-                               "arg": int | null, "argrepr": str, "jump_target": bool}],
-                 "prologue": [bytecode line, as above], "epilogue": [bytecode line],
-                 "translated_at_run_time": bool, "installed": bool,
-                 "runs": int | null, "invalidations": int}],
-     "regions": [{"root", "root_hex", "label": str | null,
-                  "entries": [{"address", "address_hex"}], "blocks": [{"start", "start_hex"}],
-                  "exits": [{"kind", "address", "address_hex"}], "runs": int | null,
-                  "installed": bool}]}
 
 A region's code opens with a prologue (the machine's registers and tables loaded into
 locals, the test of which entry the dispatcher came in at) and closes with its way out (the
@@ -42,14 +16,6 @@ locals written back); both carry the root's address as their line, so `prologue`
 `epilogue` of the root block hold them apart from its instructions' own bytecode (both
 are empty for every other block, and for the block engine, whose loads and stores sit with
 the instructions that need them).
-
-`summary` counts every block the translator made; `blocks` holds those selected (by
---addr/--range), in address order, or hottest first after a run (`runs` is null without
-one). `data_words` counts loaded words that no block covers. The opcode names in
-`bytecode` are CPython's and differ between Python versions.
-
-The text shows, with the region engine, each region's heading before its blocks, and an
-integer constant that is an address (in a loaded image, or a device register) in hex.
 
 A new engine becomes dumpable by adding a `Dumpable` to `DUMPABLE`: how to build it with
 run counts and how to read back, per translated unit, the LC-3 block and its code
@@ -64,31 +30,21 @@ from __future__ import annotations
 
 import dis
 import functools
-import json
-import platform
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from types import CodeType
-from typing import TextIO
 
-from rich.console import Console as RichConsole
-from rich.text import Text
-
-from lc3jit.toolchain.disasm import ListingLine, format_line, iter_listing, labels_by_address
-from lc3jit.toolchain.numbers import format_address
+from lc3jit.toolchain.disasm import ListingLine, iter_listing, labels_by_address
 from lc3jit.tools.capture import CapturedConsole
-from lc3jit.translator.blocks import Block, Successor
+from lc3jit.translator.blocks import Block
 from lc3jit.translator.codegen import compile_block
-from lc3jit.translator.regions import Region, RegionTranslator, region_engine
-from lc3jit.translator.translate import BlockTranslator, block_engine
+from lc3jit.translator.regions import Region, region_engine
+from lc3jit.translator.translate import block_engine, translator_of
 from lc3jit_runtime.dispatch import Dispatcher
 from lc3jit_runtime.isa import MEMORY_WORDS
 from lc3jit_runtime.loader import Image, SourceLine
-from lc3jit_runtime.machine import IO_BASE, Machine
-
-FORMAT_VERSION = 1
-OPNAME_WIDTH = 24  # as dis lays out its columns
+from lc3jit_runtime.machine import Machine
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,8 +159,7 @@ def block_translations(dispatcher: Dispatcher) -> dict[int, tuple[Block, CodeTyp
     A block dropped by a store is compiled again for the dump: code generation is a pure
     function of the block, so this is the code that ran.
     """
-    translator = dispatcher.translator
-    assert isinstance(translator, BlockTranslator)
+    translator = translator_of(dispatcher)
     result = {}
     for start, block in translator.compiled.items():
         installed = dispatcher.blocks.get(start)
@@ -214,9 +169,8 @@ def block_translations(dispatcher: Dispatcher) -> dict[int, tuple[Block, CodeTyp
 
 
 def _regions(dispatcher: Dispatcher) -> list[Region]:
-    translator = dispatcher.translator
-    assert isinstance(translator, RegionTranslator)
-    return [translator.regions[root] for root in sorted(translator.regions)]
+    regions = translator_of(dispatcher).regions  # empty for the block engine
+    return [regions[root] for root in sorted(regions)]
 
 
 def region_translations(dispatcher: Dispatcher) -> dict[int, tuple[Block, CodeType]]:
@@ -401,246 +355,3 @@ def _run(machine: Machine, dispatcher: Dispatcher, max_steps: int | None) -> Run
     return RunReport(
         outcome.reason, outcome.exit_code, outcome.message, machine.icount, seconds, console.output
     )
-
-
-def _hex(name: str, value: int | None) -> dict[str, object]:
-    """An address under its name as an integer and under name_hex as "x3000" (both null if None)."""
-    return {name: value, f"{name}_hex": None if value is None else format_address(value)}
-
-
-def _record_json(record: object, addresses: tuple[str, ...]) -> dict[str, object]:
-    """A record's fields under their own names, with `_hex` twins for the address fields."""
-    values = {f.name: getattr(record, f.name) for f in fields(record)}  # type: ignore[arg-type]
-    for name in addresses:
-        values.update(_hex(name, values[name]))
-    return values
-
-
-def _block_json(b: BlockDump) -> dict[str, object]:
-    return {
-        **_hex("start", b.start),
-        **_hex("end", b.end),
-        "label": b.label,
-        "length": b.block.length,
-        "exit": b.block.exit.value,
-        "successors": [_record_json(s, ("address",)) for s in b.block.successors],
-        "listing": [_record_json(line, ("address", "word", "target")) for line in b.listing],
-        "bytecode": [_record_json(line, ("address",)) for line in b.bytecode],
-        "prologue": [_record_json(line, ("address",)) for line in b.prologue],
-        "epilogue": [_record_json(line, ("address",)) for line in b.epilogue],
-        "translated_at_run_time": b.translated_at_run_time,
-        "installed": b.installed,
-        "runs": b.runs,
-        "invalidations": b.invalidations,
-    }
-
-
-def _region_json(r: RegionDump) -> dict[str, object]:
-    return {
-        **_hex("root", r.root),
-        "label": r.label,
-        "entries": [_hex("address", e) for e in r.region.entries],
-        "blocks": [_hex("start", b.start) for b in r.region.blocks],
-        "exits": [_record_json(s, ("address",)) for s in r.region.exits],
-        "runs": r.runs,
-        "installed": r.installed,
-    }
-
-
-def to_json(dump: Dump, blocks: Iterable[BlockDump]) -> str:
-    """The documented JSON form (see the module docstring) of a dump, with the blocks chosen."""
-    run = dump.run
-    document = {
-        "version": FORMAT_VERSION,
-        "program": dump.program,
-        "python": platform.python_version(),
-        "edition": dump.edition,
-        "engine": dump.engine,
-        "summary": {
-            "blocks": len(dump.blocks),
-            "instructions": dump.instructions,
-            "data_words": dump.data_words,
-            "translated_at_run_time": sum(b.translated_at_run_time for b in dump.blocks),
-            "translation_seconds": round(dump.translation_seconds, 6),
-        },
-        "run": None
-        if run is None
-        else {
-            "stop_reason": run.stop_reason,
-            "exit_code": run.exit_code,
-            "message": run.message,
-            "instructions": run.instructions,
-            "seconds": round(run.seconds, 6),
-            "output": run.output.decode("latin-1"),
-        },
-        "blocks": [_block_json(b) for b in blocks],
-        "regions": [_region_json(r) for r in dump.regions],
-    }
-    return json.dumps(document, indent=2, sort_keys=True) + "\n"
-
-
-def _successor_text(successor: Successor, labels: Mapping[int, str]) -> str:
-    if successor.address is None:
-        return f"{successor.kind} (at run time)"
-    name = labels.get(successor.address)
-    return f"{successor.kind} {format_address(successor.address)}" + (f" {name}" if name else "")
-
-
-def _block_heading(b: BlockDump, labels: Mapping[int, str]) -> Text:
-    heading = Text()
-    heading.append(f"block {format_address(b.start)}-{format_address(b.end)}", style="bold cyan")
-    if b.label:
-        heading.append(f" {b.label}", style="bold yellow")
-    words = "word" if b.block.length == 1 else "words"
-    heading.append(f"  {b.block.length} {words}, exit {b.block.exit.value}")
-    if b.block.successors:
-        heading.append(" -> " + ", ".join(_successor_text(s, labels) for s in b.block.successors))
-    notes = []
-    if b.runs is not None:
-        notes.append((f"ran {b.runs}", "bold green" if b.runs else "dim"))
-    if b.invalidations:
-        notes.append((f"invalidated {b.invalidations}x by stores", "bold red"))
-    if b.dropped:
-        notes.append(("dropped", "red"))
-    if b.translated_at_run_time:
-        notes.append(("translated at run time", "magenta"))
-    for note, style in notes:
-        heading.append("  ")
-        heading.append(f"[{note}]", style=style)
-    return heading
-
-
-def _region_heading(r: RegionDump, labels: Mapping[int, str]) -> Text:
-    """One line a region: root, blocks, entries, exits, runs."""
-    region = r.region
-    text = Text()
-    text.append(f"region {format_address(r.root)}", style="bold cyan")
-    if r.label:
-        text.append(f" {r.label}", style="bold yellow")
-    count = len(region.blocks)
-    text.append(f"  {count} block{'s' if count != 1 else ''} in one code object")
-    text.append(f"; entries {' '.join(format_address(e) for e in region.entries)}")
-    text.append(f"; blocks {' '.join(format_address(b.start) for b in region.blocks)}")
-    if region.exits:
-        text.append("; exits -> " + ", ".join(_successor_text(s, labels) for s in region.exits))
-    if r.runs is not None:
-        text.append("  ")
-        text.append(f"[entered {r.runs}]", style="bold green" if r.runs else "dim")
-    if not r.installed:
-        text.append("  ")
-        text.append("[dropped]", style="red")
-    return text
-
-
-CONSTANT_OPS = frozenset({"LOAD_CONST", "RETURN_CONST", "LOAD_SMALL_INT"})
-DEVICE_REGISTERS = range(IO_BASE, MEMORY_WORDS)
-
-
-def shown_argrepr(line: BytecodeLine, loaded: Sequence[range]) -> str:
-    """What `dis` shows for the argument, with an integer that is an address in hex (x3010)."""
-    text = line.argrepr
-    if line.opname in CONSTANT_OPS and text.isdigit():
-        value = int(text)
-        if value in DEVICE_REGISTERS or any(value in words for words in loaded):
-            return format_address(value)
-    return text
-
-
-def bytecode_text(line: BytecodeLine, loaded: Sequence[range]) -> str:
-    """One bytecode instruction in the columns `dis` uses (jump target mark, offset, name, argument)."""
-    marker = ">>" if line.jump_target else "  "
-    arg = "" if line.arg is None else str(line.arg)
-    argrepr = shown_argrepr(line, loaded)
-    argrepr = f"({argrepr})" if argrepr else ""
-    padding = " " * max(1, OPNAME_WIDTH - len(line.opname))
-    return f"{marker}{line.offset:>5} {line.opname}{padding}{arg:>4} {argrepr}".rstrip()
-
-
-def _bytecode_text(line: BytecodeLine, loaded: Sequence[range]) -> Text:
-    """The same, for a terminal: the offset dim, the name in blue."""
-    text = Text("      " + bytecode_text(line, loaded))
-    name = 6 + 8
-    text.stylize("dim", 0, name)
-    text.stylize("blue", name, name + len(line.opname))
-    return text
-
-
-def _block_lines(b: BlockDump, loaded: Sequence[range]) -> Iterable[Text]:
-    """Each LC-3 instruction, then the bytecode generated for it (its line number), as dis
-    shows it; a region's prologue before the first, its way out after the last."""
-    by_address: dict[int | None, list[BytecodeLine]] = {}
-    for line in b.bytecode:
-        by_address.setdefault(line.address, []).append(line)
-    if b.prologue:
-        yield Text("  prologue: the region's locals loaded, its entry chosen", style="italic magenta")
-        yield from (_bytecode_text(line, loaded) for line in b.prologue)
-    for listing in b.listing:
-        yield Text("  " + format_line(listing), style="bold")
-        yield from (_bytecode_text(line, loaded) for line in by_address.get(listing.address, ()))
-    if b.epilogue:
-        yield Text("  epilogue: the region's way out, its locals written back", style="italic magenta")
-        yield from (_bytecode_text(line, loaded) for line in b.epilogue)
-
-
-def in_text_order(dump: Dump, blocks: Iterable[BlockDump]) -> list[tuple[RegionDump | None, list[BlockDump]]]:
-    """The blocks to show under their region's heading (regions in the order of their first
-    block shown), or all under none for the block engine."""
-    chosen = list(blocks)
-    if not dump.regions:
-        return [(None, chosen)]
-    by_root = {r.root: r for r in dump.regions}
-    owner = {}  # a block copied into several regions is shown with the first, as its bytecode is
-    for r in dump.regions:
-        for block in r.region.blocks:
-            owner.setdefault(block.start, r.root)
-    grouped: dict[int, list[BlockDump]] = {}
-    for b in chosen:
-        grouped.setdefault(owner[b.start], []).append(b)
-    return [(by_root[root], members) for root, members in grouped.items()]
-
-
-def write_text(dump: Dump, blocks: Iterable[BlockDump], file: TextIO, color: bool | None = None) -> None:
-    """The dump for people: coloured on a terminal, plain text in a pipe (or as `color` says)."""
-    out = RichConsole(
-        file=file, force_terminal=color, no_color=color is False, highlight=False, soft_wrap=True
-    )
-    labels = {b.start: b.label for b in dump.blocks if b.label}
-    for region, members in in_text_order(dump, blocks):
-        if region is not None:
-            out.print(_region_heading(region, labels))
-            out.print()
-        for b in members:
-            out.print(_block_heading(b, labels))
-            for line in _block_lines(b, dump.loaded):
-                out.print(line)
-            out.print()
-    summary = Text("summary: ", style="bold")
-    summary.append(
-        f"{len(dump.blocks)} blocks, {dump.instructions} instructions translated, "
-        f"{dump.data_words} words left as data, translated in {dump.translation_seconds * 1000:.1f} ms "
-        f"(engine {dump.engine}, edition {dump.edition}, Python {platform.python_version()})"
-    )
-    late = sum(b.translated_at_run_time for b in dump.blocks)
-    if late:
-        summary.append(f"; {late} blocks translated at run time")
-    out.print(summary)
-    if dump.run is not None:
-        run = dump.run
-        invalidated = [b for b in dump.blocks if b.invalidations]
-        out.print(
-            Text(
-                f"run: {run.stop_reason} after {run.instructions} instructions in {run.seconds * 1000:.1f} ms"
-                + (f" ({run.message})" if run.message else ""),
-                style="bold",
-            )
-        )
-        if invalidated:
-            out.print(
-                Text(
-                    "invalidated by self-modifying stores: "
-                    + ", ".join(f"{format_address(b.start)} ({b.invalidations}x)" for b in invalidated),
-                    style="red",
-                )
-            )
-        out.print(Text("program output:", style="bold"))
-        out.print(Text(run.output.decode("latin-1")), end="")

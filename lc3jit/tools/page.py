@@ -26,7 +26,8 @@ from lc3jit.toolchain.disasm import ListingLine
 from lc3jit.toolchain.numbers import format_address
 from lc3jit.tools.bench import ProgramBench, write_table
 from lc3jit.tools.chart import chart_svg
-from lc3jit.tools.dump import BlockDump, BytecodeLine, Dump, RegionDump, bytecode_text
+from lc3jit.tools.dump import BlockDump, BytecodeLine, Dump, RegionDump
+from lc3jit.tools.dump_text import bytecode_text
 from lc3jit.tools.layout import NODE_HEIGHT, NODE_WIDTH, Edge, Layout, Node, lay_out
 from lc3jit.translator.blocks import HALT_VECTOR, Exit, Successor
 

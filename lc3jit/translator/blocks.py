@@ -11,6 +11,7 @@ when the program gets there, and translated then.
 from __future__ import annotations
 
 import enum
+from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -132,19 +133,24 @@ def block_at(mem: Sequence[int], start: int, leaders: Iterable[int] | set[int] =
             return Block(start, tuple(instructions), Exit.FALLTHROUGH)
 
 
-def find_blocks(mem: Sequence[int], entries: Iterable[int], labels: Iterable[int] = ()) -> dict[int, Block]:
-    """Every block reachable from the entries, by start address.
+def find_blocks(
+    mem: Sequence[int], entries: Iterable[int], labels: Iterable[int] = (), limit: int | None = None
+) -> dict[int, Block]:
+    """Every block reachable from the entries, by start address; with `limit`, those of the
+    first `limit` or so words reached, nearest to the entries first.
 
-    First the code is found (words reached by following flow), then blocks are cut at
-    every leader: an entry, a label on code, a branch or call target, the word after a
-    control transfer.
+    First the code is found (words reached by following flow, breadth first), then blocks
+    are cut at every leader: an entry, a label on code, a branch or call target, the word
+    after a control transfer. A translator working on part of a big program asks for the
+    part it will translate: its work is then proportional to that part, not to the whole.
+    The blocks at the edge of a limited search run on to their natural ends.
     """
     entry_list = [e & WORD_MASK for e in entries]
     leaders = set(entry_list)
     code: set[int] = set()
-    work = list(entry_list)
-    while work:
-        address = work.pop()
+    work = deque(entry_list)
+    while work and (limit is None or len(code) < limit):
+        address = work.popleft()
         while address not in code and mem[address] != UNLIKELY_CODE:
             code.add(address)
             ins = decode(mem[address], address)

@@ -64,9 +64,15 @@ MAX_AHEAD = 2000
 
 def entry_points(machine: Machine) -> list[int]:
     """Where translation ahead of time starts: the start PC and, under an OS, every entry of
-    the trap and interrupt vector tables that points somewhere (its routines and handlers)."""
+    the trap and interrupt vector tables that points somewhere (its routines and handlers).
+
+    The start PC is where the run began (`Machine.start_pc`) when the engine is built after
+    it began (a tiered start): functions are rooted where they begin, so the region of a
+    loop the run is in holds the whole loop, whichever of its words the run reached.
+    """
     vectors = [] if machine.host_traps else machine.mem[TRAP_TABLE : EXCEPTION_TABLE + VECTORS]
-    return [machine.pc, *(address for address in vectors if address)]
+    start = machine.pc if machine.start_pc is None else machine.start_pc
+    return [start, *(address for address in vectors if address)]
 
 
 def block_engine(machine: Machine, profile: bool = False, entries: Sequence[int] | None = None) -> Dispatcher:
@@ -76,7 +82,7 @@ def block_engine(machine: Machine, profile: bool = False, entries: Sequence[int]
     `entries` replaces the entry points (`lc3jit compile` finds more).
     """
     entries = entry_points(machine) if entries is None else entries
-    blocks = find_blocks(machine.mem, entries, machine.labels)
+    blocks = find_blocks(machine.mem, [*entries, machine.pc], machine.labels)  # the PC reached starts one
     translator = BlockTranslator(machine.edition, frozenset(blocks), machine.access_control)
     dispatcher = Dispatcher(machine, translator, profile)
     for block in list(blocks.values())[:MAX_AHEAD]:

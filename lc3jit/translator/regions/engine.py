@@ -10,7 +10,14 @@ from lc3jit.translator.blocks import Block, find_blocks
 from lc3jit.translator.codegen import make_function
 from lc3jit.translator.regions.compiler import region_compiler
 from lc3jit.translator.regions.learning import Learner, guessed
-from lc3jit.translator.regions.select import NO_HINTS, Hints, hinted_site, region_blocks, region_roots
+from lc3jit.translator.regions.select import (
+    NO_HINTS,
+    Hints,
+    copied_in,
+    hinted_site,
+    region_blocks,
+    region_roots,
+)
 from lc3jit.translator.translate import BlockTranslator, Region, entry_points
 from lc3jit_runtime.dispatch import Dispatcher, Translation
 from lc3jit_runtime.machine import Machine
@@ -27,6 +34,15 @@ shared_code: dict[tuple[object, ...], CodeType] | None = None
 #: words) would cost regions x blocks, quadratic: 50 s for 5.8 KB. Real programs copy it
 #: about twice (2048 2.1, rogue 1.9); roots past the bound are translated when they get hot.
 AHEAD_COPIES = 3
+#: Before the run (or at a tiered run's switch), the words looked at from the entry points,
+#: and translated, copies counted, at most: about 0.1-0.2 s of translating. A bigger program
+#: gets the rest translated where it gets hot, within the dispatcher's share of the run
+#: (Dispatcher.translate), so that its translation is paid by what it runs.
+AHEAD_WORDS = 4096
+#: The words a region translated at run time is looked for in (it takes at most
+#: MAX_REGION_BLOCKS blocks of them): its cost stays that of a region, not of the code
+#: the PC can reach.
+REGION_SEARCH = 2048
 
 
 class RegionTranslator(BlockTranslator):
@@ -43,12 +59,12 @@ class RegionTranslator(BlockTranslator):
         stops = dispatcher.stops  # breakpoints: blocks end before them, and the region leaves there
         machine = dispatcher.machine
         targets = {target for seen in self.hints.values() for target in seen}
-        found = find_blocks(machine.mem, [pc, *targets], stops)
+        leaders = {*stops, *self.leaders}
+        found = find_blocks(machine.mem, [pc, *targets], leaders, REGION_SEARCH)
         if guesses := guessed(machine, found, self.hints):
             self.hints.update(guesses)
-            found = find_blocks(
-                machine.mem, [pc, *targets, *(t for seen in guesses.values() for t in seen)], stops
-            )
+            more = (t for seen in guesses.values() for t in seen)
+            found = find_blocks(machine.mem, [pc, *targets, *more], leaders, REGION_SEARCH)
         blocks = {start: block for start, block in found.items() if start not in stops}
         if pc not in blocks:  # x0000 at pc: not followed statically; a plain block will do
             return super().__call__(dispatcher, pc)
@@ -57,9 +73,12 @@ class RegionTranslator(BlockTranslator):
     def left_through(self, dispatcher: Dispatcher, site: int, target: int) -> None:
         self.learner.left_through(dispatcher, site, target)
 
-    def translate_region(self, dispatcher: Dispatcher, blocks: list[Block]) -> list[Translation]:
-        """One code object; a function for each entry, told apart by its default `entry`."""
-        compiler = region_compiler(blocks, self.edition, self.access_control, self.hints)
+    def translate_region(
+        self, dispatcher: Dispatcher, blocks: list[Block], also: Sequence[int] = ()
+    ) -> list[Translation]:
+        """One code object; a function for each entry, told apart by its default `entry`
+        (`also`: more entries, see region_compiler)."""
+        compiler = region_compiler(blocks, self.edition, self.access_control, self.hints, also)
         entries = compiler.facts.entries
         sites = {b.end for b in blocks if hinted_site(b)}
         key = (tuple((b.start, *(i.word for i in b.instructions)) for b in blocks), *entries)
@@ -84,30 +103,43 @@ class RegionTranslator(BlockTranslator):
 def region_engine(
     machine: Machine, profile: bool = False, entries: Sequence[int] | None = None, hints: Hints = NO_HINTS
 ) -> Dispatcher:
-    """A region for every function, translated ahead of time; other PCs when they get hot.
+    """A region for every function near the entry points, translated ahead of time; other PCs
+    when they get hot.
 
-    `entries` replaces the entry points (`lc3jit compile` finds more). `hints` are targets
-    of JMP and JSRR sites known before the run (the differential tests give any at all: a
-    wrong one only costs a compare); sites without are guessed from their jump tables.
+    `entries` replaces the entry points (`lc3jit compile` finds more), and then everything
+    they reach is translated (up to AHEAD_COPIES); otherwise the AHEAD_WORDS words nearest to
+    the entry points, and of their call targets only those too big to be copied into their
+    callers (a small one gets a region of its own if it gets hot on its own). `hints` are
+    targets of JMP and JSRR sites known before the run (the differential tests give any at
+    all: a wrong one only costs a compare); sites without are guessed from their jump tables.
+    Built after the run began (a tiered start), the regions are rooted where functions
+    begin, as before a run, and the PC reached is one more entry of the region holding it.
     """
+    whole = entries is not None
     entries = entry_points(machine) if entries is None else entries
+    limit = None if whole else AHEAD_WORDS
+    resume = machine.pc
     targets = [target for seen in hints.values() for target in seen]
-    blocks = find_blocks(machine.mem, [*entries, *targets], machine.labels)
+    blocks = find_blocks(machine.mem, [*entries, resume, *targets], machine.labels, limit)
     if guesses := guessed(machine, blocks, hints):  # the targets' code is found, and inside
         hints = {**guesses, **hints}
         targets += [target for seen in guesses.values() for target in seen]
-        blocks = find_blocks(machine.mem, [*entries, *targets], machine.labels)
+        blocks = find_blocks(machine.mem, [*entries, resume, *targets], machine.labels, limit)
     translator = RegionTranslator(machine.edition, frozenset(blocks), machine.access_control)
     translator.hints.update((site, list(seen)) for site, seen in hints.items())
     dispatcher = Dispatcher(machine, translator, profile)
     copies = AHEAD_COPIES * sum(block.length for block in blocks.values())
+    if not whole:
+        copies = min(copies, AHEAD_WORDS)
     for root in sorted(region_roots(blocks, entries), key=lambda root: root not in entries):
+        if not whole and root not in entries and copied_in(blocks, root):
+            continue
         region = region_blocks(blocks, root, hints)
         size = sum(block.length for block in region)
         if size > min(copies, machine.translation_budget):
             continue  # a smaller one may fit
         copies -= size
         machine.translation_budget -= size
-        for translation in translator.translate_region(dispatcher, region):
-            dispatcher.install(translation)
+        also = [resume] if any(block.start == resume for block in region) else []
+        dispatcher.install_entries(translator.translate_region(dispatcher, region, also))
     return dispatcher

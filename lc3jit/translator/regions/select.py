@@ -67,6 +67,11 @@ def reach(
     return order
 
 
+def copied_in(blocks: Mapping[int, Block], callee: int) -> bool:
+    """Is the subroutine at callee small enough to be copied into the regions that call it?"""
+    return len(reach(blocks, callee, lambda _: False)) <= INLINE_BLOCKS
+
+
 def region_blocks(blocks: Mapping[int, Block], root: int, hints: Hints = NO_HINTS) -> list[Block]:
     """The function at root: its own blocks, and the blocks of the small subroutines it calls
     (with JSR, or with JSRR to a target it was seen calling).
@@ -78,7 +83,7 @@ def region_blocks(blocks: Mapping[int, Block], root: int, hints: Hints = NO_HINT
 
     def is_small(callee: int) -> bool:
         if callee not in small:
-            small[callee] = len(reach(blocks, callee, lambda _: False)) <= INLINE_BLOCKS
+            small[callee] = copied_in(blocks, callee)
         return small[callee]
 
     return layout([blocks[s] for s in reach(blocks, root, is_small, hints)])

@@ -1,0 +1,111 @@
+"""Big programs: what translation costs and pays as a program grows (synthetic.py's programs).
+
+    python examples/bench/big_programs.py [--sizes 1000,4000,16000,48000] [--rounds 3] [--passes P]
+
+For each size, one program from synthetic.py, assembled once into a temporary folder, then:
+- whole processes, interleaved round by round, CPU time (user + system) of each, the
+  minimum of the rounds: `lc3jit run --no-cache` on the interpreter, on regions translated
+  before the run (`--translate-after 0`) and on the default tiered start; ratios are the
+  interpreter's time over the engine's (1.00 or more: at least the interpreter's speed);
+- in this process, what the region engine translated: before the run (ms, words, copies
+  counted) and at run time (how many translations, words, ms), with `--translate-after 0`;
+- `lc3jit compile`: CPU time of the process and the .pyc's size, per word of the program.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from synthetic import synthetic  # type: ignore[import-not-found]
+
+from lc3jit.session import boot, load_images
+from lc3jit.translator.regions import region_engine
+from lc3jit_runtime.console import Console
+
+ENGINES = {"interp": ["--engine", "interp"], "regions -t0": ["--translate-after", "0"], "tiered": []}
+
+
+def child_cpu(command: list[str]) -> float:
+    """CPU seconds of a child process, which must succeed."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(command, capture_output=True, check=False)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode:
+        raise SystemExit(f"{' '.join(command)}: exit {done.returncode}: {done.stderr.decode()}")
+    return after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+
+
+def translation_work(program: Path) -> dict[str, float]:
+    """What regions translate before and during a run (--translate-after 0), in this process."""
+    machine = boot(load_images([program]), Console(None, io.BytesIO()), 3)
+    began = time.process_time()
+    engine = region_engine(machine)
+    ahead = time.process_time() - began
+    translator = engine.translator
+    ahead_words = sum(b.length for r in translator.regions.values() for b in r.blocks)
+    before = dict(translator.regions)
+    engine.run()
+    late = [r for root, r in translator.regions.items() if before.get(root) is not r]
+    return {
+        "instructions": machine.icount,
+        "ahead_ms": ahead * 1000,
+        "ahead_words": ahead_words,
+        "late": len(late),
+        "late_words": sum(b.length for r in late for b in r.blocks),
+        "late_ms": engine.translating * 1000,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1000,4000,16000,48000")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--passes", type=int, default=None)
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    lc3jit = [sys.executable, "-m", "lc3jit"]
+    print(f"Python {sys.version.split()[0]}, load average {os.getloadavg()[0]:.1f}")
+    print(
+        "| words | instructions | interp ms | regions -t0 ms (x interp) | tiered ms (x interp) |"
+        " ahead ms (words) | run-time translations (words, ms) | ms per 1,000 words translated |"
+        " compile s | .pyc bytes/word |"
+    )
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    with tempfile.TemporaryDirectory() as folder:
+        for words in sizes:
+            source = Path(folder) / f"big{words}.asm"
+            extra = {} if args.passes is None else {"passes": args.passes}
+            source.write_text(synthetic(words, **extra))
+            program = source.with_suffix(".obj")
+            subprocess.run([*lc3jit, "asm", str(source)], check=True, capture_output=True)
+            times: dict[str, list[float]] = {name: [] for name in ENGINES}
+            for _ in range(args.rounds):
+                for name, options in ENGINES.items():
+                    times[name].append(child_cpu([*lc3jit, "run", str(program), "--no-cache", *options]))
+            best = {name: min(seconds) for name, seconds in times.items()}
+            work = translation_work(program)
+            pyc = Path(folder) / f"big{words}.pyc"
+            compile_seconds = child_cpu([*lc3jit, "compile", str(program), "-o", str(pyc)])
+            translated = work["ahead_words"] + work["late_words"]
+            per_kword = (work["ahead_ms"] + work["late_ms"]) / translated * 1000 if translated else 0.0
+            print(
+                f"| {words:,} | {work['instructions']:,.0f} | {best['interp'] * 1000:.0f} |"
+                f" {best['regions -t0'] * 1000:.0f} ({best['interp'] / best['regions -t0']:.2f}) |"
+                f" {best['tiered'] * 1000:.0f} ({best['interp'] / best['tiered']:.2f}) |"
+                f" {work['ahead_ms']:.0f} ({work['ahead_words']:,}) |"
+                f" {work['late']} ({work['late_words']:,}, {work['late_ms']:.0f}) | {per_kword:.0f} |"
+                f" {compile_seconds:.2f} | {pyc.stat().st_size / words:.0f} |",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()

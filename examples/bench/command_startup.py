@@ -1,0 +1,80 @@
+"""Start-up of the commands that reach typer (issue 20): CPU time of a whole `lc3jit`
+process for `asm`, `disasm` and `--help`, as a multiple of `python -c pass`.
+
+Each round runs every command line once, in turn (interleaved, so that a change in the
+machine's load touches all of them alike); a process's CPU time (user + system) is read
+from the kernel's accounting of that child alone (os.wait4). The minimum over the rounds
+counts. Also printed: how many modules each command imports (-X importtime), and the
+load average before and after.
+
+    python examples/bench/command_startup.py [ROUNDS]      (default 15)
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+EXAMPLES = Path(__file__).resolve().parent.parent
+COMMANDS = {
+    "python -c pass": ["-c", "pass"],
+    "lc3jit --help": ["--help"],
+    "lc3jit asm hello.asm": ["asm", "hello.asm"],
+    "lc3jit disasm hello.obj": ["disasm", "hello.obj"],
+    "lc3jit run hello.obj": ["run", "hello.obj"],
+}
+
+
+def command_line(args: list[str]) -> list[str]:
+    """The lc3jit entry point as installed beside this Python (or the module, without it)."""
+    if args[0] == "-c":
+        return [sys.executable, *args]
+    script = Path(sys.executable).parent / "lc3jit"
+    return [str(script), *args] if script.exists() else [sys.executable, "-m", "lc3jit", *args]
+
+
+def cpu_seconds(argv: list[str], cwd: Path) -> float:
+    child = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(child.pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{' '.join(argv)} failed")
+    return usage.ru_utime + usage.ru_stime
+
+
+def modules(argv: list[str], cwd: Path) -> int:
+    """Modules imported, as -X importtime lists them."""
+    python = [sys.executable, "-X", "importtime"]
+    runs = python + (argv[1:] if argv[0] == sys.executable else ["-m", "lc3jit", *argv[1:]])
+    done = subprocess.run(runs, cwd=cwd, capture_output=True, text=True, check=True)
+    return sum(line.startswith("import time:") for line in done.stderr.splitlines()) - 1  # the header
+
+
+def main() -> None:
+    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 15
+    with tempfile.TemporaryDirectory() as work:
+        cwd = Path(work)
+        for name in ("hello.asm", "hello.obj", "hello.sym"):
+            shutil.copy(EXAMPLES / name, cwd / name)
+        os.environ["XDG_CACHE_HOME"] = str(cwd / "cache")
+        load = os.getloadavg()[0]
+        times: dict[str, list[float]] = {name: [] for name in COMMANDS}
+        for _ in range(rounds):
+            for name, args in COMMANDS.items():
+                times[name].append(cpu_seconds(command_line(args), cwd))
+        base = min(times["python -c pass"])
+        print(
+            f"Python {sys.version.split()[0]}, {rounds} rounds, load {load:.1f} -> {os.getloadavg()[0]:.1f}"
+        )
+        print(f"{'command':<26}{'CPU ms (min)':>14}{'x python -c pass':>18}{'modules':>9}")
+        for name, args in COMMANDS.items():
+            best = min(times[name])
+            count = modules(command_line(args), cwd)
+            print(f"{name:<26}{best * 1000:>14.1f}{best / base:>18.1f}{count:>9}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,56 @@
+"""`grade`: a whole class graded by pytest, in parallel by submission (lc3jit/tools/grade.py)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from lc3jit.cli.common import command, fail
+
+GradeOut = Annotated[
+    Path, typer.Option("--out", metavar="DIR", help="Folder for scores.csv, scores.json, scores.html.")
+]
+GradeJobs = Annotated[
+    int, typer.Option("--jobs", "-j", min=0, metavar="N", help="Worker processes (0: one per core).")
+]
+GradeCoverage = Annotated[
+    bool, typer.Option(help="Name the lines each failing test never ran (runs on the interpreter).")
+]
+PytestOptions = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--pytest",
+        metavar="ARG",
+        help="An argument for pytest, e.g. --pytest=--lc3-time-limit=2; repeatable.",
+    ),
+]
+
+
+@command()
+def grade(
+    tests: Annotated[Path, typer.Argument(help="The pytest tests (file or folder) that grade one program.")],
+    submissions: Annotated[list[Path], typer.Argument(help="The students' programs (.asm, .obj, ...).")],
+    out: GradeOut = Path("grades"),
+    jobs: GradeJobs = 0,
+    coverage: GradeCoverage = True,
+    pytest_options: PytestOptions = None,
+) -> None:
+    """Grade a whole class: every submission against the tests, in parallel by submission
+    (see lc3jit/tools/grade.py); a submission that does not assemble, loops, floods its
+    output or crashes costs only its own score."""
+    from lc3jit.tools.grade import grade_class
+
+    for path in (tests, *submissions):
+        if not path.exists():
+            raise fail(f"{path}: no such file or folder")
+    options = [*(["--lc3-coverage"] if coverage else []), *(pytest_options or [])]
+    try:
+        records = grade_class(tests, submissions, out, jobs or os.cpu_count() or 1, options)
+    except RuntimeError as e:
+        raise fail(str(e)) from None
+    scores = ", ".join(f"{Path(r.program).name} {r.score:g}/{r.max_score:g}" for r in records[:5])
+    more = f", ... ({len(records)} in all)" if len(records) > 5 else ""
+    typer.echo(f"{scores}{more}\nwritten: {out / 'scores.csv'}, {out / 'scores.json'}, {out / 'scores.html'}")

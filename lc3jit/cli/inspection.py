@@ -1,0 +1,272 @@
+"""`dump` and `bench`: what the translator made of a program, and how fast each engine runs it."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from lc3jit.cli.common import address, address_range, command, fail, format_range, warn
+from lc3jit.cli.options import Edition, InputFile
+from lc3jit.cli.programs import Programs, compiled_program
+from lc3jit_runtime.errors import LC3Error
+
+if TYPE_CHECKING:
+    from lc3jit_runtime.compiled import Compiled
+    from lc3jit_runtime.dispatch import Dispatcher
+    from lc3jit_runtime.machine import Machine
+
+
+def _dumpable(value: str) -> str:
+    from lc3jit.tools.dump import DUMPABLE
+
+    if value not in DUMPABLE:
+        raise typer.BadParameter(f"no dump for engine {value!r}; choose from {', '.join(DUMPABLE)}")
+    return value
+
+
+def _format(value: str) -> str:
+    if value not in ("text", "json"):
+        raise typer.BadParameter("the format is text or json")
+    return value
+
+
+@command()
+def dump(
+    ctx: typer.Context,
+    programs: Programs,
+    addr: Annotated[
+        str | None,
+        typer.Option("--addr", metavar="ADDR", help="Show only the block(s) covering this address."),
+    ] = None,
+    chosen: Annotated[
+        str | None,
+        typer.Option(
+            "--range",
+            metavar="START:STOP",
+            help="Show only blocks with a word in START:STOP (STOP excluded).",
+        ),
+    ] = None,
+    output_format: Annotated[
+        str, typer.Option("--format", metavar="text|json", callback=_format, help="text or json.")
+    ] = "text",
+    run_first: Annotated[
+        bool, typer.Option("--run", help="Run first (output captured): runs per block, hottest first.")
+    ] = False,
+    input_file: InputFile = None,
+    max_steps: Annotated[
+        int | None,
+        typer.Option(
+            "--max-steps", min=0, metavar="N", help="With --run: stop after this many instructions."
+        ),
+    ] = None,
+    engine: Annotated[
+        str,
+        typer.Option(
+            "--engine",
+            metavar="regions|blocks",
+            callback=_dumpable,
+            help="The translator to show (run's own by default).",
+        ),
+    ] = "regions",
+    edition: Edition = 3,
+    html_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--html",
+            metavar="FILE",
+            help="Write the translation as one self-contained page to this file: the control-flow graph,"
+            " each block's source beside its bytecode (see docs/inspection.md).",
+        ),
+    ] = None,
+) -> None:
+    """Show each translated block: LC-3 disassembly, exits, Python bytecode (LC-3 addresses as
+    line numbers), and a summary. JSON is documented in lc3jit/tools/dump_json.py."""
+    from lc3jit.session import boot, load_images, why_not_translated
+    from lc3jit.tools.capture import CapturedConsole
+    from lc3jit.tools.dump import inspect_program
+
+    if addr is not None and chosen is not None:
+        raise typer.BadParameter("--addr and --range exclude each other")
+    if input_file is not None and not run_first:
+        raise typer.BadParameter("--input needs --run")
+    if reason := why_not_translated():
+        raise fail(f"no translated code to dump: {reason}")
+    start, stop = address_range(chosen)
+    if (at := address(addr, "--addr")) is not None:
+        start, stop = at, at + 1
+    try:
+        compiled = compiled_program(ctx, programs, edition)
+        images = load_images(programs) if compiled is None else list(compiled.images)
+        console = CapturedConsole.from_file(input_file)
+    except LC3Error as e:
+        raise fail(str(e)) from None
+    except OSError as e:  # the --input file
+        raise fail(f"{e.filename}: {e.strerror or e}") from None
+    if compiled is None:
+        machine, build = boot(images, console, edition), None
+    else:
+        machine = boot(images, console, compiled.edition, compiled.pc, compiled.system)
+        build = _saved_build(compiled, engine)
+        if output_format == "text":
+            from lc3jit.translator.compile import describe
+
+            typer.echo(f"compiled file {programs[0]}, by lc3jit {compiled.version}")
+            for line in describe(compiled):
+                typer.echo(line)
+            typer.echo("")
+    result = inspect_program(machine, images, str(programs[0]), engine, run_first, max_steps, build)
+    blocks = result.selected(start, stop)
+    if not blocks:
+        raise fail(f"{programs[0]}: no translated block in {format_range(start, stop)}")
+    if html_file is not None:
+        from lc3jit.tools.page import render
+
+        try:
+            html_file.write_text(render(result), encoding="utf-8")
+        except OSError as e:
+            raise fail(f"{html_file}: {e.strerror or e}") from None
+    elif output_format == "json":
+        from lc3jit.tools.dump_json import to_json
+
+        sys.stdout.write(to_json(result, blocks))
+    else:
+        from lc3jit.tools.dump_text import write_text
+
+        write_text(result, blocks, sys.stdout)
+
+
+def _saved_build(compiled: Compiled, engine: str) -> Callable[[Machine, bool], Dispatcher] | None:
+    """Builds the dumped engine from the compiled translations, its records filled for the dump."""
+    from lc3jit.translator.saved import recording_translator
+    from lc3jit_runtime.compiled import saved_dispatcher
+
+    saved = compiled.engines.get(engine)
+    if saved is None:
+        return None
+    return lambda machine, profile: saved_dispatcher(
+        machine, saved, recording_translator(machine, engine, saved), profile
+    )
+
+
+def _engine_list(value: str) -> list[str]:
+    """Engine names, each perhaps with @LOC: that engine with a breakpoint at LOC."""
+    from lc3jit.session import ENGINES
+    from lc3jit.tools.bench import BREAK
+
+    names = [name.strip() for name in value.split(",") if name.strip()]
+    unknown = [name for name in names if name.partition(BREAK)[0] not in ENGINES]
+    if unknown or not names:
+        raise typer.BadParameter(f"no engine {', '.join(unknown)!r}; choose from {', '.join(ENGINES)}")
+    return names
+
+
+@command(name="bench")
+def bench_command(
+    programs: Annotated[
+        list[Path],
+        typer.Argument(metavar="PROGRAM", help="Programs to time, each on its own (.asm, .obj, ...)."),
+    ],
+    input_file: InputFile = None,
+    engines: Annotated[
+        str | None,
+        typer.Option(
+            "--engines",
+            metavar="ENGINE,...",
+            help="Comma-separated engine names (default: all); ENGINE@LOC runs ENGINE under the debugger"
+            " with a breakpoint at LOC (a label or address), continued through at each hit.",
+        ),
+    ] = None,
+    repeat: Annotated[
+        int, typer.Option("--repeat", min=1, metavar="N", help="Runs of each engine; the median counts.")
+    ] = 3,
+    floor: Annotated[
+        bool,
+        typer.Option("--floor", help="Also time PROG.py beside PROG: hand-written Python, no emulation."),
+    ] = False,
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Write the results as JSON (see lc3jit/tools/bench.py).")
+    ] = False,
+    process: Annotated[
+        bool,
+        typer.Option(
+            "--process",
+            help="Time each run as a whole `lc3jit run` process, start-up included (CPU seconds).",
+        ),
+    ] = False,
+    edition: Edition = 3,
+    plot: Annotated[
+        Path | None,
+        typer.Option(
+            "--plot",
+            metavar="FILE",
+            help="Also draw the results as a chart, an SVG file (see docs/inspection.md).",
+        ),
+    ] = None,
+    html_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--html", metavar="FILE", help="Also write the chart and the table as one self-contained page."
+        ),
+    ] = None,
+) -> None:
+    """Time every engine on each program (alternating runs, same input), checking that all end
+    with the same output, state, memory and instruction count; a difference is exit code 1."""
+    from rich.console import Console as RichConsole
+    from rich.progress import Progress
+
+    from lc3jit.session import ENGINES, engines_on_this_python, load_images
+    from lc3jit.tools import bench
+
+    if floor and process:
+        raise typer.BadParameter("--floor and --process exclude each other")
+    names = engines_on_this_python(_engine_list(engines or ",".join(ENGINES)), warn)
+    try:
+        keys = input_file.read_bytes() if input_file else b""
+        loaded = [(path, load_images([path])) for path in programs]
+    except LC3Error as e:
+        raise fail(str(e)) from None
+    except OSError as e:
+        raise fail(f"{e.filename}: {e.strerror or e}") from None
+    floors = {path: bench.floor_module(path) if floor else None for path in programs}
+    total = bench.runs_needed(len(programs), len(names), repeat, sum(f is not None for f in floors.values()))
+    progress_console = RichConsole(stderr=True)
+    hidden = not progress_console.is_terminal
+    with Progress(transient=True, console=progress_console, disable=hidden) as progress:
+        task = progress.add_task("bench", total=total)
+        try:
+            results = [
+                bench.bench_program(
+                    str(path),
+                    images,
+                    names,
+                    keys,
+                    repeat,
+                    edition,
+                    floors[path],
+                    lambda: progress.advance(task),
+                    process,
+                )
+                for path, images in loaded
+            ]
+        except LC3Error as e:
+            progress.stop()
+            raise fail(str(e)) from None
+    if json_output:
+        sys.stdout.write(bench.to_json(results, repeat, process))
+    else:
+        bench.write_table(results, sys.stdout)
+    if plot is not None or html_file is not None:
+        from lc3jit.tools.chart import chart_svg
+        from lc3jit.tools.page import bench_page
+
+        try:
+            if plot is not None:
+                plot.write_text(chart_svg(results), encoding="utf-8")
+            if html_file is not None:
+                html_file.write_text(bench_page(results), encoding="utf-8")
+        except OSError as e:
+            raise fail(f"{e.filename}: {e.strerror or e}") from None

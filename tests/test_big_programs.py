@@ -1,0 +1,121 @@
+"""Big programs and the tiered switch: the synthetic programs of the benchmark end the same on
+every engine, translation looks only at the code it translates (counted in words decoded,
+never timed), and the engine built at the switch roots its regions where functions begin."""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+import lc3jit.translator.blocks as blocks_module
+from lc3jit.session import ENGINES, boot, load_images
+from lc3jit.tiered import TieredEngine
+from lc3jit.toolchain.asm import assemble
+from lc3jit.translator.regions import RegionTranslator, region_engine
+from lc3jit.translator.regions.engine import AHEAD_WORDS, REGION_SEARCH
+from lc3jit_runtime.console import Console
+from lc3jit_runtime.machine import Machine
+
+from .conftest import Run
+from .test_differential import assert_same
+
+BENCH = Path(__file__).parent.parent / "examples" / "bench"
+
+
+def _synthetic() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("synthetic", BENCH / "synthetic.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+synthetic = _synthetic().synthetic
+
+
+def booted(source: str) -> tuple[Machine, io.BytesIO]:
+    display = io.BytesIO()
+    return boot(assemble(source).images, Console(io.BytesIO(), display)), display
+
+
+def run(source: str, build: Callable[[Machine], object]) -> Run:
+    machine, display = booted(source)
+    outcome = build(machine).run(None)  # type: ignore[attr-defined]
+    machine.console.flush()
+    return Run(machine, outcome, display.getvalue())
+
+
+@pytest.mark.parametrize("words,passes", [(300, 2), (1200, 1)])
+def test_synthetic_programs_end_the_same_on_every_engine(words: int, passes: int) -> None:
+    source = synthetic(words, passes=passes)
+    assert len(assemble(source).images[0].words) in range(words - 40, words + 40)
+    expected = run(source, ENGINES["interp"])
+    assert expected.outcome.reason == "halt" and expected.output[:1].isalpha()  # the checksum letter
+    for name in ("blocks", "regions"):
+        assert_same(expected, run(source, ENGINES[name]))
+    for after in (1, 777, expected.machine.icount // 2):
+        assert_same(
+            expected,
+            run(source, lambda m, after=after: TieredEngine(m, "regions", ENGINES["regions"], after)),
+        )
+
+
+@pytest.fixture
+def decoded(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """Counts the words the block finder decodes."""
+    count = [0]
+    decode = blocks_module.decode
+
+    def counting(word: int, address: int = 0):  # type: ignore[no-untyped-def]
+        count[0] += 1
+        return decode(word, address)
+
+    monkeypatch.setattr(blocks_module, "decode", counting)
+    yield count
+
+
+def test_translation_looks_at_the_code_it_translates_not_the_whole_program(decoded: list[int]) -> None:
+    """A 16k-word program: before the run, the words near the start; at run time, from a PC
+    far from it, the words near that PC (about a region's worth), never the rest of the program."""
+    machine, _ = booted(synthetic(16_000, passes=1))
+    engine = region_engine(machine)
+    assert decoded[0] < 3 * AHEAD_WORDS  # the finder's and the blocks' decoding, within the bound
+    translated = {
+        a for r in engine.translator.regions.values() for b in r.blocks for a in range(b.start, b.end + 1)
+    }
+    assert len(translated) <= AHEAD_WORDS
+    decoded[0] = 0
+    far = 0x3000 + 12_000
+    while far not in engine.translator.leaders and machine.mem[far] >> 12 != 0:  # a block's start
+        far += 1
+    translator = engine.translator
+    assert isinstance(translator, RegionTranslator)
+    translations = translator(engine, far)
+    assert translations and translations[0].start == far
+    assert decoded[0] < 3 * REGION_SEARCH
+
+
+def test_the_switch_roots_regions_where_functions_begin() -> None:
+    """arith's inner loop is x3005-x300D; a switch at x3008, inside it, builds the region of
+    the whole program from its start, with x3008 one more of its entries: no region that
+    begins at the PC reached and cuts the loop in two."""
+    images = load_images([BENCH / "arith.asm"])
+    machine = boot(images, Console(io.BytesIO(), io.BytesIO()))
+    tiered = TieredEngine(machine, "regions", ENGINES["regions"], after=10**9)
+    while machine.pc != 0x3008 or machine.icount < 50:
+        tiered.interpreter.run(1)
+    tiered.switch()
+    dispatcher = tiered.engine
+    regions = dispatcher.translator.regions  # type: ignore[union-attr]
+    assert list(regions) == [0x3000]
+    assert 0x3008 in regions[0x3000].entries and 0x3005 in {b.start for b in regions[0x3000].blocks}
+    assert dispatcher.blocks[0x3008].function.__code__ is regions[0x3000].code  # type: ignore[union-attr]
+    reference = boot(images, Console(io.BytesIO(), io.BytesIO()))
+    ENGINES["interp"](reference).run(None)
+    assert tiered.run().reason == "halt"
+    assert machine.snapshot() == reference.snapshot() and machine.icount == reference.icount
