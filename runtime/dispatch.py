@@ -28,7 +28,7 @@ from . import contract
 from .errors import Leave, Stop, StopRequested
 from .interp import Interpreter, stop_requested
 from .isa import MEMORY_WORDS, SIGN_BIT, WORD_MASK
-from .machine import ILLEGAL_OPCODE, KBDR, KBSR, WATCH_TRANSLATED, Machine
+from .machine import ILLEGAL_OPCODE, KBDR, KBSR, PSR_ADDR, WATCH_TRANSLATED, Machine
 from .outcome import UNLIMITED, Outcome
 from .traps import trap
 
@@ -143,7 +143,7 @@ class Dispatcher:
         self.cut: set[int] = set()  # starts of translations made while a stop stood
         self.region_count = [0]  # instructions the last region ran
         self.exit_counts = [0] * len(machine.mem)  # by address: a region's exits through that JMP or JSRR
-        self.held: Stop | Leave | None = None  # what READ held back for RAISE
+        self.held: Stop | Leave | None = None  # what READ held back for REREAD
         self.load_from_code = self._load_from_code()
         self.globals = self._block_globals()
         machine.code_write_hooks.append(self._code_written)
@@ -173,7 +173,7 @@ class Dispatcher:
                 ),
                 contract.INDIRECT.name: self.left_through,
                 contract.READ.name: self._read,
-                contract.RAISE.name: self._raise_held,
+                contract.REREAD.name: self._reread,
             }
         )
 
@@ -192,18 +192,23 @@ class Dispatcher:
         return load_from_code
 
     def _read(self, address: int, at: int) -> int:
-        """READ (runtime.contract): LOAD with what stops it held back, returning -1."""
+        """READ (runtime.contract): LOAD with what stops it held back, returning -1; -1
+        without reading for the PSR, whose codes the caller has not written back."""
+        if address == PSR_ADDR:
+            return -1
         try:
             return self.load_from_code(address, at)
         except (Stop, Leave) as held:
             self.held = held
             return -1
 
-    def _raise_held(self) -> None:
-        """RAISE: what READ held back, now that the registers are written back."""
+    def _reread(self, address: int, at: int) -> int:
+        """REREAD: what READ held back, raised now that the registers are written back;
+        or, nothing held, the load READ left (the PSR)."""
         held, self.held = self.held, None
-        assert held is not None
-        raise held
+        if held is not None:
+            raise held
+        return self.load_from_code(address, at)
 
     def _from_code(self, helper: Callable[..., int]) -> Callable[..., int]:
         """TRAP or RTI for translated code, which goes on inside where the next PC is

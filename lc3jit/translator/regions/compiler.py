@@ -151,32 +151,22 @@ class RegionCompiler(BlockCompiler):
         elif self.checked_loads:
             super().slow_load(push_address, at, rejoins)
         else:
-            e, stopped = self.e, Label()
+            e, stopped, read = self.e, Label(), Label()
             self.call(contract.READ, self.wrapped(push_address), at)
             e.dup()
             e.const(0)
             e.compare(Compare.LT)
             e.jump_if_true(stopped)
-            self.slow_path(stopped, self.raise_held)
+            e.place(read)
+            self.slow_path(stopped, lambda: self.reread(push_address, at, read))
 
-    def raise_held(self) -> None:
-        """After READ was stopped (-1 on the stack): registers back, then RAISE."""
+    def reread(self, push_address: Callable[[], None], at: int, read: Label) -> None:
+        """READ returned -1 (on the stack): the registers back, then REREAD, which raises
+        what stopped the read or reads what READ could not; the word goes on at `read`."""
         self.e.pop()
         self.sync()
-        self.call(contract.RAISE)
-        self.e.return_top()
-
-    def slow_store(
-        self,
-        push_address: Callable[[], None],
-        push_value: Callable[[], None],
-        at: int,
-        rejoins: bool,
-    ) -> None:
-        if rejoins:
-            super().slow_store(push_address, push_value, at, rejoins)
-        else:
-            self.bail(at)
+        self.call(contract.REREAD, self.wrapped(push_address), at)
+        self.e.jump(read)
 
     # Exits: inside the region they become jumps.
     def exit_to(self, pc: int) -> None:
