@@ -75,10 +75,12 @@ HEAVY = (
     "rich",
     "lc3jit.translator",
     "lc3jit.api",
+    "lc3jit.simulator",
     "lc3jit.grading",
     "lc3jit.tools.debugger",
     "lc3jit.tools.dump",
     "lc3jit_runtime.dispatch",
+    "pydantic",
 )
 
 
@@ -111,3 +113,9 @@ def test_toolchain_commands_and_help_import_neither_translator_nor_debugger(
 def test_dump_still_finds_its_translator(tmp_path: Path) -> None:
     loaded = modules_of("dump", str(EXAMPLES / "hello.obj"), cwd=tmp_path)
     assert {"bytecode", "lc3jit.translator", "lc3jit.tools.dump", "lc3jit.tools.dump_text"} <= loaded
+
+
+def test_paths_read_without_pydantic_keep_typers_checks(tmp_path: Path) -> None:
+    result = lc3jit("debug", "--input", str(tmp_path), str(EXAMPLES / "hello.obj"))
+    assert result.returncode == 2
+    assert f"Invalid value for '--input': file '{tmp_path}' is a directory." in result.stderr
