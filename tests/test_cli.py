@@ -68,16 +68,19 @@ def test_a_missing_program_is_named_as_the_usage_names_it() -> None:
 
 
 LOADED = "print(sorted(sys.modules), file=sys.stderr)"
-#: What only translating, debugging, grading or drawing needs.
+#: What only translating, debugging, grading or drawing needs; and pydantic, which typer
+#: needs only for values other than text and paths (lc3jit/cli/typer_adapter.py).
 HEAVY = (
     "bytecode",
     "rich",
     "lc3jit.translator",
     "lc3jit.api",
+    "lc3jit.simulator",
     "lc3jit.grading",
     "lc3jit.tools.debugger",
     "lc3jit.tools.dump",
     "lc3jit_runtime.dispatch",
+    "pydantic",
 )
 
 
@@ -110,3 +113,9 @@ def test_toolchain_commands_and_help_import_neither_translator_nor_debugger(
 def test_dump_still_finds_its_translator(tmp_path: Path) -> None:
     loaded = modules_of("dump", str(EXAMPLES / "hello.obj"), cwd=tmp_path)
     assert {"bytecode", "lc3jit.translator", "lc3jit.tools.dump", "lc3jit.tools.dump_text"} <= loaded
+
+
+def test_paths_read_without_pydantic_keep_typers_checks(tmp_path: Path) -> None:
+    result = lc3jit("debug", "--input", str(tmp_path), str(EXAMPLES / "hello.obj"))
+    assert result.returncode == 2
+    assert f"Invalid value for '--input': file '{tmp_path}' is a directory." in result.stderr

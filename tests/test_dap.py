@@ -20,7 +20,8 @@ from typing import Any
 
 import pytest
 
-from lc3jit.tools.dap import Adapter, hit_reached
+from lc3jit.tools.dap import Adapter
+from lc3jit.tools.dap_breakpoints import hit_reached
 from lc3jit.tools.dap_wire import Channel
 from lc3jit.tools.debugger import Debugger
 
@@ -364,6 +365,19 @@ def test_breakpoint_set_while_running_is_applied(dap: Client, tmp_path: Path) ->
     dap.break_at(forever, {"line": 3})
     assert dap.stopped()["reason"] == "breakpoint"
     assert dap.top()["instructionPointerReference"] == "0x3001"
+
+
+def test_register_data_breakpoint_set_while_running_stops_the_translated_run(
+    dap: Client, tmp_path: Path
+) -> None:
+    counting = tmp_path / "counting.asm"
+    counting.write_text(".ORIG x3000\nLOOP ADD R1, R1, #1\nBRnp LOOP\nADD R2, R2, #1\nBRnzp LOOP\n.END\n")
+    dap.launch(counting)
+    dap.request("configurationDone")  # running on regions, translated
+    dap.request("setDataBreakpoints", breakpoints=[{"dataId": "R2", "accessType": "write"}])
+    stop = dap.stopped()
+    assert stop["reason"] == "data breakpoint" and stop["text"].startswith("watch R2: ")
+    assert stop["text"].endswith(", by x3002") and dap.top()["instructionPointerReference"] == "0x3003"
 
 
 def test_keys_from_the_debug_console_and_from_a_file(dap: Client, tmp_path: Path) -> None:

@@ -12,6 +12,9 @@ from hypothesis import strategies as st
 
 from lc3jit.api import Simulator
 from lc3jit.tools.debugger import Debugger
+from lc3jit.tools.watches import words_read
+from lc3jit_runtime.isa import decode
+from lc3jit_runtime.machine import Machine
 
 from .test_differential import program
 from .test_reverse import STEPS, forward, simulator, state
@@ -145,3 +148,23 @@ def test_register_watch_hits_are_every_change_a_single_stepped_run_sees(
         seen.append(dbg.sim.machine.icount)
         assert state(dbg.sim, dbg.recorded.output) == forward("interp", case, seen[-1])
     assert seen == expected
+
+
+def test_the_words_each_instruction_reads(tmp_path: Path) -> None:
+    path = tmp_path / "reads.asm"
+    path.write_text(
+        '.ORIG x3000\nSTI R0, PTR\nRTI\nPUTS\nTRAP x26\nPTR .FILL x4000\nTEXT .STRINGZ "hi"\n.END\n'
+    )
+    sim = Simulator(path)
+    machine: Machine = sim.machine
+    machine.reg[0], machine.reg[6] = 0x3005, 0x2FFE
+
+    def reads(address: int) -> list[int]:
+        return list(words_read(decode(machine.mem[address], address), machine))
+
+    assert reads(0x3000) == [0x3004]  # STI: its pointer (the word it stores into is written)
+    assert reads(0x3001) == [0x2FFE, 0x2FFF]  # RTI, in supervisor mode: its two pops
+    assert reads(0x3002) == [0x3005, 0x3006, 0x3007]  # PUTS run by the host: "hi" and its x0000
+    assert reads(0x3003) == [0x0026]  # a TRAP no host routine runs: its vector
+    machine.psr_mode |= 0x8000  # user mode: RTI takes the privilege exception, reading nothing
+    assert reads(0x3001) == []

@@ -1,23 +1,33 @@
-"""What grading costs: one test in one process with each observation, and a whole class.
+"""What grading costs: one test in one process with each observation, a thousand tests of
+one program through pytest, and a whole class.
 
     python examples/grading/benchmark.py tests     # per-test cost, with and without observations
-    python examples/grading/benchmark.py class     # 300 submissions x 25 tests, `lc3jit grade`
+    python examples/grading/benchmark.py cases     # pytest examples/grading --cases 1000: cases per CPU s
+    python examples/grading/benchmark.py class [--no-coverage]   # 300 submissions x 25 tests
 
-A benchmark, not a test: it prints what it measured on this machine, once.
+A benchmark, not a test: it prints what it measured on this machine, with the load average.
 
 `tests` times what the pytest plugin does per test (a fresh Simulator of a program already
-assembled and translated, an ARRAY_MAX call on 20 random words, the result checked) under
-each observation, median of 5 rounds of 200 tests.
+assembled, an ARRAY_MAX call on 20 random words, the result checked) under each
+observation: CPU time, the minimum of 5 interleaved rounds of 200 tests, and the ratio to
+the plugin's plain test.
+
+`cases` runs `pytest examples/grading --lc3-program solution.asm --cases 1000` (1,010 tests)
+in a process of its own and divides the tests by its CPU time (start-up included).
 
 `class` makes 300 submissions of ARRAY_MAX in a temporary folder (most right, some with the
-buggy compare, some that do not assemble, loop forever or flood their output) and grades
-them with examples/grading's tests at 25 tests a submission (`--cases 15`), on 2 workers.
+buggy compare, some that do not assemble, loop forever or flood their output; each one
+different, as a class's are: a word of its own after the code) and grades them with
+examples/grading's tests at 25 tests a submission (`--cases 15`), on 2 workers, with
+coverage (as `lc3jit grade` does by default).
 """
 
 from __future__ import annotations
 
+import os
 import random
-import statistics
+import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -29,6 +39,7 @@ from lc3jit.session import load_images
 from lc3jit.tiered import TRANSLATE_AFTER
 from lc3jit.tools.grade import grade_class
 from lc3jit.translator.regions import engine as regions
+from lc3jit.translator.shared import SharedTranslations
 from lc3jit_runtime.loader import Image
 
 HERE = Path(__file__).parent
@@ -44,33 +55,63 @@ def one_test(images: list[Image], options: dict[str, object], prepare: Prepare, 
 
 
 Prepare = Callable[[Simulator], object]
+SHARED = SharedTranslations()
+PLUGIN = {"translate_after": TRANSLATE_AFTER, "time_limit": 10.0, "max_output": 1 << 16}
 MODES: dict[str, tuple[dict[str, object], Prepare]] = {
-    "plain (regions)": ({}, lambda sim: None),
-    "plain (regions, tiered: what the plugin runs)": ({"translate_after": TRANSLATE_AFTER}, lambda sim: None),
-    "plain (interp: what --lc3-coverage runs)": ({"engine": "interp"}, lambda sim: None),
-    "watch_calls() (regions)": ({}, lambda sim: sim.watch_calls("ARRAY_MAX")),
-    "watch_writes(...) (regions)": ({}, lambda sim: sim.watch_writes(lambda *_: None)),
+    "plain, tiered (what the plugin runs)": (PLUGIN, lambda sim: None),
+    "coverage=True, tiered (--lc3-coverage)": ({**PLUGIN, "coverage": True}, lambda sim: None),
+    "plain, interp": ({"engine": "interp"}, lambda sim: None),
+    "plain, regions built ahead, not shared": ({}, lambda sim: None),
+    "plain, regions built ahead, shared": ({"translations": SHARED}, lambda sim: None),
+    "watch_calls() (regions, shared)": ({"translations": SHARED}, lambda sim: sim.watch_calls("ARRAY_MAX")),
+    "watch_writes(...) (regions, shared)": (
+        {"translations": SHARED},
+        lambda sim: sim.watch_writes(lambda *_: None),
+    ),
     "watch_memory() (interpreter, stepped)": ({}, lambda sim: sim.watch_memory()),
     "strict=True (interpreter, stepped)": ({"strict": True}, lambda sim: None),
-    "seed=1 (random fill, regions)": ({"seed": 1}, lambda sim: None),
+    "seed=1 (random fill, tiered)": ({**PLUGIN, "seed": 1}, lambda sim: None),
 }
 
 
+def load() -> str:
+    return "load average " + " ".join(f"{v:.1f}" for v in os.getloadavg())
+
+
 def per_test() -> None:
-    regions.shared_code = {}  # as the pytest plugin shares translations between tests
+    regions.shared_code = {}  # as the pytest plugin shares compiled code between tests
     images = load_images([HERE / "solution.asm"])
-    print(f"Python {sys.version.split()[0]}: ARRAY_MAX on 20 words, a fresh Simulator per test")
-    print(f"{'observation':<44} {'us per test':>12}")
-    for name, (options, prepare) in MODES.items():
-        rng = random.Random(1)
-        one_test(images, options, prepare, rng)  # translate once, as the first test of a process does
-        rounds = []
-        for _ in range(5):
-            start = time.perf_counter()
+    print(f"Python {sys.version.split()[0]}: ARRAY_MAX on 20 words, a fresh Simulator per test; {load()}")
+    best = dict.fromkeys(MODES, float("inf"))
+    for options, prepare in MODES.values():
+        one_test(images, options, prepare, random.Random(0))  # translate once, as a process's first test
+    for _ in range(5):  # interleaved rounds: the load changes alike for every mode
+        for name, (options, prepare) in MODES.items():
+            rng = random.Random(1)
+            start = time.process_time()
             for _ in range(200):
                 one_test(images, options, prepare, rng)
-            rounds.append((time.perf_counter() - start) / 200)
-        print(f"{name:<44} {statistics.median(rounds) * 1e6:>12,.0f}")
+            best[name] = min(best[name], (time.process_time() - start) / 200)
+    base = best[next(iter(MODES))]
+    print(f"{'observation':<44} {'us CPU per test':>16} {'ratio':>6}")
+    for name, seconds in best.items():
+        print(f"{name:<44} {seconds * 1e6:>16,.0f} {seconds / base:>6.2f}")
+    print(f"after: {load()}")
+
+
+def cases(count: int = 1000) -> None:
+    """pytest on examples/grading with `count` random arrays, in a process of its own."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    command = [sys.executable, "-m", "pytest", str(HERE), "--lc3-program", str(HERE / "solution.asm")]
+    command += ["--cases", str(count), "-q", "-p", "no:cacheprovider"]
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    tests = count + 10
+    print(f"{tests} tests: {cpu:.2f} s CPU, {wall:.2f} s wall: {tests / cpu:.0f} cases per CPU second")
+    print(load())
 
 
 def make_class(folder: Path, count: int = 300) -> list[Path]:
@@ -85,38 +126,36 @@ def make_class(folder: Path, count: int = 300) -> list[Path]:
     paths = []
     for number in range(count):
         path = folder / f"student{number:03d}.asm"
-        path.write_text(kinds[number % len(kinds)])
+        source = kinds[number % len(kinds)]  # a word of its own: no two submissions translate alike
+        path.write_text(source.replace("        .END", f"STUDENT .FILL #{number}\n        .END"))
         paths.append(path)
     return paths
 
 
-def whole_class(jobs: int = 2) -> None:
+def whole_class(coverage: bool = True, jobs: int = 2) -> None:
     with tempfile.TemporaryDirectory() as temp:
         folder = Path(temp)
         submissions = make_class(folder)
-        for coverage in (False, True):
-            options = [
-                "--cases",
-                "15",
-                "--lc3-max-steps",
-                "100000",
-                *(["--lc3-coverage"] if coverage else []),
-            ]
-            start = time.perf_counter()
-            records = grade_class(HERE / "test_array_max.py", submissions, folder / "out", jobs, options)
-            wall = time.perf_counter() - start
-            tests = sum(len(r.tests) for r in records)
-            full = sum(r.score == r.max_score for r in records)
-            print(
-                f"{len(records)} submissions, {tests} tests, {jobs} workers, "
-                f"coverage {'on' if coverage else 'off'}: {wall:.1f} s wall ({full} with full marks)"
-            )
+        options = ["--cases", "15", "--lc3-max-steps", "100000", *(["--lc3-coverage"] if coverage else [])]
+        print(f"before: {load()}")
+        start = time.perf_counter()
+        records = grade_class(HERE / "test_array_max.py", submissions, folder / "out", jobs, options)
+        wall = time.perf_counter() - start
+        tests = sum(len(r.tests) for r in records)
+        full = sum(r.score == r.max_score for r in records)
+        print(
+            f"{len(records)} submissions, {tests} tests, {jobs} workers, "
+            f"coverage {'on' if coverage else 'off'}: {wall:.1f} s wall ({full} with full marks)"
+        )
+        print(f"after: {load()}")
 
 
 if __name__ == "__main__":
     if sys.argv[1:] == ["tests"]:
         per_test()
-    elif sys.argv[1:] == ["class"]:
-        whole_class()
+    elif sys.argv[1:] == ["cases"]:
+        cases()
+    elif sys.argv[1:2] == ["class"] and set(sys.argv[2:]) <= {"--no-coverage"}:
+        whole_class(coverage="--no-coverage" not in sys.argv)
     else:
-        sys.exit("usage: benchmark.py tests|class")
+        sys.exit("usage: benchmark.py tests|cases|class [--no-coverage]")

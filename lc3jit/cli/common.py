@@ -14,7 +14,7 @@ from collections.abc import Callable
 import typer
 
 from lc3jit import __version__
-from lc3jit.cli.plain_help import PlainCommand
+from lc3jit.cli.typer_adapter import PlainCommand, PlainGroup
 from lc3jit.toolchain.numbers import parse_address
 from lc3jit_runtime.isa import MEMORY_WORDS
 
@@ -29,6 +29,7 @@ pipe closed; 143 SIGTERM. The output is written as the program prints; --stats a
 
 app = typer.Typer(
     help="Run LC-3 programs by translating their machine code into Python bytecode.\n\n" + EXIT_CODES_HELP,
+    cls=PlainGroup,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,

@@ -1,10 +1,10 @@
 """Why a test failed, in plain words, and which of the student's lines never ran in it.
 
-Coverage comes from the interpreter: it decodes a word the first time it runs it and
-marks the word in the write map (WATCH_DECODED), so after a run the marked words are the
-instructions that ran. The lines worth showing are those the program could have reached
-from what ran (the block finder follows the flow from there) and did not: the branch
-never taken, the loop body never entered, the code after a loop that never ended.
+Coverage is the words that ran (lc3jit.grading.coverage: the interpreter's marks, which a
+translated engine built for coverage keeps exact). The lines worth showing are those the
+program could have reached from what ran (the block finder follows the flow from there)
+and did not: the branch never taken, the loop body never entered, the code after a loop
+that never ended.
 """
 
 from __future__ import annotations
@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from lc3jit.grading.coverage import executed
 from lc3jit.toolchain.asm import SPELLINGS
 from lc3jit.translator.blocks import find_blocks
 from lc3jit_runtime.loader import SourceLine
-from lc3jit_runtime.machine import IO_BASE, WATCH_DECODED, Machine
+from lc3jit_runtime.machine import Machine
 
 #: Lines shown at most per test.
 MAX_LINES = 12
@@ -60,12 +61,6 @@ def explain(kind: str, message: str) -> str:
     if " returned " in message:
         return "The subroutine returned, but not the value the test expected."
     return "A check of the test did not hold: compare what was expected with what came back."
-
-
-def executed(machine: Machine) -> set[int]:
-    """Addresses the interpreter ran on this machine (see the module's docstring)."""
-    watch = machine.watch
-    return {a for a in range(IO_BASE) if watch[a] & WATCH_DECODED}
 
 
 def is_instruction(text: str) -> bool:

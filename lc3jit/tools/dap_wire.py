@@ -89,3 +89,16 @@ class Channel:
                 "body": {"error": {"id": 1, "format": message, "showUser": True}},
             }
         )
+
+
+class RequestError(Exception):
+    """A request that cannot be done now or as given: its message goes back to the user."""
+
+
+def reference(text: str) -> int:
+    """A memoryReference, dataId or instructionReference: a word's address, 0x4000 or x4000."""
+    text = str(text).strip()
+    try:
+        return int(text.removeprefix("x").removeprefix("X"), 16) if text[:1] in "xX" else int(text, 0)
+    except ValueError:
+        raise RequestError(f"not a memory reference: {text!r}") from None

@@ -39,8 +39,8 @@ from lc3jit.toolchain.disasm import ListingLine, iter_listing, labels_by_address
 from lc3jit.tools.capture import CapturedConsole
 from lc3jit.translator.blocks import Block
 from lc3jit.translator.codegen import compile_block
-from lc3jit.translator.regions import Region, RegionTranslator, region_engine
-from lc3jit.translator.translate import BlockTranslator, block_engine
+from lc3jit.translator.regions import Region, region_engine
+from lc3jit.translator.translate import block_engine, translator_of
 from lc3jit_runtime.dispatch import Dispatcher
 from lc3jit_runtime.isa import MEMORY_WORDS
 from lc3jit_runtime.loader import Image, SourceLine
@@ -159,8 +159,7 @@ def block_translations(dispatcher: Dispatcher) -> dict[int, tuple[Block, CodeTyp
     A block dropped by a store is compiled again for the dump: code generation is a pure
     function of the block, so this is the code that ran.
     """
-    translator = dispatcher.translator
-    assert isinstance(translator, BlockTranslator)
+    translator = translator_of(dispatcher)
     result = {}
     for start, block in translator.compiled.items():
         installed = dispatcher.blocks.get(start)
@@ -170,9 +169,8 @@ def block_translations(dispatcher: Dispatcher) -> dict[int, tuple[Block, CodeTyp
 
 
 def _regions(dispatcher: Dispatcher) -> list[Region]:
-    translator = dispatcher.translator
-    assert isinstance(translator, RegionTranslator)
-    return [translator.regions[root] for root in sorted(translator.regions)]
+    regions = translator_of(dispatcher).regions  # empty for the block engine
+    return [regions[root] for root in sorted(regions)]
 
 
 def region_translations(dispatcher: Dispatcher) -> dict[int, tuple[Block, CodeType]]:

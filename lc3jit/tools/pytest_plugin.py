@@ -33,6 +33,7 @@ import time
 from collections.abc import Callable, Generator
 from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -44,6 +45,9 @@ from lc3jit.tiered import TRANSLATE_AFTER
 from lc3jit.translator.regions import engine as regions
 from lc3jit_runtime.errors import LC3Error
 from lc3jit_runtime.loader import Image
+
+if TYPE_CHECKING:
+    from lc3jit.translator.shared import SharedTranslations
 
 DEFAULT_MAX_STEPS = 1_000_000
 DEFAULT_TIME_LIMIT = 10.0
@@ -69,7 +73,7 @@ OPTIONS: dict[str, tuple[str, object, str]] = {
     ),
     "gradescope": ("string", "", "write Gradescope's results.json to FILE"),
     "report": ("string", "", "write a JSON report to FILE and an HTML page beside it"),
-    "coverage": ("bool", False, "run on the interpreter and name the lines a failing test never ran"),
+    "coverage": ("bool", False, "name the lines a failing test never ran"),
     "visibility": ("string", "visible", "Gradescope visibility of tests without a visibility mark"),
 }
 
@@ -146,8 +150,20 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[RECORDS] = {}
     config.pluginmanager.register(Collector(config.stash[RECORDS]), "lc3jit-records")
     config.stash[PROGRAM] = load(tuple(p.resolve() for p in settings.program)) if settings.program else None
-    if regions.shared_code is None:
+    if regions.shared_code is None:  # compiled again after a stop (watch_calls): shared too
         regions.shared_code = {}
+
+
+@functools.cache
+def shared_translations() -> SharedTranslations:
+    """One program's translations for every test of this process, and through the translation
+    cache (unless LC3JIT_NO_CACHE is set) for the other workers of pytest-xdist or
+    `lc3jit grade` that test the same program."""
+    from lc3jit.translator.cache import TranslationCache, cache_directory, disabled_by_environment
+    from lc3jit.translator.shared import SharedTranslations
+
+    cache = None if disabled_by_environment() else TranslationCache(cache_directory(), lambda _: None)
+    return SharedTranslations(cache)
 
 
 def load(paths: tuple[Path, ...]) -> tuple[tuple[Image, ...], str]:
@@ -186,10 +202,13 @@ def lc3_program(request: pytest.FixtureRequest) -> list[Path]:
 
 
 @pytest.fixture
-def lc3(request: pytest.FixtureRequest, lc3_program: list[Path]) -> Callable[..., Simulator]:
+def lc3(request: pytest.FixtureRequest, lc3_program: list[Path]) -> Generator[Factory, None, None]:
     """A factory of Simulators: lc3() loads the program under test; lc3(*files, source=...,
     keys=..., edition=..., os=..., seed=..., strict=...) takes the Simulator's own
-    arguments. All of a test's Simulators share its wall-clock limit."""
+    arguments. All of a test's Simulators share its wall-clock limit.
+
+    The test's Simulators are let go when it ends (its report, made before, has what it
+    needs of them): a session of a thousand tests kept two megabytes each."""
     config, node = request.config, request.node
     settings = config.stash[SETTINGS]
     deadline = time.monotonic() + settings.time_limit
@@ -198,7 +217,9 @@ def lc3(request: pytest.FixtureRequest, lc3_program: list[Path]) -> Callable[...
 
     def make(*programs: str | Path, **options: object) -> Simulator:
         __tracebackhide__ = True
-        options.setdefault("engine", "interp" if settings.coverage else settings.engine)
+        options.setdefault("engine", settings.engine)
+        options.setdefault("coverage", settings.coverage)
+        options.setdefault("translations", shared_translations())
         options.setdefault("max_steps", settings.max_steps)
         options.setdefault("time_limit", settings.time_limit)
         options.setdefault("deadline", deadline)
@@ -215,7 +236,8 @@ def lc3(request: pytest.FixtureRequest, lc3_program: list[Path]) -> Callable[...
         sims.append(sim)
         return sim
 
-    return Factory(make, f"lc3({', '.join(p.name for p in lc3_program)})")
+    yield Factory(make, f"lc3({', '.join(p.name for p in lc3_program)})")
+    sims.clear()
 
 
 class Factory:

@@ -8,7 +8,8 @@ check at every load would slow every program. So while a register watch or a rea
 set, the debugger runs the program in an interpreter whose steps check what the watches ask
 (`CheckingInterpreter`), as gdb falls back to software watchpoints: an instruction that reads
 memory first works out which words it will read (the state before it runs decides them), and
-after any instruction the watched registers are compared with the values last seen. The
+after one that may change a watched register the registers are compared with the values
+last seen. The
 instruction that read the word or changed the register completes, and the run stops after
 it, as after a watched store. Steps that have nothing to check are the interpreter's own.
 
@@ -25,7 +26,7 @@ from itertools import takewhile
 
 from lc3jit_runtime.errors import Leave, Watched
 from lc3jit_runtime.interp import Interpreter, stop_here
-from lc3jit_runtime.isa import NOOP_WORDS, WORD_MASK, Instruction, decode
+from lc3jit_runtime.isa import NOOP_WORDS, WORD_MASK, Flow, Instruction, decode
 from lc3jit_runtime.machine import IO_BASE, TRAP_TABLE, WATCH_OBSERVED, Machine, user_address
 from lc3jit_runtime.traps import HOST_TRAPS
 
@@ -211,11 +212,11 @@ class WatchList:
         return f"{kind} {self.where(address)}: x{old:04X} -> x{value:04X}, by x{at:04X}"
 
     def check(self, machine: Machine, ins: Instruction) -> Check | None:
-        """The check of one instruction for the watches set now, if it needs one: every
-        instruction when a register is watched (a trap, an exception or an interrupt may
-        change R6 or R7 too), the instructions that read memory when a word's reads are."""
+        """The check of one instruction for the watches set now, if it needs one: the
+        instructions that may change a watched register, the instructions that read memory
+        when a word's reads are watched."""
         reading = [a for a, kind in self.kinds.items() if kind != "write"]
-        if not self.registers and not (reading and _may_read(ins)):
+        if not _may_change(ins, self.registers) and not (reading and _may_read(ins)):
             return None
         reg, at = machine.reg, ins.address
 
@@ -236,6 +237,16 @@ class WatchList:
             return "; ".join(stops) if stops and not self.quiet else None
 
         return (before if reading else _nothing), after
+
+
+def _may_change(ins: Instruction, registers: Iterable[int]) -> bool:
+    """May running ins change one of the registers? Its destination may; a call, a trap
+    (R7; a host GETC or IN writes R0) and RTI may change more; R6 changes with the stack
+    when an exception or an interrupt enters the supervisor, before or during any
+    instruction, so a watch on R6 checks them all."""
+    return any(r == 6 or r == ins.dr for r in registers) or (
+        bool(registers) and ins.form.flow in (Flow.CALL, Flow.TRAP, Flow.RTI)
+    )
 
 
 def _may_read(ins: Instruction) -> bool:

@@ -1,0 +1,1 @@
+"""The Simulator's parts; import it from lc3jit.api, which puts them together."""

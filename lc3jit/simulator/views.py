@@ -1,0 +1,90 @@
+"""The machine's state as a Python caller reads and writes it: registers that wrap to 16
+bits, memory by address, label or slice, and addresses written as a student writes them."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, overload
+
+from lc3jit.toolchain.numbers import parse_number
+from lc3jit_runtime.isa import MEMORY_WORDS, WORD_MASK
+from lc3jit_runtime.machine import Machine
+
+if TYPE_CHECKING:
+    from lc3jit.simulator.base import SimulatorBase
+
+Address = int | str
+_OFFSET = re.compile(r"(.+?)([+-])(\w+|#\d+)")
+
+
+def resolve(where: Address, by_upper: Mapping[str, int]) -> int:
+    """An address from an int, a label (any case: `by_upper` holds the labels upper-cased), a
+    literal such as "x3000" or "#12", or a label with an offset: "LOOP+2", "TABLE-1", "DATA+x10"."""
+    if isinstance(where, int):
+        if not 0 <= where <= WORD_MASK:
+            raise ValueError(f"not an address in x0000-xFFFF: {where}")
+        return where
+    if where.upper() in by_upper:
+        return by_upper[where.upper()]
+    value = parse_number(where)
+    if value is None and (match := _OFFSET.fullmatch(where)) and match[1].upper() in by_upper:
+        offset = parse_number(match[3] if match[3][0] in "xX#" else "#" + match[3])
+        if offset is not None:
+            value = by_upper[match[1].upper()] + (offset if match[2] == "+" else -offset)
+    if value is None or not 0 <= value <= WORD_MASK:
+        raise KeyError(f"no label {where!r} in the program")
+    return value
+
+
+class Registers:
+    """R0-R7 as a sequence: `sim.registers[3] = -1` stores xFFFF (values wrap to 16 bits)."""
+
+    def __init__(self, machine: Machine) -> None:
+        self._reg = machine.reg
+
+    def __getitem__(self, index: int) -> int:
+        return self._reg[index]
+
+    def __setitem__(self, index: int, value: int) -> None:
+        self._reg[index] = value & WORD_MASK
+
+    def __len__(self) -> int:
+        return 8
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(list(self._reg))
+
+    def __repr__(self) -> str:
+        return " ".join(f"R{i}=x{v:04X}" for i, v in enumerate(self._reg))
+
+
+class Memory:
+    """The 65,536 words: `sim.memory[x3100]`, `sim.memory["RESULT"]`, slices of addresses.
+
+    Reading is raw (a device register reads as the word stored there, with no side effect);
+    writing wraps to 16 bits and drops translated code that covered the word.
+    """
+
+    def __init__(self, simulator: SimulatorBase) -> None:
+        self._sim = simulator
+
+    @overload
+    def __getitem__(self, key: Address) -> int: ...
+    @overload
+    def __getitem__(self, key: slice) -> list[int]: ...
+    def __getitem__(self, key: Address | slice) -> int | list[int]:
+        mem, address = self._sim.machine.mem, self._sim.address
+        if isinstance(key, slice):
+            stop = MEMORY_WORDS if key.stop is None else address(key.stop)
+            return mem[address(key.start or 0) : stop]
+        return mem[address(key)]
+
+    def __setitem__(self, key: Address, value: int | Sequence[int]) -> None:
+        words = [value] if isinstance(value, int) else list(value)
+        address = self._sim.address(key)
+        if address + len(words) > MEMORY_WORDS:
+            raise ValueError(f"{len(words)} words from x{address:04X} run past xFFFF")
+        self._sim.machine.load_words(address, [w & WORD_MASK for w in words])
+        if self._sim.written is not None:
+            self._sim.written.update(range(address, address + len(words)))

@@ -1,0 +1,179 @@
+"""Going back: `reverse-step`, `reverse-next`, `reverse-finish`, `reverse-continue`, exactly.
+
+Every way back restores the history's checkpoint at or before the instruction wanted and
+runs forward again to it (lc3jit/tools/reverse.py keeps the checkpoints and the keys read);
+finding where to go is a run forward from a checkpoint too: `reverse-continue` runs each
+stretch between checkpoints on the program's engine again and notes the stops it passes,
+`reverse-finish` runs the stretch in an interpreter that notes each call and return (a
+check on those instructions alone, lc3jit/tools/watches.py: the interpreter's own loop,
+not a step at a time), then goes to the call on the engine. Which instruction count a
+call was made at is the same on every engine (the differential tests hold them to the
+interpreter, count for count), so finding it in the interpreter gives the state the
+engine's own run had there; the cost is a run of the interpreter over the stretches
+searched (docs/debugger.md gives it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from lc3jit.session import Runnable, run_engine
+from lc3jit.tools.reverse import History
+from lc3jit.tools.stepping import BREAKPOINT, ENDED, STEPPED, Body, CommandError, Stepping, calls, returns
+from lc3jit.tools.watches import Check, CheckingInterpreter
+from lc3jit_runtime.endings import Ending
+from lc3jit_runtime.isa import Instruction
+from lc3jit_runtime.outcome import Outcome
+
+HISTORY_START = "the history begins here"
+CALL, RETURN = "call", "return"
+
+
+def history_start(icount: int) -> Outcome:
+    """Gone back as far as the history reaches: a stop of its own, saying so."""
+    return Outcome(Ending.ARRIVED, f"{HISTORY_START}, at instruction {icount}")
+
+
+def _nothing() -> None:
+    return None
+
+
+def call_or_return(ins: Instruction) -> Check | None:
+    """A check that stops after a call made (JSR, JSRR, TRAP that went elsewhere) or a return
+    done (RET, RTI), saying which."""
+    if calls(ins):
+        return _nothing, lambda _, next_pc: CALL if next_pc != ins.next_pc else None
+    if returns(ins):
+        return _nothing, lambda _, next_pc: RETURN
+    return None
+
+
+class Backward(Stepping):
+    """The debugger with the ways back."""
+
+    def _history(self) -> History:
+        if self.history is None:
+            raise CommandError("no history is kept (--history 0)")
+        return self.history
+
+    def goto(self, target: int) -> Outcome:
+        """Put the machine in its state after `target` instructions, within the history: back
+        to a checkpoint, then forward on the engine, breakpoints and watches passed over."""
+        history = self._history()
+        if not history.start <= target <= history.frontier:
+            raise CommandError(
+                f"instruction {target} is outside the history ({history.start}-{history.frontier})"
+            )
+        self._restore(target)
+        self.quiet = True
+        try:
+            outcome = self._through(self.sim.engine, target)
+        finally:
+            self.quiet = False
+        self.frames, self.pushed = [], []
+        self.watch_list.resync(self.sim.machine)
+        self.ended = outcome if outcome.ending in ENDED else None
+        return outcome
+
+    def _restore(self, target: int) -> None:
+        """The history's checkpoint at or before target, the watches' values as it has them."""
+        self._history().restore(target)
+        self.watch_list.resync(self.sim.machine)
+
+    def _through(
+        self, runnable: Runnable, end: int, seen: Callable[[int, Outcome], None] | None = None
+    ) -> Outcome:
+        """Run on runnable to the count end, in one console session, going on past the
+        breakpoints and watch hits on the way; `seen` is told of each (at its count), a
+        breakpoint only when its condition holds. Another ending (HALT) ends it."""
+        machine = self.sim.machine
+
+        def body(_: int | None) -> Outcome:
+            while machine.icount < end:
+                outcome = self.advance(runnable, end)
+                if outcome.reason == "breakpoint":
+                    if seen is not None and self._holds(machine.pc):
+                        seen(machine.icount, BREAKPOINT)
+                    outcome = self.step_one(end)
+                if outcome.reason == "watch":
+                    if seen is not None:
+                        seen(machine.icount, outcome)
+                elif outcome.reason != "step-limit":
+                    return outcome
+            return STEPPED
+
+        return run_engine(Body(machine, body), None).outcome
+
+    def reverse_step(self, count: int = 1) -> Outcome:
+        """Back count instructions (to the history's start at most)."""
+        history = self._history()
+        target = self.sim.machine.icount - count
+        if target < history.start:
+            self.goto(history.start)
+            return history_start(history.start)
+        return self.goto(target)
+
+    def reverse_next(self) -> Outcome:
+        """Back one instruction; where that was the return of a call, back over the whole
+        call, to the instruction that made it."""
+        now = self.sim.machine.icount
+        outcome = self.reverse_step(1)
+        if outcome.message.startswith(HISTORY_START) or not returns(self.current()):
+            return outcome
+        return self._back_to_call(now - 1)
+
+    def reverse_finish(self) -> Outcome:
+        """Back to the call that entered the current routine (JSR, JSRR or TRAP)."""
+        return self._back_to_call(self.sim.machine.icount)
+
+    def _back_to_call(self, before: int) -> Outcome:
+        """Back to the latest call made before `before` that is not returned from by then."""
+        history, depth = self._history(), 0
+        for start, end in list(history.intervals(before)):
+            for icount, kind in reversed(self._calls_between(start, end)):
+                if kind == "return":
+                    depth += 1
+                elif depth == 0:
+                    return self.goto(icount)
+                else:
+                    depth -= 1
+        self.goto(history.start)
+        return history_start(history.start)
+
+    def _calls_between(self, start: int, end: int) -> list[tuple[int, str]]:
+        """The calls made and returns done from instruction start to end, in order: the
+        stretch run again from its checkpoint in an interpreter that stops after each."""
+        self._restore(start)
+        events: list[tuple[int, str]] = []
+        scanner = CheckingInterpreter(self.sim.machine, call_or_return)
+        self.quiet = True
+        try:
+            self._through(scanner, end, lambda icount, outcome: events.append((icount - 1, outcome.message)))
+        finally:
+            self.quiet = False
+            scanner.detach()
+        return events
+
+    def reverse_continue(self) -> Outcome:
+        """Back to the latest breakpoint (its condition true) or watch hit before now, or to
+        the history's start."""
+        history = self._history()
+        for start, end in list(history.intervals(self.sim.machine.icount)):
+            hits = self._hits_between(start, end)
+            if hits:
+                icount, outcome = hits[-1]
+                self.goto(icount)
+                return outcome
+        self.goto(history.start)
+        return history_start(history.start)
+
+    def _hits_between(self, start: int, end: int) -> list[tuple[int, Outcome]]:
+        """The stops a run from instruction start to end goes through, in order."""
+        self._restore(start)
+        hits: list[tuple[int, Outcome]] = []
+        self.scanning = True
+        try:
+            self._through(self.runner, end, lambda icount, outcome: hits.append((icount, outcome)))
+        finally:
+            self.scanning = False
+        return [(icount, outcome) for icount, outcome in hits if icount < end]
