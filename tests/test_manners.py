@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
+import lc3jit.session
 from lc3jit.api import Simulator
 from lc3jit.cli import app
 from lc3jit.launch import mips
 from lc3jit.tools.debugger import Debugger
-from lc3jit_runtime.console import Console
+from lc3jit_runtime.outcome import Outcome
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 COMMANDS = ["run", "debug", "asm", "disasm", "dump", "bench", "compile", "version"]
@@ -98,13 +100,13 @@ def test_finish_runs_in_one_console_session_not_one_per_instruction(monkeypatch:
     """finish outside a call it saw stepped each instruction with the console started again
     (an output thread each time, about 2 ms): now a command is one session."""
     sessions = []
-    running = Console.running
+    session = lc3jit.session.run_to_ending  # a run with the console running: one session
 
-    def counted(self: Console):  # type: ignore[no-untyped-def]
+    def counted(*args: Any) -> tuple[Outcome, float]:
         sessions.append(1)
-        return running(self)
+        return session(*args)
 
-    monkeypatch.setattr(Console, "running", counted)
+    monkeypatch.setattr(lc3jit.session, "run_to_ending", counted)
     debugger = Debugger(lambda: Simulator(EXAMPLES / "fib.asm"), io.StringIO())
     debugger.execute("break x3013")
     debugger.cont()  # in PRINT_DEC, its call not seen

@@ -91,14 +91,14 @@ class Backward(Stepping):
         def body(_: int | None) -> Outcome:
             while machine.icount < end:
                 outcome = self.advance(runnable, end)
-                if outcome.reason == "breakpoint":
+                if outcome.ending is Ending.BREAKPOINT:
                     if seen is not None and self._holds(machine.pc):
                         seen(machine.icount, BREAKPOINT)
                     outcome = self.step_one(end)
-                if outcome.reason == "watch":
+                if outcome.ending is Ending.WATCH:
                     if seen is not None:
                         seen(machine.icount, outcome)
-                elif outcome.reason != "step-limit":
+                elif outcome.ending is not Ending.STEP_LIMIT:
                     return outcome
             return STEPPED
 

@@ -197,7 +197,7 @@ class Stepping:
             budget = left if steps is None else min(steps, left)
         outcome = run_engine(Body(self.sim.machine, body), budget).outcome
         limited = self.max_steps is not None and self.sim.machine.icount >= self.max_steps
-        return self.limit_reached if outcome.reason == "step-limit" and limited else outcome
+        return self.limit_reached if outcome.ending is Ending.STEP_LIMIT and limited else outcome
 
     @property
     def limit_reached(self) -> Outcome:
@@ -217,7 +217,7 @@ class Stepping:
             outcome = runnable.run(left)
             if history is not None:
                 history.reached()
-            if outcome.reason != "step-limit":
+            if outcome.ending is not Ending.STEP_LIMIT:
                 return outcome
 
     def step_one(self, stop_at: int | None = None) -> Outcome:
@@ -229,7 +229,7 @@ class Stepping:
     def stopping(self, outcome: Outcome) -> bool:
         """Does this stop of the engine stop the command? A breakpoint whose condition is
         false does not; a temporary one is deleted as it stops."""
-        if outcome.reason != "breakpoint":
+        if outcome.ending is not Ending.BREAKPOINT:
             return True
         pc = self.sim.pc
         condition = self.conditions.get(pc)
@@ -247,9 +247,9 @@ class Stepping:
         """Run on the engine from the PC until a stop, stepping over a breakpoint at the PC."""
         machine = self.sim.machine
         outcome = self.step_one(stop_at) if self.sim.pc in self.breakpoints else STEPPED
-        while outcome.reason == "step-limit" and (stop_at is None or machine.icount < stop_at):
+        while outcome.ending is Ending.STEP_LIMIT and (stop_at is None or machine.icount < stop_at):
             outcome = self.advance(self.runner, stop_at)
-            if outcome.reason == "breakpoint" and not self.stopping(outcome):
+            if outcome.ending is Ending.BREAKPOINT and not self.stopping(outcome):
                 outcome = self.step_one(stop_at)
         return outcome
 
@@ -262,14 +262,14 @@ class Stepping:
         try:
             while True:
                 outcome = self.advance(self.runner, stop_at)
-                if outcome.reason != "breakpoint":
+                if outcome.ending is not Ending.BREAKPOINT:
                     return outcome
                 if machine.pc == target and (sp is None or machine.reg[6] == sp):
                     return ARRIVED
                 if machine.pc != target and self.stopping(outcome):
                     return outcome
                 outcome = self.step_one(stop_at)  # a deeper call's return, or a condition false
-                if outcome.reason != "step-limit":
+                if outcome.ending is not Ending.STEP_LIMIT:
                     return outcome
         finally:
             if temporary:
@@ -298,7 +298,7 @@ class Stepping:
             limit = end if stop_at is None else min(end, stop_at)
             while True:
                 outcome = self.step_tracking(limit)
-                if outcome.reason != "step-limit" or self.sim.machine.icount >= limit:
+                if outcome.ending is not Ending.STEP_LIMIT or self.sim.machine.icount >= limit:
                     return outcome
                 if self.sim.pc in self.breakpoints and self.stopping(BREAKPOINT):
                     return BREAKPOINT
@@ -314,7 +314,7 @@ class Stepping:
     def _over(self, stop_at: int | None) -> Outcome:
         ins, sp = self.current(), self.sim.machine.reg[6]
         outcome = self.step_one(stop_at)
-        if outcome.reason == "step-limit" and calls(ins) and self.sim.pc != ins.next_pc:
+        if outcome.ending is Ending.STEP_LIMIT and calls(ins) and self.sim.pc != ins.next_pc:
             outcome = self.run_to(ins.next_pc, sp, stop_at)
         return outcome
 
@@ -329,7 +329,7 @@ class Stepping:
             while stop_at is None or machine.icount < stop_at:  # step this routine, running its calls
                 ins = self.current()
                 outcome = done(self._over(stop_at))
-                if outcome.reason != "step-limit":
+                if outcome.ending is not Ending.STEP_LIMIT:
                     return outcome
                 if returns(ins):
                     return ARRIVED
