@@ -75,12 +75,9 @@ class RegionTranslator(BlockTranslator):
     def left_through(self, dispatcher: Dispatcher, site: int, target: int) -> None:
         self.learner.left_through(dispatcher, site, target)
 
-    def translate_region(
-        self, dispatcher: Dispatcher, blocks: list[Block], also: Sequence[int] = ()
-    ) -> list[Translation]:
-        """One code object; a function for each entry, told apart by its default `entry`
-        (`also`: more entries, see region_compiler)."""
-        compiler = region_compiler(blocks, self.edition, self.access_control, self.hints, also)
+    def translate_region(self, dispatcher: Dispatcher, blocks: list[Block]) -> list[Translation]:
+        """One code object; a function for each entry, told apart by its default `entry`."""
+        compiler = region_compiler(blocks, self.edition, self.access_control, self.hints)
         entries = compiler.facts.entries
         sites = {b.end for b in blocks if hinted_site(b)}
         key = (tuple((b.start, *(i.word for i in b.instructions)) for b in blocks), *entries)
@@ -119,20 +116,20 @@ def region_engine(
     targets of JMP and JSRR sites known before the run (the differential tests give any at
     all: a wrong one only costs a compare); sites without are guessed from their jump tables.
     Built after the run began (a tiered start), the regions are rooted where functions
-    begin, as before a run, and the PC reached is one more entry of the region holding it.
+    begin, as before a run: from the PC reached, the dispatcher interprets up to the next
+    entry (in a loop, its head: every loop head is one), a few instructions.
     """
     whole = entries is not None
     entries = entry_points(machine) if entries is None else entries
     limit = AHEAD_WORDS if machine.start_pc is not None and not whole else None
-    resume = machine.pc
     targets = [target for seen in hints.values() for target in seen]
-    blocks = find_blocks(machine.mem, [*entries, resume, *targets], machine.labels, limit)
+    blocks = find_blocks(machine.mem, [*entries, *targets], machine.labels, limit)
     if guesses := guessed(machine, blocks, hints):  # the targets' code is found, and inside
         hints = {**guesses, **hints}
         guessed_targets = [target for seen in guesses.values() for target in seen]
         targets += guessed_targets
         if not blocks.keys() >= set(guessed_targets):  # one search more only for code not found
-            blocks = find_blocks(machine.mem, [*entries, resume, *targets], machine.labels, limit)
+            blocks = find_blocks(machine.mem, [*entries, *targets], machine.labels, limit)
     translator = RegionTranslator(machine.edition, frozenset(blocks), machine.access_control)
     translator.hints.update((site, list(seen)) for site, seen in hints.items())
     dispatcher = Dispatcher(machine, translator, profile)
@@ -150,8 +147,7 @@ def region_engine(
             continue  # a smaller one may fit
         copies -= size
         machine.translation_budget -= size
-        also = [resume] if any(block.start == resume for block in region) else []
-        dispatcher.install_entries(translator.translate_region(dispatcher, region, also))
+        dispatcher.install_entries(translator.translate_region(dispatcher, region))
         inside.update(block.start for block in region)
         if not whole:
             following = (s.address for b in region for s in b.successors if s.kind in LOCAL)
