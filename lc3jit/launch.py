@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import json
 import math
 import os
 import stat
@@ -153,6 +152,8 @@ def mips(value: float) -> str:
 
 def _write_state(result: RunResult, path: Path) -> bool:
     """--state-json; False (with one line said) when it cannot be written."""
+    import json  # only for --state-json: not on a plain run's way
+
     try:
         write_whole(path, json.dumps(result.state(), indent=2) + "\n")
     except OSError as e:

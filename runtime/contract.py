@@ -13,7 +13,7 @@ Standard library only, like the rest of `runtime/`.
 
 from __future__ import annotations
 
-import hashlib
+import importlib.util
 from dataclasses import dataclass
 
 
@@ -65,10 +65,11 @@ GLOBALS = frozenset(VALUES) | {helper.name for helper in HELPERS}
 #: Everything that may appear in a generated code object's co_names.
 NAMES = GLOBALS | frozenset(ATTRIBUTES)
 
-#: A short hash of the whole contract, arities included.
-DIGEST = hashlib.sha256(
+#: A short hash of the whole contract, arities included (CPython's own source hash: hashlib
+#: would load OpenSSL, milliseconds of every run that loads saved code).
+DIGEST = importlib.util.source_hash(
     repr((VALUES, ATTRIBUTES, tuple((h.name, h.arity) for h in HELPERS))).encode()
-).hexdigest()[:12]
+).hex()[:12]
 
 
 def bind(bound: dict[str, object]) -> dict[str, object]:

@@ -248,3 +248,14 @@ def test_time_and_output_limits_fail_their_tests_saying_where(tmp_path: Path) ->
         in (result.stdout)
     )
     assert "OutputLimitError: the output limit (1,000 bytes) was reached at x300" in result.stdout
+
+
+def test_a_tests_simulators_are_let_go_when_it_ends(tmp_path: Path) -> None:
+    """A session of a thousand tests kept every Simulator (2 MB each) to its end."""
+    (tmp_path / "test_release.py").write_text(
+        "import gc\nimport weakref\n\nSEEN = []\n\n\n"
+        "def test_first(lc3):\n    SEEN.append(weakref.ref(lc3()))\n\n\n"
+        "def test_second():\n    gc.collect()\n    assert SEEN[0]() is None, 'still alive'\n"
+    )
+    result = pytest_run("test_release.py", "--lc3-program", GRADING / "solution.asm", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout

@@ -52,6 +52,18 @@ def translation_work(program: Path) -> dict[str, float]:
     translator = engine.translator
     ahead_words = sum(b.length for r in translator.regions.values() for b in r.blocks)
     before = dict(translator.regions)
+    late_seconds = [0.0]
+    translate = translator.__call__
+
+    def timed(dispatcher: object, pc: int) -> object:  # CPU time, as the rest of the table
+        began = time.process_time()
+        try:
+            return translate(dispatcher, pc)  # type: ignore[arg-type]
+        finally:
+            late_seconds[0] += time.process_time() - began
+
+    engine.translator = timed  # type: ignore[assignment]
+    engine.translator.left_through = translator.left_through  # type: ignore[attr-defined]
     engine.run()
     late = [r for root, r in translator.regions.items() if before.get(root) is not r]
     return {
@@ -60,7 +72,7 @@ def translation_work(program: Path) -> dict[str, float]:
         "ahead_words": ahead_words,
         "late": len(late),
         "late_words": sum(b.length for r in late for b in r.blocks),
-        "late_ms": engine.translating * 1000,
+        "late_ms": late_seconds[0] * 1000,
     }
 
 

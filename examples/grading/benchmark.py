@@ -138,14 +138,17 @@ def whole_class(coverage: bool = True, jobs: int = 2) -> None:
         submissions = make_class(folder)
         options = ["--cases", "15", "--lc3-max-steps", "100000", *(["--lc3-coverage"] if coverage else [])]
         print(f"before: {load()}")
-        start = time.perf_counter()
+        start, before = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
         records = grade_class(HERE / "test_array_max.py", submissions, folder / "out", jobs, options)
         wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
         tests = sum(len(r.tests) for r in records)
         full = sum(r.score == r.max_score for r in records)
         print(
             f"{len(records)} submissions, {tests} tests, {jobs} workers, "
-            f"coverage {'on' if coverage else 'off'}: {wall:.1f} s wall ({full} with full marks)"
+            f"coverage {'on' if coverage else 'off'}: {wall:.1f} s wall, {cpu:.1f} s CPU in the workers "
+            f"({full} with full marks)"
         )
         print(f"after: {load()}")
 

@@ -96,6 +96,7 @@ class Grader:
         pending = list(self.submissions)
         results: dict[str, report.SubmissionRecord] = {}
         workers = [self._start(context) for _ in range(max(1, min(self.jobs, len(pending))))]
+        finished: list[Worker] = []
         while workers:
             ready = wait([w.connection for w in workers] + [w.process.sentinel for w in workers], timeout=1.0)
             for worker in list(workers):
@@ -123,6 +124,7 @@ class Grader:
                     if worker.submission is None:
                         worker.connection.send(None)
                         workers.remove(worker)
+                        finished.append(worker)
                 overdue = worker.submission and time.monotonic() - worker.started > self.submission_timeout
                 if kind == "died" or overdue:
                     workers.remove(worker)
@@ -140,6 +142,8 @@ class Grader:
                         )
                     if pending:
                         workers.append(self._start(context))
+        for worker in finished:  # gone when the grade is written (and their CPU time counted)
+            worker.process.join()
         ordered = [results[s] for s in self.submissions if s in results]
         _fill_missing_tests(ordered)
         return ordered

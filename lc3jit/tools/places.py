@@ -12,7 +12,6 @@ import functools
 from collections.abc import Sequence
 from pathlib import Path
 
-from lc3jit.toolchain.disasm import labels_by_address
 from lc3jit_runtime.errors import LC3Error
 from lc3jit_runtime.loader import Image, SourceLine
 
@@ -65,9 +64,20 @@ class Places:
 
     def __init__(self, symbols: dict[str, int], images: Sequence[Image]) -> None:
         self.images = images
-        self.labels = labels_by_address(symbols)
-        self.label_addresses = sorted(self.labels)
+        self.symbols = symbols
         self.loaded = sorted((image.origin, image.end) for image in images)
+
+    @functools.cached_property
+    def labels(self) -> dict[int, str]:
+        """Labels by address: looked for only when a message names one (the disassembler's
+        rules, and the assembler behind them, are not on a plain run's way)."""
+        from lc3jit.toolchain.disasm import labels_by_address
+
+        return labels_by_address(self.symbols)
+
+    @functools.cached_property
+    def label_addresses(self) -> list[int]:
+        return sorted(self.labels)
 
     @functools.cached_property
     def lines(self) -> dict[int, SourceLine]:

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 import importlib.util
 import os
 import stat
@@ -75,7 +74,7 @@ def cache_directory() -> Path | None:
 def translator_fingerprint() -> bytes:
     """The translator's identity: lc3jit's version, the Python bytecode format, and the name,
     size and modification time of every source file of lc3jit and runtime, as CPython's
-    own bytecode cache tells an edited source (once a process, well under a millisecond)."""
+    own bytecode cache tells an edited source (once a process, about a millisecond)."""
     sources = []
     for package in (lc3jit.__path__[0], lc3jit_runtime.__path__[0]):
         for directory, _, names in os.walk(package):
@@ -83,7 +82,7 @@ def translator_fingerprint() -> bytes:
                 if name.endswith(".py"):
                     found = os.stat(path := os.path.join(directory, name))
                     sources.append((path, found.st_size, found.st_mtime_ns))
-    return hashlib.sha256(repr((__version__, importlib.util.MAGIC_NUMBER, sorted(sources))).encode()).digest()
+    return repr((__version__, importlib.util.MAGIC_NUMBER, sorted(sources))).encode()
 
 
 #: Memory and start PC of a machine as booted, before it ran.
@@ -94,11 +93,16 @@ def entry_key(machine: Machine, engine: str, booted: Booted | None = None) -> st
     """The hash of everything the engine's translations depend on: the machine as booted
     (`booted`, or the machine as it is)."""
     mem, pc = booted or (machine.mem, machine.pc)
-    digest = hashlib.sha256(translator_fingerprint())
     setting = (engine, machine.edition, machine.host_traps, machine.access_control, pc)
-    digest.update(repr((setting, sorted(machine.labels))).encode())
-    digest.update(array("H", mem).tobytes())
-    return digest.hexdigest()
+    labels = repr((setting, sorted(machine.labels))).encode()
+    return digest(b"".join((translator_fingerprint(), labels, array("H", mem).tobytes())))
+
+
+def digest(data: bytes) -> str:
+    """128 bits of hash: two of CPython's own source hashes (SipHash, what it keys hash-based
+    .pyc files with), of the data and of the data marked. Not hashlib: importing it loads
+    OpenSSL, a few milliseconds of every run that finds its translations here."""
+    return (importlib.util.source_hash(data) + importlib.util.source_hash(b"lc3jit" + data)).hex()
 
 
 def unchanged(saved: SavedEngine, mem: Sequence[int], booted: Sequence[int]) -> bool:

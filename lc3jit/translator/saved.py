@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Container, Sequence
 from typing import TYPE_CHECKING
 
-from lc3jit.translator.blocks import Block, Exit
 from lc3jit_runtime.compiled import SavedBlock, SavedEngine, SavedRegion, saved_dispatcher
 from lc3jit_runtime.dispatch import Dispatcher, Translation
 from lc3jit_runtime.isa import WORD_MASK, decode
 from lc3jit_runtime.machine import Machine
 
 if TYPE_CHECKING:
+    from lc3jit.translator.blocks import Block
     from lc3jit.translator.translate import BlockTranslator
 
 
@@ -78,6 +78,8 @@ def restored(machine: Machine, saved: SavedEngine, engine: str, profile: bool = 
 
 def saved_block(mem: Sequence[int], start: int, length: int, exit: str) -> Block:
     """A saved block's record, decoded again from the memory it was translated from."""
+    from lc3jit.translator.blocks import Block, Exit  # for dumps: not on the cache's way
+
     words = [(start + i) & WORD_MASK for i in range(length)]
     return Block(start, tuple(decode(mem[a], a) for a in words), Exit(exit))
 

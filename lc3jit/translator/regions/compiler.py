@@ -494,14 +494,8 @@ class RegionCompiler(BlockCompiler):
 
 
 def region_compiler(
-    blocks: Sequence[Block],
-    edition: int,
-    access_control: bool = False,
-    hints: Hints = NO_HINTS,
-    also: Sequence[int] = (),
+    blocks: Sequence[Block], edition: int, access_control: bool = False, hints: Hints = NO_HINTS
 ) -> RegionCompiler:
-    """The compiler of a region's blocks (laid out, the root first), the analyses run; `also`
-    are more blocks the dispatcher may enter at (where a run reached when it was built)."""
-    entries = region_entries(blocks, hints)
-    graph = region_graph(blocks, [*entries, *(a for a in also if a not in entries)], hints)
+    """The compiler of a region's blocks (laid out, the root first), the analyses run."""
+    graph = region_graph(blocks, region_entries(blocks, hints), hints)
     return RegionCompiler(graph, analyse(graph, access_control), edition, access_control, hints)

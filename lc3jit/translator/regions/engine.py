@@ -11,6 +11,7 @@ from lc3jit.translator.codegen import make_function
 from lc3jit.translator.regions.compiler import region_compiler
 from lc3jit.translator.regions.learning import Learner, guessed
 from lc3jit.translator.regions.select import (
+    LOCAL,
     NO_HINTS,
     Hints,
     copied_in,
@@ -34,9 +35,9 @@ shared_code: dict[tuple[object, ...], CodeType] | None = None
 #: words) would cost regions x blocks, quadratic: 50 s for 5.8 KB. Real programs copy it
 #: about twice (2048 2.1, rogue 1.9); roots past the bound are translated when they get hot.
 AHEAD_COPIES = 3
-#: Before the run (or at a tiered run's switch), the words looked at from the entry points,
-#: and translated, copies counted, at most: about 0.1-0.2 s of translating. A bigger program
-#: gets the rest translated where it gets hot, within the dispatcher's share of the run
+#: At a tiered run's switch, the words looked at from the entry points, and translated,
+#: copies counted, at most: about 0.1-0.3 s of translating. A bigger program gets the rest
+#: translated where it gets hot, within the dispatcher's share of the run
 #: (Dispatcher.translate), so that its translation is paid by what it runs.
 AHEAD_WORDS = 4096
 #: The words a region translated at run time is looked for in (it takes at most
@@ -63,8 +64,9 @@ class RegionTranslator(BlockTranslator):
         found = find_blocks(machine.mem, [pc, *targets], leaders, REGION_SEARCH)
         if guesses := guessed(machine, found, self.hints):
             self.hints.update(guesses)
-            more = (t for seen in guesses.values() for t in seen)
-            found = find_blocks(machine.mem, [pc, *targets, *more], leaders, REGION_SEARCH)
+            more = {t for seen in guesses.values() for t in seen}
+            if not found.keys() >= more:
+                found = find_blocks(machine.mem, [pc, *targets, *more], leaders, REGION_SEARCH)
         blocks = {start: block for start, block in found.items() if start not in stops}
         if pc not in blocks:  # x0000 at pc: not followed statically; a plain block will do
             return super().__call__(dispatcher, pc)
@@ -73,12 +75,9 @@ class RegionTranslator(BlockTranslator):
     def left_through(self, dispatcher: Dispatcher, site: int, target: int) -> None:
         self.learner.left_through(dispatcher, site, target)
 
-    def translate_region(
-        self, dispatcher: Dispatcher, blocks: list[Block], also: Sequence[int] = ()
-    ) -> list[Translation]:
-        """One code object; a function for each entry, told apart by its default `entry`
-        (`also`: more entries, see region_compiler)."""
-        compiler = region_compiler(blocks, self.edition, self.access_control, self.hints, also)
+    def translate_region(self, dispatcher: Dispatcher, blocks: list[Block]) -> list[Translation]:
+        """One code object; a function for each entry, told apart by its default `entry`."""
+        compiler = region_compiler(blocks, self.edition, self.access_control, self.hints)
         entries = compiler.facts.entries
         sites = {b.end for b in blocks if hinted_site(b)}
         key = (tuple((b.start, *(i.word for i in b.instructions)) for b in blocks), *entries)
@@ -103,36 +102,44 @@ class RegionTranslator(BlockTranslator):
 def region_engine(
     machine: Machine, profile: bool = False, entries: Sequence[int] | None = None, hints: Hints = NO_HINTS
 ) -> Dispatcher:
-    """A region for every function near the entry points, translated ahead of time; other PCs
+    """A region for every function the entry points reach, translated ahead of time; other PCs
     when they get hot.
 
-    `entries` replaces the entry points (`lc3jit compile` finds more), and then everything
-    they reach is translated (up to AHEAD_COPIES); otherwise the AHEAD_WORDS words nearest to
-    the entry points, and of their call targets only those too big to be copied into their
-    callers (a small one gets a region of its own if it gets hot on its own). `hints` are
+    `entries` replaces the entry points (`lc3jit compile` finds more), and then every call
+    target they reach roots a region (up to AHEAD_COPIES copies of the code). Otherwise the
+    regions begin at the entry points, at the call targets too big to be copied into their
+    callers (a small one gets a region of its own only if it gets hot on its own), and where
+    a region too big for one code object leaves, until the code found is translated or the
+    machine's translation budget spent; built mid-run (a tiered switch, after a few
+    hundred thousand instructions: the run may end soon), only the AHEAD_WORDS words nearest
+    to the entry points are looked at and translated. `hints` are
     targets of JMP and JSRR sites known before the run (the differential tests give any at
     all: a wrong one only costs a compare); sites without are guessed from their jump tables.
     Built after the run began (a tiered start), the regions are rooted where functions
-    begin, as before a run, and the PC reached is one more entry of the region holding it.
+    begin, as before a run: from the PC reached, the dispatcher interprets up to the next
+    entry (in a loop, its head: every loop head is one), a few instructions.
     """
     whole = entries is not None
     entries = entry_points(machine) if entries is None else entries
-    limit = None if whole else AHEAD_WORDS
-    resume = machine.pc
+    limit = AHEAD_WORDS if machine.start_pc is not None and not whole else None
     targets = [target for seen in hints.values() for target in seen]
-    blocks = find_blocks(machine.mem, [*entries, resume, *targets], machine.labels, limit)
+    blocks = find_blocks(machine.mem, [*entries, *targets], machine.labels, limit)
     if guesses := guessed(machine, blocks, hints):  # the targets' code is found, and inside
         hints = {**guesses, **hints}
-        targets += [target for seen in guesses.values() for target in seen]
-        blocks = find_blocks(machine.mem, [*entries, resume, *targets], machine.labels, limit)
+        guessed_targets = [target for seen in guesses.values() for target in seen]
+        targets += guessed_targets
+        if not blocks.keys() >= set(guessed_targets):  # one search more only for code not found
+            blocks = find_blocks(machine.mem, [*entries, *targets], machine.labels, limit)
     translator = RegionTranslator(machine.edition, frozenset(blocks), machine.access_control)
     translator.hints.update((site, list(seen)) for site, seen in hints.items())
     dispatcher = Dispatcher(machine, translator, profile)
     copies = AHEAD_COPIES * sum(block.length for block in blocks.values())
-    if not whole:
-        copies = min(copies, AHEAD_WORDS)
-    for root in sorted(region_roots(blocks, entries), key=lambda root: root not in entries):
-        if not whole and root not in entries and copied_in(blocks, root):
+    if limit is not None:
+        copies = min(copies, limit)
+    roots = sorted(region_roots(blocks, entries), key=lambda root: root not in entries)
+    queued, inside = set(roots), set()
+    for root in roots:  # grows: where a region too big for one leaves, the next begins
+        if not whole and root not in entries and (root in inside or copied_in(blocks, root)):
             continue
         region = region_blocks(blocks, root, hints)
         size = sum(block.length for block in region)
@@ -140,6 +147,11 @@ def region_engine(
             continue  # a smaller one may fit
         copies -= size
         machine.translation_budget -= size
-        also = [resume] if any(block.start == resume for block in region) else []
-        dispatcher.install_entries(translator.translate_region(dispatcher, region, also))
+        dispatcher.install_entries(translator.translate_region(dispatcher, region))
+        inside.update(block.start for block in region)
+        if not whole:
+            following = (s.address for b in region for s in b.successors if s.kind in LOCAL)
+            more = [a for a in following if a in blocks and a not in inside and a not in queued]
+            queued.update(more)
+            roots += more
     return dispatcher
