@@ -23,7 +23,7 @@ What the generated code looks like, and why (measured in the architecture doc):
 Each instruction's bytecode carries its LC-3 address as the line number. Generated
 code is built from decoded fields only: constants, never text.
 
-Why one module of about 550 lines: every rule above is kept by the one class that holds
+Why one module of over 500 lines: every rule above is kept by the one class that holds
 a block's register state while it emits each instruction in turn (one method per LC-3
 form, the slow paths beside the fast ones they leave); split by instruction, each part
 would have to reach back into that state.
