@@ -9,7 +9,7 @@ byte for byte and field by field, on the running Python (CI runs this on 3.11 to
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from types import CodeType
 
@@ -61,9 +61,8 @@ def by_bytecode(
     return code.to_code(stacksize=stacksize, compute_exception_stack_depths=False)
 
 
-@pytest.fixture
-def compared(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """Every code object the emitter assembles is compared with bytecode's; yields their names."""
+def check_every_assembly(patch: pytest.MonkeyPatch) -> list[str]:
+    """Every code object the emitter assembles is compared with bytecode's; returns their names."""
     names: list[str] = []
     ours = emitter.assemble
 
@@ -76,8 +75,13 @@ def compared(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
         names.append(name)
         return code
 
-    monkeypatch.setattr(emitter, "assemble", both)
-    yield names
+    patch.setattr(emitter, "assemble", both)
+    return names
+
+
+@pytest.fixture
+def compared(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    return check_every_assembly(monkeypatch)
 
 
 def compile_all(words: Sequence[int]) -> None:
@@ -105,17 +109,7 @@ def test_a_big_program_assembles_as_bytecode_assembles_it(compared: list[str]) -
 
 @settings(max_examples=30)
 @given(case=program())
-def test_random_programs_assemble_as_bytecode_assembles_them(case: tuple[list[int], list[int], bytes]) -> None:
+def test_random_programs_assemble_as_bytecode_does(case: tuple[list[int], list[int], bytes]) -> None:
     with pytest.MonkeyPatch.context() as patch:
-        names: list[str] = []
-        ours = emitter.assemble
-
-        def both(items, argnames, name, first_line, stacksize, paired_first):  # type: ignore[no-untyped-def]
-            assert ours(items, argnames, name, first_line, stacksize, paired_first) == by_bytecode(
-                items, argnames, name, first_line, stacksize
-            )
-            names.append(name)
-            return ours(items, argnames, name, first_line, stacksize, paired_first)
-
-        patch.setattr(emitter, "assemble", both)
+        check_every_assembly(patch)
         compile_all(case[0])

@@ -37,7 +37,12 @@ EXTENDED_ARG = OPCODES["EXTENDED_ARG"]
 CONSTANT_OPS = frozenset({"LOAD_CONST", "RETURN_CONST"})
 LOCAL_OPS = frozenset({"LOAD_FAST", "STORE_FAST", "LOAD_FAST_BORROW"})
 PAIRED_LOCAL_OPS = frozenset(
-    {"LOAD_FAST_LOAD_FAST", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST", "LOAD_FAST_BORROW_LOAD_FAST_BORROW"}
+    {
+        "LOAD_FAST_LOAD_FAST",
+        "STORE_FAST_LOAD_FAST",
+        "STORE_FAST_STORE_FAST",
+        "LOAD_FAST_BORROW_LOAD_FAST_BORROW",
+    }
 )
 NAME_OPS = frozenset({"LOAD_GLOBAL", "LOAD_ATTR", "STORE_ATTR"})
 
@@ -56,7 +61,7 @@ class Instr:
     """One instruction: its name, its argument (a constant, a local's or a global's name, a
     Label, or an int already in the running Python's encoding) and its line."""
 
-    __slots__ = ("name", "arg", "lineno")
+    __slots__ = ("arg", "lineno", "name")
 
     def __init__(self, name: str, arg: object = None, lineno: int = 0) -> None:
         self.name, self.arg, self.lineno = name, arg, lineno

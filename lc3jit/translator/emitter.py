@@ -52,7 +52,8 @@ HAS_BORROWED_LOADS = PY >= (3, 14)
 STACK_BOUND = 10
 
 BinaryOp = enum.IntEnum(  # type: ignore[misc]
-    "BinaryOp", {name[3:]: number for number, (name, _) in enumerate(opcode._nb_ops)}  # type: ignore[attr-defined]
+    "BinaryOp",
+    {name[3:]: number for number, (name, _) in enumerate(opcode._nb_ops)},  # type: ignore[attr-defined]
 )
 BinaryOp.__doc__ = "BINARY_OP's argument: NB_ADD is BinaryOp.ADD (SUBSCR from 3.14)."
 
@@ -69,7 +70,14 @@ class Compare(enum.IntEnum):
 
 
 #: COMPARE_OP's low bits from 3.12 (the specialiser's mask of the outcomes that are true).
-_COMPARE_MASKS = {Compare.LT: 2, Compare.LE: 2 + 8, Compare.EQ: 8, Compare.NE: 1 + 2 + 4, Compare.GT: 4, Compare.GE: 4 + 8}
+_COMPARE_MASKS = {
+    Compare.LT: 2,
+    Compare.LE: 2 + 8,
+    Compare.EQ: 8,
+    Compare.NE: 1 + 2 + 4,
+    Compare.GT: 4,
+    Compare.GE: 4 + 8,
+}
 
 
 def _compare_arg(op: Compare) -> int:
@@ -77,6 +85,7 @@ def _compare_arg(op: Compare) -> int:
     if PY == (3, 11):
         return int(op)
     return _COMPARE_MASKS[op] + (op << (4 if PY == (3, 12) else 5))
+
 
 __all__ = ["ENDS", "BinaryOp", "Compare", "Emitter", "Instr", "Label", "speaks_this_python", "unknown_python"]
 
