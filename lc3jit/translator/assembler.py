@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import opcode
 from collections.abc import Sequence
+from itertools import accumulate
 from types import CodeType
 
 OPCODES: dict[str, int] = dict(opcode.opmap)
@@ -34,6 +35,13 @@ CACHES: dict[str, int] = {
 }
 EXTENDED_ARG = OPCODES["EXTENDED_ARG"]
 
+#: Per instruction: opcode, inline cache entries, whether its offset counts backward.
+OPS: dict[str, tuple[int, int, bool]] = {
+    name: (number, CACHES[name], "BACKWARD" in name) for name, number in OPCODES.items()
+}
+#: Zero bytes for that many cache entries.
+_ZEROS = [bytes(2 * n) for n in range(1 + max(CACHES.values()))]
+
 CONSTANT_OPS = frozenset({"LOAD_CONST", "RETURN_CONST"})
 LOCAL_OPS = frozenset({"LOAD_FAST", "STORE_FAST", "LOAD_FAST_BORROW"})
 PAIRED_LOCAL_OPS = frozenset(
@@ -45,6 +53,14 @@ PAIRED_LOCAL_OPS = frozenset(
     }
 )
 NAME_OPS = frozenset({"LOAD_GLOBAL", "LOAD_ATTR", "STORE_ATTR"})
+_CONSTANT, _LOCAL, _NAME, _PAIR = "constant", "local", "name", "pair"
+#: How an instruction's argument is numbered; the others' are a Label, an int or None (0).
+ARG_KINDS = {
+    **dict.fromkeys(CONSTANT_OPS, _CONSTANT),
+    **dict.fromkeys(LOCAL_OPS, _LOCAL),
+    **dict.fromkeys(NAME_OPS, _NAME),
+    **dict.fromkeys(PAIRED_LOCAL_OPS, _PAIR),
+}
 
 #: A code object to copy the fields `assemble` does not set from (those `bytecode` leaves
 #: at their defaults: no flags, file "<string>", qualified name "<module>").
@@ -119,8 +135,9 @@ def assemble(
             if type(item) is Instr and item.name in PAIRED_LOCAL_OPS:
                 for n in item.arg:  # type: ignore[attr-defined]
                     local.setdefault(n, len(local))
-    # (opcode, argument or Label, line, caches, backward) per instruction; labels by index
+    # per instruction: [opcode, argument (a Label until resolved), caches, backward], its line
     code: list[list] = []
+    lines: list[int] = []
     at: dict[Label, int] = {}
     jumps: list[int] = []
     for item in items:
@@ -128,45 +145,50 @@ def assemble(
             at[item] = len(code)
             continue
         op, arg = item.name, item.arg  # type: ignore[union-attr]
-        if op in CONSTANT_OPS:
+        kind = ARG_KINDS.get(op)
+        if kind is None:
+            if type(arg) is Label:
+                jumps.append(len(code))
+            elif arg is None:
+                arg = 0
+        elif kind is _CONSTANT:
             arg = consts.setdefault((type(arg), arg), len(consts))
-        elif op in LOCAL_OPS:
+        elif kind is _LOCAL:
             arg = local.setdefault(arg, len(local))  # type: ignore[arg-type]
-        elif op in NAME_OPS:
+        elif kind is _NAME:
             if type(arg) is tuple:
-                flag, global_name = arg
-                arg = (names.setdefault(global_name, len(names)) << 1) | flag
+                arg = (names.setdefault(arg[1], len(names)) << 1) | arg[0]
             else:
                 arg = names.setdefault(arg, len(names))  # type: ignore[arg-type]
-        elif op in PAIRED_LOCAL_OPS:
+        else:
             first, second = arg  # type: ignore[misc]
             arg = (local.setdefault(first, len(local)) << 4) | local.setdefault(second, len(local))
-        elif type(arg) is Label:
-            jumps.append(len(code))
-        elif arg is None:
-            arg = 0
-        code.append([OPCODES[op], arg, item.lineno, CACHES[op], "BACKWARD" in op])  # type: ignore[union-attr]
-    _resolve_jumps(code, jumps, at)
+        code.append([*OPS[op], arg])
+        lines.append(item.lineno)  # type: ignore[union-attr]
+    if jumps:
+        _resolve_jumps(code, jumps, at)
     out = bytearray()
-    lines = bytearray()
+    table = bytearray()
     previous, run_line, run = first_line, first_line, 0
-    for number, arg, line, caches, _ in code:
-        if arg >= 0x100:
-            for shift in (24, 16, 8):
-                if arg >> shift:
-                    out += bytes((EXTENDED_ARG, (arg >> shift) & 0xFF))
-        out += bytes((number, arg & 0xFF))
-        out += bytes(2 * caches)
-        units = _size(arg) + caches
-        if line == run_line and run:
+    for (number, caches, _, arg), line in zip(code, lines, strict=True):
+        if arg < 0x100:
+            out += bytes((number, arg)) + _ZEROS[caches]
+            units = 1 + caches
+        else:
+            units = _size(arg)
+            for shift in (24, 16, 8)[4 - units :]:
+                out += bytes((EXTENDED_ARG, (arg >> shift) & 0xFF))
+            out += bytes((number, arg & 0xFF)) + _ZEROS[caches]
+            units += caches
+        if line == run_line:
             run += units
             continue
         if run:
-            _line_entries(run_line, previous, run, lines)
+            _line_entries(run_line, previous, run, table)
             previous = run_line
         run_line, run = line, units
     if run:
-        _line_entries(run_line, previous, run, lines)
+        _line_entries(run_line, previous, run, table)
     return _TEMPLATE.replace(
         co_argcount=len(argnames),
         co_nlocals=len(local),
@@ -177,29 +199,24 @@ def assemble(
         co_varnames=tuple(local),
         co_name=name,
         co_firstlineno=first_line,
-        co_linetable=bytes(lines),
+        co_linetable=bytes(table),
     )
 
 
 def _resolve_jumps(code: list[list], jumps: list[int], at: dict[Label, int]) -> None:
     """Replace each jump's Label by its offset, in code units from the end of the jump and
     its caches (forward) or back from there (backward)."""
-    targets = [at[code[i][1]] for i in jumps]
-    units = [_size(entry[1]) + entry[3] if type(entry[1]) is int else 1 + entry[3] for entry in code]
+    targets = [at[code[i][3]] for i in jumps]
+    units = [(1 if type(arg) is Label else _size(arg)) + caches for _, caches, _, arg in code]
     while True:
-        starts = [0] * (len(code) + 1)
-        position = 0
-        for index, size in enumerate(units):
-            starts[index] = position
-            position += size
-        starts[len(code)] = position
+        starts = [0, *accumulate(units)]
         moved = False
         for i, target in zip(jumps, targets, strict=True):
             entry = code[i]
-            after = starts[i] + units[i]
-            offset = after - starts[target] if entry[4] else starts[target] - after
-            entry[1] = offset
-            size = _size(offset) + entry[3]
+            after = starts[i + 1]
+            offset = after - starts[target] if entry[2] else starts[target] - after
+            entry[3] = offset
+            size = _size(offset) + entry[1]
             if size != units[i]:
                 units[i] = size
                 moved = True
