@@ -250,7 +250,12 @@ class Dispatcher:
         translations = self.translator(self, pc)
         self.translating += time.perf_counter() - began
         if translations:  # the entries of a region cover the same words: counted once
-            self.machine.translation_budget -= len(tuple(translations[0].covered()))
+            covered = tuple(translations[0].covered())
+            self.machine.translation_budget -= len(covered)
+            # Their visits start again: the interpreter is about to run the words after pc
+            # on this pass, each as hot as pc was, and would translate a region from each.
+            for word in covered:
+                self.visits.pop(word, None)
         for translation in translations:
             self.install(translation)
         return bool(translations)
