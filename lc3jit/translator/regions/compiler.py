@@ -168,6 +168,18 @@ class RegionCompiler(BlockCompiler):
         self.call(contract.REREAD, self.wrapped(push_address), at)
         self.e.jump(read)
 
+    def slow_store(
+        self,
+        push_address: Callable[[], None],
+        push_value: Callable[[], None],
+        at: int,
+        rejoins: bool,
+    ) -> None:
+        if rejoins:
+            super().slow_store(push_address, push_value, at, rejoins)
+        else:
+            self.bail(at)
+
     # Exits: inside the region they become jumps.
     def exit_to(self, pc: int) -> None:
         if pc in self.labels:
