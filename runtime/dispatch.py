@@ -330,7 +330,7 @@ class Dispatcher:
         step_at, table, covering = self.interpreter.step_at, self.table, self.covering
         for pc in self.deferred:
             if pc not in self.stops and table[pc] is step_at(pc):  # not dropped, translated, a breakpoint
-                table[pc] = self._miss
+                self.keep(pc, self._miss, 1)
                 self.visits.pop(pc, None)
                 if (covered_by := covering.get(pc)) is not None:
                     covered_by.discard(pc)
