@@ -355,23 +355,35 @@ class Machine:
         then leaves translated code, which may be running those very words, as a store
         into code does. An interrupt (`priority`) is taken between instructions, where
         no translated code runs."""
-        mode, reg, watch = self.psr_mode, self.reg, self.watch
+        mode, reg, watch, mem = self.psr_mode, self.reg, self.watch, self.mem
         sp = self.saved_ssp if mode & PSR_USER else reg[6]
-        if watch[(sp - 1) & WORD_MASK] & WATCH_DEVICE or watch[(sp - 2) & WORD_MASK] & WATCH_DEVICE:
-            self._stack_fault(vector_address, at, sp)
-        psr = mode | COND[self.ccv]
+        below, under = (sp - 1) & WORD_MASK, (sp - 2) & WORD_MASK
+        if (watch[below] | watch[under]) & ~WATCH_PROTECTED:  # a device, code, an observer
+            return self._enter_watched(vector_address, return_pc, at, priority, sp)
         if mode & PSR_USER:
             self.saved_usp = reg[6]
         self.psr_mode = mode & PSR_PRIORITY if priority is None else priority << 8
+        mem[below] = mode | COND[self.ccv]  # in supervisor mode now: the stack is closed to user mode
+        mem[under] = return_pc
+        reg[6] = under
+        return mem[vector_address]
+
+    def _enter_watched(
+        self, vector_address: int, return_pc: int, at: int, priority: int | None, sp: int
+    ) -> int:
+        """`enter_supervisor` where a push lands on a watched word: each push a store."""
+        watch = self.watch
+        if watch[(sp - 1) & WORD_MASK] & WATCH_DEVICE or watch[(sp - 2) & WORD_MASK] & WATCH_DEVICE:
+            self._stack_fault(vector_address, at, sp)
+        psr = self.psr
+        if self.user_mode:
+            self.saved_usp = self.reg[6]
+            self.reg[6] = sp
+        self.psr_mode = self.psr_mode & PSR_PRIORITY if priority is None else priority << 8
         code_writes = self.code_writes
-        mem = self.mem
-        for value in (psr, return_pc):  # in supervisor mode now: the stack is closed to user mode
-            sp = reg[6] = (sp - 1) & WORD_MASK
-            if watch[sp] & ~WATCH_PROTECTED:
-                self.store_slow(sp, value, at, pushed=True)
-            else:
-                mem[sp] = value
-        handler = mem[vector_address]
+        self.push(psr, at)
+        self.push(return_pc, at)
+        handler = self.mem[vector_address]
         if self.code_writes != code_writes and priority is None:
             raise Leave(at, handler)
         return handler
@@ -438,7 +450,8 @@ class Machine:
             pc = self.pop(at)
             psr = self.pop(at)
             sp = reg[6]
-        self.psr = psr
+        self.psr_mode = psr & (PSR_USER | PSR_PRIORITY)  # the `psr` setter, inline (twice as fast)
+        self.ccv = CC_VALUE.get(psr & 0b111, 0)
         if psr & PSR_USER:
             self.saved_ssp = sp
             sp = self.saved_usp
