@@ -250,12 +250,16 @@ def test_time_and_output_limits_fail_their_tests_saying_where(tmp_path: Path) ->
     assert "OutputLimitError: the output limit (1,000 bytes) was reached at x300" in result.stdout
 
 
-def test_a_tests_simulators_are_let_go_when_it_ends(tmp_path: Path) -> None:
-    """A session of a thousand tests kept every Simulator (2 MB each) to its end."""
+def test_a_tests_simulators_give_their_memory_back_when_it_ends(tmp_path: Path) -> None:
+    """A session of a thousand tests kept every Simulator (2 MB each) to its end; then each
+    waited for the garbage collector (turned off here)."""
     (tmp_path / "test_release.py").write_text(
-        "import gc\nimport weakref\n\nSEEN = []\n\n\n"
-        "def test_first(lc3):\n    SEEN.append(weakref.ref(lc3()))\n\n\n"
-        "def test_second():\n    gc.collect()\n    assert SEEN[0]() is None, 'still alive'\n"
+        "import gc\nimport tracemalloc\nimport weakref\n\nSEEN = []\n\n\n"
+        "def test_first(lc3):\n    lc3().run()\n    gc.disable()\n    tracemalloc.start()\n"
+        "    sim = lc3()\n    sim.run()\n    SEEN.append(weakref.ref(sim))\n\n\n"
+        "def test_second():\n    held = tracemalloc.get_traced_memory()[0]\n"
+        "    tracemalloc.stop()\n    gc.enable()\n    assert held < 500_000, f'{held:,} bytes held'\n"
+        "    gc.collect()\n    assert SEEN[0]() is None, 'still alive'\n"
     )
     result = pytest_run("test_release.py", "--lc3-program", GRADING / "solution.asm", cwd=tmp_path)
     assert result.returncode == 0, result.stdout

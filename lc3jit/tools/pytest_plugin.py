@@ -208,8 +208,8 @@ def lc3(request: pytest.FixtureRequest, lc3_program: list[Path]) -> Generator[Fa
     keys=..., edition=..., os=..., seed=..., strict=...) takes the Simulator's own
     arguments. All of a test's Simulators share its wall-clock limit.
 
-    The test's Simulators are let go when it ends (its report, made before, has what it
-    needs of them): a session of a thousand tests kept two megabytes each."""
+    The test's Simulators are closed when it ends (its report, made before, has what it
+    needs of them): their memory goes back at once (see Simulator.close)."""
     config, node = request.config, request.node
     settings = config.stash[SETTINGS]
     deadline = time.monotonic() + settings.time_limit
@@ -233,31 +233,48 @@ def lc3(request: pytest.FixtureRequest, lc3_program: list[Path]) -> Generator[Fa
             pytest.fail(
                 f"the program could not be loaded: {first} (the full messages are at the end)", pytrace=False
             )
-        collect_less_often(config)
+        many_machines_ahead(config)
         sim = Simulator(*images, **options)  # type: ignore[arg-type]  # the Simulator checks them
         sims.append(sim)
         return sim
 
     yield Factory(make, f"lc3({', '.join(p.name for p in lc3_program)})")
+    for sim in sims:
+        sim.close()
     sims.clear()
 
 
 #: The garbage collector's first threshold while a session makes Simulators (CPython's is
-#: 700 allocations). Each Simulator is a machine of large lists (65,536 words of memory, a
-#: write map twice that, the interpreter's table), which every collection of the young
-#: generation walks while they are young: a test's few thousand allocations made it walk
-#: them several times. 5,000 spreads the same work over fewer walks: 15-18% less CPU for
-#: `pytest examples/grading --cases 1000` (two interleaved runs), the same memory.
+#: 700 allocations): a test allocates a few thousand objects, and each collection of the
+#: young generation walks what the test holds. 5,000 spreads the same work over fewer
+#: walks (2-12% less CPU for `pytest examples/grading --cases 1000`, interleaved runs).
 COLLECT_EVERY = 5000
 COLLECTOR = pytest.StashKey[tuple[int, int, int]]()
+#: A block the size of a few machines, allocated and freed once: see keep_freed_memory.
+ALLOCATOR_HINT = 16 << 20
 
 
-def collect_less_often(config: pytest.Config) -> None:
+def many_machines_ahead(config: pytest.Config) -> None:
     """From the first Simulator of the session to its end (a session that makes none, or
-    any other project's, keeps the collector as it was)."""
+    any other project's, keeps the collector and the allocator as they were)."""
     if COLLECTOR not in config.stash:
         config.stash[COLLECTOR] = thresholds = gc.get_threshold()
         gc.set_threshold(max(COLLECT_EVERY, thresholds[0]), *thresholds[1:])
+        keep_freed_memory()
+
+
+def keep_freed_memory() -> None:
+    """Let the C allocator keep the memory a test's closed machine gives back for the next
+    test's machine, instead of returning it to the system and faulting it in afresh.
+
+    glibc's malloc returns the free memory at the top of its heap once it exceeds twice its
+    mmap threshold, which starts at 128 KB and rises to the size of the largest block it
+    mapped and then freed (up to 32 MB): about one machine (2 MB: memory, write map, the
+    interpreter's table), so every test's machine went back to the system at its end and
+    the next one was faulted in page by page, 0.7 ms a test, more than its run. A 16 MB
+    block freed at once raises the threshold to keep 32 MB. bytes() takes it zeroed from
+    calloc, which touches none of its pages; other allocators ignore it."""
+    bytes(ALLOCATOR_HINT)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
