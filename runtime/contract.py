@@ -52,7 +52,13 @@ TRAP = Helper("TRAP", 2)  # (vector, at) -> next PC
 RTI = Helper("RTI", 1)  # (at) -> next PC
 ILLEGAL = Helper("ILLEGAL", 2)  # (word, at) -> next PC (the exception's handler)
 INDIRECT = Helper("INDIRECT", 2)  # (site, target): where a JMP or JSRR went (a sample)
-HELPERS = (LOAD, STORE, FETCH, TRAP, RTI, ILLEGAL, INDIRECT)
+#: A load that cannot take an exception (supervisor mode, or no access control), for code
+#: that writes its registers back only if it must: the word, or -1 with the stop or way
+#: out held back, or without reading the PSR (which holds the codes, not written back);
+#: REREAD, called once the registers are written back, raises that or reads the PSR.
+READ = Helper("READ", 2)  # (address, at) -> word or -1
+REREAD = Helper("REREAD", 2)  # (address, at) -> word
+HELPERS = (LOAD, STORE, FETCH, TRAP, RTI, ILLEGAL, INDIRECT, READ, REREAD)
 
 #: The globals generated code may name.
 GLOBALS = frozenset(VALUES) | {helper.name for helper in HELPERS}

@@ -28,7 +28,7 @@ from . import contract
 from .errors import Leave, Stop, StopRequested
 from .interp import Interpreter, stop_requested
 from .isa import MEMORY_WORDS, SIGN_BIT, WORD_MASK
-from .machine import ILLEGAL_OPCODE, WATCH_TRANSLATED, Machine
+from .machine import ILLEGAL_OPCODE, KBDR, KBSR, PSR_ADDR, WATCH_TRANSLATED, Machine
 from .outcome import UNLIMITED, Outcome
 from .traps import trap
 
@@ -71,6 +71,21 @@ class LeaveBlock(Leave):
 
     def __init__(self, at: int) -> None:
         super().__init__(at, (at + 1) & WORD_MASK)
+
+
+class LoadedKey(Leave):
+    """Raised by a translated load of KBSR or KBDR while KBSR[14] is set, after the load:
+    the read may have made a keyboard interrupt due, which the interpreter takes before
+    the next instruction, so translated code leaves for the dispatcher to look. The
+    dispatcher finishes the load (`finish`): its register and codes get `value`."""
+
+    def __init__(self, at: int, value: int) -> None:
+        super().__init__(at, (at + 1) & WORD_MASK)
+        self.value = value
+
+    def finish(self, m: Machine) -> None:
+        """DR (bits 11:9 of LD, LDI and LDR alike) = value; setcc."""
+        m.ccv = m.reg[(m.mem[self.at] >> 9) & 7] = self.value
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +143,8 @@ class Dispatcher:
         self.cut: set[int] = set()  # starts of translations made while a stop stood
         self.region_count = [0]  # instructions the last region ran
         self.exit_counts = [0] * len(machine.mem)  # by address: a region's exits through that JMP or JSRR
+        self.held: Stop | Leave | None = None  # what READ held back for REREAD
+        self.load_from_code = self._load_from_code()
         self.globals = self._block_globals()
         machine.code_write_hooks.append(self._code_written)
         machine.stop_hooks.append(self._stop)
@@ -146,17 +163,66 @@ class Dispatcher:
                 contract.NEGATIVE: NEGATIVE,
                 contract.ZERO: ZERO,
                 contract.EXIT_COUNTS: self.exit_counts,
-                contract.LOAD.name: m.load_checked if m.access_control else m.load,
+                contract.LOAD.name: self.load_from_code,
                 contract.FETCH.name: m.fetch_violation,
                 contract.STORE.name: self.store_from_block,
-                contract.TRAP.name: lambda vector, at: trap(m, vector, at),
-                contract.RTI.name: m.return_from_interrupt,
+                contract.TRAP.name: self._from_code(lambda vector, at: trap(m, vector, at)),
+                contract.RTI.name: self._from_code(m.return_from_interrupt),
                 contract.ILLEGAL.name: lambda word, at: m.exception(
                     ILLEGAL_OPCODE, at, f"illegal opcode x{word:04X}"
                 ),
                 contract.INDIRECT.name: self.left_through,
+                contract.READ.name: self._read,
+                contract.REREAD.name: self._reread,
             }
         )
+
+    def _load_from_code(self) -> Callable[[int, int], int]:
+        """The LOAD helper: the machine's load (checked under access control); a load of
+        the keyboard's registers while KBSR[14] is set leaves (LoadedKey)."""
+        m = self.machine
+        load = m.load_checked if m.access_control else m.load
+
+        def load_from_code(address: int, at: int) -> int:
+            value = load(address, at)
+            if m.kbsr_ie and address in (KBSR, KBDR):
+                raise LoadedKey(at, value)
+            return value
+
+        return load_from_code
+
+    def _read(self, address: int, at: int) -> int:
+        """READ (runtime.contract): LOAD with what stops it held back, returning -1; -1
+        without reading for the PSR, whose codes the caller has not written back."""
+        if address == PSR_ADDR:
+            return -1
+        try:
+            return self.load_from_code(address, at)
+        except (Stop, Leave) as held:
+            self.held = held
+            return -1
+
+    def _reread(self, address: int, at: int) -> int:
+        """REREAD: what READ held back, raised now that the registers are written back;
+        or, nothing held, the load READ left (the PSR)."""
+        held, self.held = self.held, None
+        if held is not None:
+            raise held
+        return self.load_from_code(address, at)
+
+    def _from_code(self, helper: Callable[..., int]) -> Callable[..., int]:
+        """TRAP or RTI for translated code, which goes on inside where the next PC is
+        its own: while KBSR[14] is set it leaves instead (a completed instruction), so
+        the dispatcher looks for the interrupt a key read or a lower priority made due."""
+        m = self.machine
+
+        def from_code(*args: int) -> int:
+            pc = helper(*args)
+            if m.kbsr_ie:
+                raise Leave(args[-1], pc)
+            return pc
+
+        return from_code
 
     def install(self, translation: Translation) -> None:
         self.install_entries([translation])
@@ -383,6 +449,8 @@ class Dispatcher:
                                 break
                     break
                 except Leave as leave:
+                    if isinstance(leave, LoadedKey):
+                        leave.finish(m)
                     done += self._executed(start, size, leave.at, True)
                     pc = leave.resume_pc
                     slice_ = INTERRUPT_SLICE if m.kbsr_ie else RUN_SLICE

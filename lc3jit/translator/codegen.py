@@ -237,15 +237,22 @@ class BlockCompiler:
     def load_const_address(self, address: int, at: int) -> None:
         """Push mem[address] for an address known now."""
         if address >= IO_BASE or (self.checked_loads and address < USER_BASE):
-            self.slow_load(lambda: self.e.const(address), at)
+            self.slow_load(lambda: self.e.const(address), at, True)
         else:
             self.push_table(contract.MEMORY)
             self.e.const(address)
             self.e.subscript()
 
-    def load_computed_address(self, local: str, bounds: tuple[int, int], at: int) -> None:
+    def watched_for_good(self, address: int) -> bool:
+        """Is every store to this word a slow path: a device register, or (under access
+        control) a word closed to user mode, which the OS's own stores write?"""
+        return address >= IO_BASE or (self.access_control and not user_address(address))
+
+    def load_computed_address(
+        self, local: str, bounds: tuple[int, int], at: int, rejoins: bool = False
+    ) -> None:
         """Push mem[local]: local is an address within bounds, not yet wrapped (see
-        ADDRESS_BOUNDS)."""
+        ADDRESS_BOUNDS); `rejoins`: see slow_load."""
         e, slow, retry = self.e, Label(), Label()
         if self.may_retry(bounds):
             e.place(retry)
@@ -261,23 +268,31 @@ class BlockCompiler:
         self.push_table(contract.MEMORY)
         e.load(local)
         e.subscript()
-        self.slow_path(
+        self.access_path(
             slow,
-            lambda: self.slow_access(local, bounds, retry, lambda: self.slow_load(lambda: e.load(local), at)),
+            lambda: self.slow_access(
+                local, bounds, retry, lambda: self.slow_load(lambda: e.load(local), at, rejoins)
+            ),
+            rejoins,
         )
 
     def store(
-        self, address: int | str, push_value: Callable[[], None], at: int, bounds: tuple[int, int] = FULL
+        self,
+        address: int | str,
+        push_value: Callable[[], None],
+        at: int,
+        bounds: tuple[int, int] = FULL,
+        rejoins: bool = False,
     ) -> None:
         """mem[address] = value; address a constant or a local within bounds, not yet
-        wrapped (see ADDRESS_BOUNDS)."""
+        wrapped (see ADDRESS_BOUNDS); `rejoins`: see slow_load."""
         e, slow, retry = self.e, Label(), Label()
 
         def push_address() -> None:
             e.load(address) if isinstance(address, str) else e.const(address)
 
         def slow_store() -> None:
-            self.slow_store(push_address, push_value, at)
+            self.slow_store(push_address, push_value, at, rejoins)
 
         if self.slow_paths.settle_codes_before_store:
             self.settle_cc()
@@ -292,9 +307,9 @@ class BlockCompiler:
         push_address()
         e.store_subscript()
         if isinstance(address, str):
-            self.slow_path(slow, lambda: self.slow_access(address, bounds, retry, slow_store))
+            self.access_path(slow, lambda: self.slow_access(address, bounds, retry, slow_store), rejoins)
         else:
-            self.slow_path(slow, slow_store)
+            self.access_path(slow, slow_store, rejoins)
 
     def slow_access(
         self, local: str, bounds: tuple[int, int], retry: Label, slow: Callable[[], None]
@@ -335,26 +350,47 @@ class BlockCompiler:
         emit()
         self.e.place(done)
 
+    def access_path(self, slow: Label, emit: Callable[[], None], rejoins: bool) -> None:
+        """The slow path of a load or store (see slow_load): one that rejoins."""
+        self.slow_path(slow, emit)
+
     # Slow paths, entered with an empty stack (regions override these).
-    def slow_load(self, push_address: Callable[[], None], at: int) -> None:
-        """Push what the machine reads at an address >= xFE00 or not yet wrapped."""
-        e = self.e
+    def slow_load(self, push_address: Callable[[], None], at: int, rejoins: bool) -> None:
+        """Push what the machine reads at an address >= xFE00 or not yet wrapped.
 
-        def wrapped_address() -> None:
-            push_address()
-            e.const(WORD_MASK)
-            e.binary(BinaryOp.AND)
-
+        `rejoins`: a slow path regions take too, coming back after the runtime's
+        access instead of leaving (RegionCompiler.access_path): LDI and STI, whose
+        address no register keeps (LDR and STR narrow their base register's bounds
+        after the access, which only the fast path makes true: address_checked), and
+        ST to a word always watched (`watched_for_good`)."""
         self.sync()
-        self.call(contract.LOAD, wrapped_address, at)
+        self.call(contract.LOAD, self.wrapped(push_address), at)
 
-    def slow_store(self, push_address: Callable[[], None], push_value: Callable[[], None], at: int) -> None:
-        """A store into a watched word: a device, code, or an address not yet wrapped."""
+    def wrapped(self, push_address: Callable[[], None]) -> Callable[[], None]:
+        """Code that pushes the address push_address pushes, wrapped to 16 bits (a slow
+        path's address may be a sum not wrapped yet)."""
+
+        def push_wrapped() -> None:
+            push_address()
+            self.e.const(WORD_MASK)
+            self.e.binary(BinaryOp.AND)
+
+        return push_wrapped
+
+    def slow_store(
+        self,
+        push_address: Callable[[], None],
+        push_value: Callable[[], None],
+        at: int,
+        rejoins: bool,
+    ) -> None:
+        """A store into a watched word: a device, code, or an address not yet wrapped
+        (`rejoins`: see slow_load)."""
         e = self.e
         self.sync()
         self.call(contract.STORE, push_address, push_value, at)
         e.pop()
-        if self.cc_local:  # a store into the PSR (xFFFC) sets the codes
+        if self.cc_local and self.slow_paths.settle_codes_before_store:  # a store into the PSR sets the codes
             e.global_(contract.MACHINE)
             e.load_attr(contract.CODES)
             e.store("cc")

@@ -218,7 +218,7 @@ def emit_ld(c: BlockCompiler, ins: Instruction) -> None:
 def emit_ldi(c: BlockCompiler, ins: Instruction) -> None:
     c.load_const_address(ins.target, ins.address)
     c.e.store("a")
-    c.load_computed_address("a", FULL, ins.address)
+    c.load_computed_address("a", FULL, ins.address, rejoins=True)
     c.result(ins.dr, True)
 
 
@@ -238,14 +238,14 @@ def emit_lea(c: BlockCompiler, ins: Instruction) -> None:
 
 @emitter("ST")
 def emit_st(c: BlockCompiler, ins: Instruction) -> None:
-    c.store(ins.target, lambda: c.push_reg(ins.sr), ins.address)
+    c.store(ins.target, lambda: c.push_reg(ins.sr), ins.address, rejoins=c.watched_for_good(ins.target))
 
 
 @emitter("STI")
 def emit_sti(c: BlockCompiler, ins: Instruction) -> None:
     c.load_const_address(ins.target, ins.address)
     c.e.store("a")
-    c.store("a", lambda: c.push_reg(ins.sr), ins.address)
+    c.store("a", lambda: c.push_reg(ins.sr), ins.address, rejoins=True)
 
 
 @emitter("STR")

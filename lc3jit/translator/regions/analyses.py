@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from lc3jit.translator.blocks import Exit
+from lc3jit.translator.blocks import Block, Exit
 from lc3jit.translator.dataflow import REGISTER_ONLY, block_writes, exact_results, register_reads
 from lc3jit.translator.dataflow import register_writes as writes_of
 from lc3jit.translator.regions.graph import RegionGraph
@@ -198,13 +198,19 @@ class RegionFacts:
     written: frozenset[int]
 
 
+def calls_routine(graph: RegionGraph, block: Block) -> bool:
+    """Does the block end in a TRAP that goes on into its routine inside the region (an
+    OS's: regions.system)? In the 2nd edition that sets R7, as JSR does."""
+    return block.exit is Exit.TRAP and any(t != block.last.next_pc for t in graph.edges[block.start])
+
+
 def analyse(graph: RegionGraph, access_control: bool) -> RegionFacts:
     budget = budget_checks(graph)
     paid_by = prepaid(graph, budget.checks)
     live = live_registers(graph)
     exact = region_exact_results(graph, live, access_control)
     instructions = [ins for b in graph.blocks for ins in b.instructions]
-    calls = {7} if any(b.exit is Exit.CALL for b in graph.blocks) else set()
+    calls = {7} if any(b.exit is Exit.CALL or calls_routine(graph, b) for b in graph.blocks) else set()
     named = {r for ins in instructions for f in REGISTER_FIELDS if (r := getattr(ins, f)) is not None}
     return RegionFacts(
         entries=(*graph.entries, *sorted(budget.checks.keys() - set(graph.entries))),

@@ -73,7 +73,8 @@ class RegionCompiler(BlockCompiler):
         self.e.load(name)
 
     def reload(self) -> None:
-        """Registers and codes from the machine: at entry, and after a host routine."""
+        """Registers and codes from the machine: at entry, and after a helper that may
+        change them (a host GETC, TRAP and RTI entering and leaving the supervisor)."""
         e = self.e
         load_registers(e, self.facts.used)
         e.global_(contract.MACHINE)
@@ -123,11 +124,61 @@ class RegionCompiler(BlockCompiler):
         where = (self.current, self.index, self.e.line, self.cc_alias, dict(self.ranges))
         self.cold.append((slow, where, emit))
 
-    def slow_load(self, push_address: Callable[[], None], at: int) -> None:
-        self.bail(at)
+    def access_path(self, slow: Label, emit: Callable[[], None], rejoins: bool) -> None:
+        """Out of line like any slow path. One that `rejoins` (codegen.slow_load: LDI
+        and STI, the device registers' idiom, and ST to a device or a system word) calls
+        the runtime and comes back, so that a loop polling a device (`LDI R0, KBSR_PTR;
+        BRzp`) and an OS routine saving registers run inside the region; the rest leave
+        for the interpreter (rare: stores into code, addresses not wrapped yet)."""
+        if not rejoins:
+            self.slow_path(slow, emit)
+            return
+        back = Label()
+        self.e.place(back)
 
-    def slow_store(self, push_address: Callable[[], None], push_value: Callable[[], None], at: int) -> None:
-        self.bail(at)
+        def rejoin() -> None:
+            emit()
+            self.e.jump(back)
+
+        self.slow_path(slow, rejoin)
+
+    def slow_load(self, push_address: Callable[[], None], at: int, rejoins: bool) -> None:
+        """Leave for the interpreter, or (`rejoins`) call the runtime. A load that cannot
+        take an access-control exception, which would change R6 and push the codes,
+        reads first (READ) and writes the registers back only when the read was stopped."""
+        if not rejoins:
+            self.bail(at)
+        elif self.checked_loads:
+            super().slow_load(push_address, at, rejoins)
+        else:
+            e, stopped, read = self.e, Label(), Label()
+            self.call(contract.READ, self.wrapped(push_address), at)
+            e.dup()
+            e.const(0)
+            e.compare(Compare.LT)
+            e.jump_if_true(stopped)
+            e.place(read)
+            self.slow_path(stopped, lambda: self.reread(push_address, at, read))
+
+    def reread(self, push_address: Callable[[], None], at: int, read: Label) -> None:
+        """READ returned -1 (on the stack): the registers back, then REREAD, which raises
+        what stopped the read or reads what READ could not; the word goes on at `read`."""
+        self.e.pop()
+        self.sync()
+        self.call(contract.REREAD, self.wrapped(push_address), at)
+        self.e.jump(read)
+
+    def slow_store(
+        self,
+        push_address: Callable[[], None],
+        push_value: Callable[[], None],
+        at: int,
+        rejoins: bool,
+    ) -> None:
+        if rejoins:
+            super().slow_store(push_address, push_value, at, rejoins)
+        else:
+            self.bail(at)
 
     # Exits: inside the region they become jumps.
     def exit_to(self, pc: int) -> None:
@@ -234,17 +285,52 @@ class RegionCompiler(BlockCompiler):
         e.place(skip)
 
     def exit_through(self, helper: contract.Helper, *args: int) -> None:
-        """A TRAP that comes back to the next word goes on inside the region."""
-        e = self.e
+        """Where the helper goes on inside the region, the region goes on there: a host
+        TRAP comes back to the next word; under an OS a TRAP goes to its routine and the
+        routine's RTI to the word after a TRAP that called it (regions.system). The
+        helper may have changed any register (a host GETC, R6 and R7 entering or leaving
+        the supervisor) and the codes (RTI): they are read again."""
+        e, block = self.e, self.current
+        if helper is contract.TRAP and self.edition == 2:
+            for routine in self.hints.get(block.end, ()):
+                if routine in self.labels:
+                    self.call_routine(args[0], routine, block.last.next_pc)
         self.sync()
         self.call(helper, *args)
-        following = self.current.last.next_pc
-        if helper is contract.TRAP and following in self.labels:
+        targets = {
+            contract.TRAP: [block.last.next_pc, *self.hints.get(block.end, ())],
+            contract.RTI: self.graph.returns.get(block.start, ()),
+        }.get(helper, ())
+        inside = [target for target in dict.fromkeys(targets) if target in self.labels]
+        if inside:
             self.reload()
-            self.jump_if_top_is(following)
-        self.count(self.facts.ahead[self.current.start])
+            for target in inside:
+                self.jump_if_top_is(target)
+        self.count(self.facts.ahead[block.start])
         e.return_top()
         self.exited = True
+
+    def call_routine(self, vector: int, routine: int, following: int) -> None:
+        """A 2nd-edition TRAP under an OS is `R7 = PC; PC = M[vector]`: while the vector
+        table still names the routine the region holds, a JSR to it, with no helper
+        (it changes neither the privilege nor the priority); otherwise the way on."""
+        e, other = self.e, Label()
+        self.settle_cc()  # the routine's one way in (this TRAP) arrives with the codes in `cc` both ways
+        ranges = dict(self.ranges)
+        self.push_table(contract.MEMORY)
+        e.const(vector)
+        e.subscript()
+        e.const(routine)
+        e.compare(Compare.EQ)
+        e.jump_if_false(other)
+        for r in sorted(self.facts.used):  # words, as if read again after a helper (see reload)
+            if not self.is_word(r):
+                self.wrap_register(r)
+        e.const(following)
+        self.result(7, False, (following, following))
+        self.exit_to(routine)
+        e.place(other)
+        self.ranges, self.exited = ranges, False
 
     def wanted_after(self, block: Block) -> Iterable[int]:
         """The registers a block of the region goes on to read: their locals hold words."""
@@ -423,5 +509,5 @@ def region_compiler(
     blocks: Sequence[Block], edition: int, access_control: bool = False, hints: Hints = NO_HINTS
 ) -> RegionCompiler:
     """The compiler of a region's blocks (laid out, the root first), the analyses run."""
-    graph = region_graph(blocks, region_entries(blocks), hints)
+    graph = region_graph(blocks, region_entries(blocks, hints), hints)
     return RegionCompiler(graph, analyse(graph, access_control), edition, access_control, hints)

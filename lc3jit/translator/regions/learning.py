@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from lc3jit.translator.blocks import Block
 from lc3jit.translator.jump_tables import guess_targets
 from lc3jit.translator.regions.select import Hints, hinted_site
+from lc3jit.translator.regions.system import trap_routines
 from lc3jit_runtime.dispatch import Dispatcher
 from lc3jit_runtime.machine import Machine
 
@@ -31,9 +32,11 @@ WORTH_LEARNING = 0.1
 
 def guessed(machine: Machine, blocks: Mapping[int, Block], known: Hints) -> dict[int, list[int]]:
     """Targets guessed from the jump tables the code points at (jump_tables) for the blocks'
-    JMP and JSRR sites that know none yet."""
+    JMP and JSRR sites that know none yet, and under an OS the routines of their TRAPs
+    (system)."""
     sites = [b for b in blocks.values() if hinted_site(b) and b.end not in known]
-    return guess_targets(machine.mem, sites, blocks, machine.labels, MAX_HINTS)
+    tables = guess_targets(machine.mem, sites, blocks, machine.labels, MAX_HINTS)
+    return {**tables, **trap_routines(machine, blocks, known)}
 
 
 class Learner:

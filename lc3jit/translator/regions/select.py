@@ -20,6 +20,11 @@ INLINE_BLOCKS = 12
 #: Successor kinds that stay in the function: targets known now, calls excepted.
 LOCAL = frozenset({Kind.TAKEN, Kind.FALLTHROUGH, Kind.RETURN})
 
+#: Exits that call: JSR, JSRR, and a TRAP whose routine is known (regions.system).
+CALLS = frozenset({Exit.CALL, Exit.TRAP})
+#: Exits that return to a call's return point: RET, and the RTI of a trap routine.
+RETURNS = frozenset({Exit.RETURN, Exit.RTI})
+
 #: Targets a JMP or JSRR (by its address) was seen leaving a region for, at run time, or
 #: guessed from a jump table (see learning).
 Hints = Mapping[int, Sequence[int]]
@@ -34,11 +39,12 @@ def hinted_site(block: Block) -> bool:
 
 def successors_of(block: Block, hints: Hints) -> tuple[Successor, ...]:
     """The block's successors, with the targets its JMP or JSRR was seen going to: a
-    JSRR's are calls, a JMP's are jumps inside the function."""
-    seen = hints.get(block.end, ()) if hinted_site(block) else ()
+    JSRR's are calls, a JMP's are jumps inside the function; a TRAP's routine under an OS
+    (regions.system) is a call too."""
+    seen = hints.get(block.end, ()) if hinted_site(block) or block.exit is Exit.TRAP else ()
     if not seen:
         return block.successors
-    kind = Kind.CALL if block.exit is Exit.CALL else Kind.TAKEN
+    kind = Kind.CALL if block.exit in CALLS else Kind.TAKEN
     known = tuple(s for s in block.successors if s.address is not None)
     return known + tuple(Successor(kind, target) for target in seen)
 
@@ -117,7 +123,7 @@ def return_points(region: Sequence[Block], hints: Hints = NO_HINTS) -> dict[int,
     by_start = {b.start: b for b in region}
     calls: dict[int, list[Block]] = {}  # callee -> the blocks that call it
     for b in region:
-        if b.exit is Exit.CALL and b.last.next_pc in by_start:
+        if b.exit in CALLS and b.last.next_pc in by_start:
             for successor in successors_of(b, hints):
                 if successor.kind is Kind.CALL:
                     calls.setdefault(successor.address, []).append(b)  # type: ignore[arg-type]
@@ -128,15 +134,17 @@ def return_points(region: Sequence[Block], hints: Hints = NO_HINTS) -> dict[int,
         body = set(reach(by_start, callee, lambda _: False))
         points = [c.last.next_pc for c in sorted(callers, key=lambda c: c.start not in body)]
         for start in body:
-            if by_start[start].exit is Exit.RETURN:
+            if by_start[start].exit in RETURNS:
                 returns[start] = list(dict.fromkeys(returns.get(start, []) + points))
     return returns
 
 
-def region_entries(region: Sequence[Block]) -> list[int]:
-    """Where the dispatcher may enter: the root, and the return points of calls that leave."""
+def region_entries(region: Sequence[Block], hints: Hints = NO_HINTS) -> list[int]:
+    """Where the dispatcher may enter: the root, and the return points of calls that leave
+    (a TRAP whose routine is known among them: its routine may be too large to copy in)."""
     starts = {b.start for b in region}
-    points = [b.last.next_pc for b in region if b.exit is Exit.CALL and b.last.next_pc in starts]
+    calls = [b for b in region if b.exit is Exit.CALL or (b.exit is Exit.TRAP and b.end in hints)]
+    points = [b.last.next_pc for b in calls if b.last.next_pc in starts]
     return [region[0].start, *dict.fromkeys(p for p in points if p != region[0].start)]
 
 

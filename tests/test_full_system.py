@@ -1,0 +1,253 @@
+"""Full-system mode translated: the OS's trap routines run inside the caller's region.
+
+Under `--os` a TRAP goes to its routine and the routine's RTI (RET in the 2nd edition)
+comes back, inside one region; the routines' device polling (`LDI R0, KBSR_PTR; BRzp`)
+calls the runtime and stays there too. Every engine must still end as the interpreter
+does, at every step limit, wherever the tiered switch falls, with keys arriving at any
+pace, with interrupts enabled (taken at exactly the interpreter's instruction), with a
+vector rewritten under the translated code, and with user code that jumps into the OS.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import random
+import signal
+import threading
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lc3jit.session import ENGINES, boot, load_images, os_images
+from lc3jit.tiered import TieredEngine
+from lc3jit.toolchain.asm import assemble
+from lc3jit.translator.regions import region_engine
+from lc3jit_runtime.console import Console
+from lc3jit_runtime.loader import Image
+from lc3jit_runtime.machine import Machine
+from lc3jit_runtime.outcome import interrupted
+
+from .conftest import Run
+from .test_differential import HumanConsole, assert_same
+from .test_tiered import run_in_slices
+
+EXAMPLES = Path(__file__).parent.parent / "examples"
+TRANSLATED = sorted(set(ENGINES) - {"interp"})
+ECHO_KEYS = b"full system\n"
+
+
+def os_machine(images: list[Image], keys: bytes, edition: int, console: Console | None = None) -> Machine:
+    console = console or Console(io.BytesIO(keys), io.BytesIO())
+    return boot(images, console, edition, None, os_images(edition))
+
+
+def finish(machine: Machine, outcome: object) -> Run:
+    machine.console.flush()
+    return Run(machine, outcome, machine.console._display.getvalue())  # type: ignore[arg-type, attr-defined]
+
+
+def run_os(engine: str, images: list[Image], keys: bytes, edition: int, max_steps: int | None = None) -> Run:
+    machine = os_machine(images, keys, edition)
+    return finish(machine, ENGINES[engine](machine).run(max_steps))
+
+
+def images_of(source: str) -> list[Image]:
+    return list(assemble(source).images)
+
+
+ECHO = load_images([EXAMPLES / "echo.obj"])
+
+
+@pytest.mark.parametrize("engine", TRANSLATED)
+@pytest.mark.parametrize("edition", [3, 2])
+def test_echo_through_the_os_agrees_and_stays_in_one_region(engine: str, edition: int) -> None:
+    """Each key goes through GETC and OUT (TRAP, the routine's polling, RTI or RET): the
+    region engine runs the whole loop in one region, entered a few times in all, not a
+    few times a key; every engine ends as the interpreter does."""
+    keys = b"x" * 300 + b"\n"
+    expected = run_os("interp", ECHO, keys, edition)
+    actual = run_os(engine, ECHO, keys, edition)
+    assert_same(expected, actual)
+    assert expected.output.endswith(b"x" * 300 + b"\nHALT\n") and expected.outcome.reason == "halt"
+    machine = os_machine(ECHO, keys, edition)
+    engine_run = region_engine(machine, profile=True)
+    assert engine_run.run().reason == "halt"
+    assert sum(engine_run.runs.values()) < 20  # 301 keys: 602 TRAPs and as many returns
+
+
+@pytest.mark.parametrize("engine", TRANSLATED)
+@pytest.mark.parametrize("edition", [3, 2])
+@settings(max_examples=12)
+@given(budget=st.integers(0, 400))
+def test_max_steps_inside_the_os_routines_is_exact(engine: str, edition: int, budget: int) -> None:
+    """A step limit may fall anywhere: in the user's loop, in a routine, on its RTI."""
+    runs = [run_os(name, ECHO, ECHO_KEYS, edition, budget) for name in ("interp", engine)]
+    assert_same(*runs)
+
+
+@pytest.mark.parametrize("engine", TRANSLATED)
+@pytest.mark.parametrize("edition", [3, 2])
+@settings(max_examples=8)
+@given(after=st.integers(0, 250), slices=st.lists(st.integers(0, 120), min_size=1, max_size=3))
+def test_the_tiered_switch_under_the_os_agrees_wherever_it_falls(
+    engine: str, edition: int, after: int, slices: list[int]
+) -> None:
+    runs = []
+    for build in (ENGINES["interp"], lambda m: TieredEngine(m, engine, ENGINES[engine], after)):
+        machine = os_machine(ECHO, ECHO_KEYS, edition)
+        runs.append(run_in_slices(build(machine), machine, machine.console._display, [*slices, None]))  # type: ignore[attr-defined]
+    assert_same(*runs)
+    assert runs[0].outcome.reason == "halt"
+
+
+@pytest.mark.parametrize("engine", TRANSLATED)
+@pytest.mark.parametrize("seed", range(3))
+def test_keys_typed_at_a_human_pace_through_getc(engine: str, seed: int) -> None:
+    """GETC's routine polls KBSR until a key comes: a random number of polls per key."""
+    runs = []
+    for name in ("interp", engine):
+        console = HumanConsole(b"pace\n", io.BytesIO(), seed)
+        machine = os_machine(ECHO, b"", 3, console)
+        runs.append(finish(machine, ENGINES[name](machine).run(200_000)))
+    assert_same(*runs)
+    assert runs[0].output.endswith(b"pace\nHALT\n")
+
+
+#: Host mode (no OS): the program installs a keyboard interrupt handler, enables
+#: interrupts and then reads KBDR and KBSR in a loop, and uses GETC, while keys remain:
+#: each read may make the next interrupt due, which must come at the very next instruction.
+READS_WHILE_ENABLED = """
+        .ORIG x3000
+        LD R0, HANDLER_AT
+        STI R0, VECTOR
+        LD R6, STACK
+        LD R0, ENABLE
+        STI R0, KBSR_AT
+        AND R3, R3, #0
+        LD R4, ROUNDS
+LOOP    LDI R1, KBDR_AT
+        ADD R3, R3, R1
+        LDI R2, KBSR_AT
+        ADD R3, R3, R2
+        GETC
+        ADD R3, R3, R0
+        ADD R4, R4, #-1
+        BRp LOOP
+        HALT
+HANDLER ADD R5, R5, #1          ; counts interrupts; leaves the key waiting
+        LDI R0, KBDR_AT         ; no: takes it, so the loop goes on
+        RTI
+HANDLER_AT .FILL HANDLER
+VECTOR  .FILL x0180
+STACK   .FILL x2F00
+ENABLE  .FILL x4000
+KBSR_AT .FILL xFE00
+KBDR_AT .FILL xFE02
+ROUNDS  .FILL #6
+        .END
+"""
+
+
+@pytest.mark.parametrize("engine", TRANSLATED)
+@settings(max_examples=20)
+@given(keys=st.binary(min_size=0, max_size=12), budget=st.integers(0, 200))
+def test_interrupts_come_at_the_interpreters_instruction_after_key_reads(
+    engine: str, keys: bytes, budget: int
+) -> None:
+    images = images_of(READS_WHILE_ENABLED)
+    runs = []
+    for name in ("interp", engine):
+        machine = boot(images, Console(io.BytesIO(keys), io.BytesIO()))
+        runs.append(finish(machine, ENGINES[name](machine).run(budget)))
+    assert_same(*runs)
+
+
+#: 2nd edition, under the OS: OUT once, then the program points the OUT vector at a
+#: routine of its own (no access control in the 2nd edition), calls OUT again, and puts
+#: the vector back.
+REWRITES_A_VECTOR = """
+        .ORIG x3000
+        LD R0, LETTER
+        OUT
+        LDI R2, OUT_VECTOR
+        LEA R1, MINE
+        STI R1, OUT_VECTOR
+        OUT
+        STI R2, OUT_VECTOR      ; the OS's own again: its HALT prints with OUT
+        HALT
+MINE    LD R0, OTHER
+        STI R0, DDR_AT
+        RET
+LETTER  .FILL x61
+OTHER   .FILL x62
+OUT_VECTOR .FILL x0021
+DDR_AT  .FILL xFE06
+        .END
+"""
+
+
+@pytest.mark.parametrize("engine", TRANSLATED)
+def test_a_trap_vector_rewritten_under_the_region_goes_to_the_new_routine(engine: str) -> None:
+    images = images_of(REWRITES_A_VECTOR)
+    expected, actual = (run_os(name, images, b"", 2) for name in ("interp", engine))
+    assert_same(expected, actual)
+    assert expected.output == b"abHALT\n"
+
+
+#: 3rd edition, under the OS: user code jumps into the OS's GETC routine (which a region
+#: of its own, or the caller's, holds): fetching it in user mode is an access-control
+#: violation, reported by the OS; and an RTI in user mode is a privilege violation.
+JUMPS_INTO_THE_OS = """
+        .ORIG x3000
+        GETC
+        LD R1, ROUTINE
+        ADD R0, R0, #-10
+        BRz SKIP
+        JMP R1
+SKIP    RTI
+ROUTINE .FILL x0000
+        .END
+"""
+
+
+@pytest.mark.parametrize("engine", TRANSLATED)
+@pytest.mark.parametrize(("keys", "report"), [(b"j", b"access-control"), (b"\n", b"privilege-mode")])
+def test_user_code_that_reaches_into_the_os_is_stopped_by_it(engine: str, keys: bytes, report: bytes) -> None:
+    images = images_of(JUMPS_INTO_THE_OS)
+    getc = os_images(3)[0].words[0x20]  # the routine the OS's vector table names
+    words = list(images[0].words)
+    words[-1] = getc
+    images = [Image(images[0].origin, tuple(words))]
+    expected, actual = (run_os(name, images, keys, 3) for name in ("interp", engine))
+    assert_same(expected, actual)
+    assert report in expected.output and expected.outcome.reason == "halt"
+
+
+def test_a_stop_request_is_taken_while_the_getc_routine_polls() -> None:
+    """No key ever comes (a pipe left open): GETC's routine polls inside the region; a
+    SIGTERM-style stop request ends the run soon, at an exact instruction."""
+    read_end, write_end = os.pipe()
+    try:
+        with os.fdopen(read_end, "rb", buffering=0) as keyboard:
+            machine = os_machine(ECHO, b"", 3, Console(keyboard, io.BytesIO()))
+            engine = region_engine(machine)
+            polling = threading.Event()
+            real_key_ready = machine.console.key_ready
+
+            def key_ready(wait: float = 0.0) -> bool:
+                polling.set()
+                return real_key_ready(wait)
+
+            machine.console.key_ready = key_ready  # type: ignore[method-assign]
+            threading.Thread(
+                target=lambda: polling.wait(60) and machine.request_stop(interrupted(signal.SIGTERM)),
+                daemon=True,
+            ).start()
+            outcome = engine.run(random.randrange(10**8, 10**9))
+    finally:
+        os.close(write_end)
+    assert outcome == interrupted(signal.SIGTERM)
+    assert machine.pc in range(0x0200, 0x0400) and machine.icount > 0
