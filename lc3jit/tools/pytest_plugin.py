@@ -30,6 +30,7 @@ from __future__ import annotations
 import functools
 import gc
 import json
+import os
 import time
 from collections.abc import Callable, Generator
 from dataclasses import asdict
@@ -180,6 +181,12 @@ def _loaded(paths: tuple[Path, ...]) -> tuple[Image, ...]:
     return tuple(load_images(list(paths)))
 
 
+@functools.cache
+def resolved(files: tuple[str | Path, ...], cwd: str) -> tuple[Path, ...]:
+    """The files' absolute paths, once per working directory (every test asks)."""
+    return tuple(Path(cwd, f).resolve() for f in files)
+
+
 def uses_default_program(item: pytest.Item) -> bool:
     """Does the test take the program from --lc3-program (not a module's own lc3_program)?"""
     info = getattr(item, "_fixtureinfo", None)
@@ -227,7 +234,7 @@ def lc3(request: pytest.FixtureRequest, lc3_program: list[Path]) -> Generator[Fa
         options.setdefault("max_output", settings.max_output)
         options.setdefault("translate_after", TRANSLATE_AFTER)
         files = programs or (() if "source" in options else tuple(lc3_program))
-        images, problem = load(tuple(Path(f).resolve() for f in files))
+        images, problem = load(resolved(files, os.getcwd()))
         if problem:
             first = problem.splitlines()[0]
             pytest.fail(
