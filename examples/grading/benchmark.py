@@ -8,7 +8,7 @@ one program through pytest, and a whole class.
 A benchmark, not a test: it prints what it measured on this machine, with the load average.
 
 `tests` times what the pytest plugin does per test (a fresh Simulator of a program already
-assembled, an ARRAY_MAX call on 20 random words, the result checked) under each
+assembled, an ARRAY_MAX call on 20 random words, the result checked, the Simulator closed) under each
 observation: CPU time, the minimum of 5 interleaved rounds of 200 tests, and the ratio to
 the plugin's plain test.
 
@@ -27,6 +27,7 @@ coverage (as `lc3jit grade` does by default).
 
 from __future__ import annotations
 
+import gc
 import os
 import random
 import resource
@@ -41,6 +42,7 @@ from lc3jit.api import Simulator
 from lc3jit.session import load_images
 from lc3jit.tiered import TRANSLATE_AFTER
 from lc3jit.tools.grade import grade_class
+from lc3jit.tools.pytest_plugin import COLLECT_EVERY, keep_freed_memory
 from lc3jit.translator.regions import engine as regions
 from lc3jit.translator.shared import SharedTranslations
 from lc3jit_runtime.loader import Image
@@ -50,11 +52,11 @@ ARRAY = 0x4000
 
 
 def one_test(images: list[Image], options: dict[str, object], prepare: Prepare, rng: random.Random) -> None:
-    sim = Simulator(*images, max_steps=1_000_000, **options)  # type: ignore[arg-type]
-    prepare(sim)
-    values = [rng.randint(-32768, 32767) for _ in range(20)]
-    sim.memory[ARRAY] = values
-    sim.call_subroutine("ARRAY_MAX", ARRAY, len(values)).check_value(max(values))
+    with Simulator(*images, max_steps=1_000_000, **options) as sim:  # type: ignore[arg-type]
+        prepare(sim)
+        values = [rng.randint(-32768, 32767) for _ in range(20)]
+        sim.memory[ARRAY] = values
+        sim.call_subroutine("ARRAY_MAX", ARRAY, len(values)).check_value(max(values))
 
 
 Prepare = Callable[[Simulator], object]
@@ -83,6 +85,8 @@ def load() -> str:
 
 def per_test() -> None:
     regions.shared_code = {}  # as the pytest plugin shares compiled code between tests
+    gc.set_threshold(COLLECT_EVERY)  # and tunes the collector and the allocator
+    keep_freed_memory()
     images = load_images([HERE / "solution.asm"])
     print(f"Python {sys.version.split()[0]}: ARRAY_MAX on 20 words, a fresh Simulator per test; {load()}")
     best = dict.fromkeys(MODES, float("inf"))
