@@ -229,9 +229,20 @@ class Dispatcher:
 
     def _enter(self, translation: Translation) -> None:
         """The table's entry at the translation's start."""
-        start = translation.start
-        self.table[start] = translation.function if self.runs is None else self._counted(translation)
-        self.sizes[start] = translation.length
+        function = translation.function if self.runs is None else self._counted(translation)
+        self.keep(translation.start, function, translation.length)
+
+    def keep(self, start: int, entry: Callable[[int], int], size: int) -> None:
+        """The table's entry at start: the one way the running thread writes entries.
+
+        As with Interpreter.keep: a stop requested from another thread while this thread
+        translates swaps the whole table for the stopper (`_stop`); an entry written after
+        that swap would run on, a region for ever. The entry goes in first, then the stopper
+        over it if a stop was requested meanwhile.
+        """
+        self.table[start], self.sizes[start] = entry, size
+        if self.machine.ending is not None:
+            self.table[start], self.sizes[start] = stop_requested, 1
 
     def install_entries(self, translations: Sequence[Translation]) -> None:
         """Install translations that cover the same words (the entries of one region):
@@ -288,7 +299,7 @@ class Dispatcher:
     def _settle(self, pc: int) -> None:
         """Give pc its lasting entry: a translation, or the interpreter for good."""
         if not self.translate(pc):
-            self.table[pc] = self.interpreter.step_at(pc)
+            self.keep(pc, self.interpreter.step_at(pc), 1)
             self.covering.setdefault(pc, set()).add(pc)
 
     def may_translate(self) -> bool:
@@ -328,7 +339,8 @@ class Dispatcher:
         def noops(_: int) -> int:
             return following
 
-        self.table[start], self.sizes[start], self.noop_runs[start] = noops, end - start, end
+        self.noop_runs[start] = end
+        self.keep(start, noops, end - start)
         watch = self.machine.watch
         watch[start:end] = [flags | WATCH_TRANSLATED for flags in watch[start:end]]
 
@@ -347,8 +359,7 @@ class Dispatcher:
         dropped = [start for start in starts if self.blocks.pop(start, None) is not None]
         for start in starts:
             self.noop_runs.pop(start, None)
-            self.table[start] = self.interpreter.steps[start] if start in self.stops else self._miss
-            self.sizes[start] = 1
+            self.keep(start, self.interpreter.steps[start] if start in self.stops else self._miss, 1)
         return dropped
 
     def set_stop(self, pc: int, on: bool) -> None:

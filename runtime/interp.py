@@ -353,22 +353,35 @@ class Interpreter:
         if step is self._miss:
             m = self.machine
             if (end := self.noop_run_end(pc)) > pc:
-                self.steps[pc:end] = [_noop] * (end - pc)
+                self.keep(pc, end, _noop)
                 m.watch[pc:end] = [flags | WATCH_DECODED for flags in m.watch[pc:end]]
                 return _noop
             ins = decode(m.mem[pc], pc)
             step = HANDLERS[ins.form.name](m, ins)
             if m.access_control and not user_address(pc):
                 step = _fetch_checked(m, step)
-            self.steps[pc] = step
+            self.keep(pc, pc + 1, step)
             m.watch[pc] |= WATCH_DECODED
         return step
+
+    def keep(self, start: int, end: int, step: Step) -> None:
+        """Cache step for the words start..end-1: the one way the running thread writes steps.
+
+        A stop requested from another thread (a debugger's pause, a signal) swaps every step
+        for the stopper (`_stop`) at any moment, perhaps while this thread decodes a word; a
+        step cached after that swap would run on, and a loop of one word never stop. So the
+        step goes in first, then the stopper over it if a stop was requested meanwhile: the
+        request sets `machine.ending` before it swaps, so one of the two writes comes last.
+        """
+        self.steps[start:end] = [step] * (end - start)
+        if self.machine.ending is not None:
+            self.steps[start:end] = [stop_requested] * (end - start)
 
     def _decode_and_run(self, pc: int) -> int:
         return self.step_at(pc)(pc)
 
     def _forget(self, address: int, at: int) -> None:
-        self.steps[address] = stop_here if address in self.stops else self._miss
+        self.keep(address, address + 1, stop_here if address in self.stops else self._miss)
 
     def detach(self) -> None:
         """No longer follow the machine's code writes and stop requests: another engine

@@ -6,10 +6,15 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 
-from lc3jit.session import boot
-from lc3jit_runtime import contract
+import pytest
+
+from lc3jit.session import ENGINES, boot
+from lc3jit_runtime import contract, interp
 from lc3jit_runtime.console import Console
 from lc3jit_runtime.dispatch import Dispatcher, Translation
+from lc3jit_runtime.endings import Ending
+from lc3jit_runtime.loader import Image
+from lc3jit_runtime.outcome import Outcome
 
 
 class Listening:
@@ -40,3 +45,50 @@ def test_without_a_translator_samples_are_dropped() -> None:
     dispatcher = Dispatcher(boot([], Console(io.BytesIO(), io.BytesIO()), 3, 0x3000))
     dispatcher.left_through(0x3010, 0x4000)  # nothing to tell, nothing raised
     assert dispatcher.translate(0x3000) is False
+
+
+#: LD R2, PTR / ADD R2, R2, #1 / JMP R2 / PTR .FILL x300F, then at x3010: LOOP BRnzp LOOP. The
+#: loop is found only by running (no block search sees through the ADD): it is decoded and
+#: translated at run time.
+FOREVER = [0x2402, 0x14A1, 0xC080, 0x300F] + [0] * 12 + [0x0FFF]
+LOOP = 0x3010
+PAUSED = Outcome(Ending.PAUSED)
+
+
+@pytest.mark.parametrize(
+    ("engine", "during"),
+    [
+        ("interp", "decoding"),
+        ("blocks", "decoding"),
+        ("regions", "decoding"),
+        ("blocks", "translating"),
+        ("regions", "translating"),
+    ],
+)
+def test_a_stop_requested_while_the_engine_stores_code_it_made_stops_the_run(
+    engine: str, during: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pause from the debug adapter's thread (or a signal) can land while the running
+    thread decodes a word or translates a loop: the step or translation it keeps then must
+    not replace the stopper, or the loop runs on for ever (issue 26: the DAP's breakpoint
+    set while running, lost on 3.14 and 3.15 under load)."""
+    machine = boot([Image(0x3000, tuple(FOREVER))], Console(io.BytesIO(), io.BytesIO()), 3, 0x3000)
+    runner = ENGINES[engine](machine)
+    asked = []
+
+    def request_at(pc: int) -> None:
+        if pc == LOOP and not asked:
+            asked.append(machine.icount)
+            machine.request_stop(PAUSED)
+
+    if during == "decoding":
+        decode = interp.decode
+        monkeypatch.setattr(interp, "decode", lambda word, pc: (request_at(pc), decode(word, pc))[1])
+    else:
+        assert isinstance(runner, Dispatcher) and runner.translator is not None
+        translator = runner.translator
+        monkeypatch.setattr(runner, "translator", lambda d, pc: (request_at(pc), translator(d, pc))[1])
+    assert runner.run(100_000) is PAUSED
+    assert asked and machine.icount < 100 and machine.pc == LOOP
+    assert machine.take_ending() is PAUSED
+    assert runner.run(10).ending is Ending.STEP_LIMIT and machine.pc == LOOP

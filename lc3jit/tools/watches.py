@@ -97,7 +97,8 @@ class CheckingInterpreter(Interpreter):
         word = self.machine.mem[pc]
         check = None if word < NOOP_WORDS else self.checks(decode(word, pc))
         if check is not None:
-            step = self.steps[pc] = checked(step, check, pc)
+            step = checked(step, check, pc)
+            self.keep(pc, pc + 1, step)
         return step
 
     def refresh(self) -> None:
