@@ -17,6 +17,7 @@ instruction fetch, as LC3Tools checks them) takes the access-control violation x
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 from .console import Console
@@ -89,6 +90,19 @@ def user_address(address: int) -> bool:
     return USER_BASE <= address < IO_BASE
 
 
+@functools.cache
+def fresh_write_map(edition: int, access_control: bool) -> list[int]:
+    """The write map of a machine just made, to copy: a copy costs half of building it (a
+    grader makes a machine per test)."""
+    watch = [0] * IO_BASE + [WATCH_IO] * (MEMORY_WORDS - IO_BASE) + [WATCH_GUARD] * GUARD_WORDS
+    for address in (KBSR, KBDR, DSR, DDR, MCR) + ((PSR_ADDR,) if edition == 3 else ()):
+        watch[address] |= WATCH_DEVICE
+    if access_control:
+        for address in (*range(USER_BASE), *range(IO_BASE, MEMORY_WORDS)):
+            watch[address] |= WATCH_PROTECTED
+    return watch
+
+
 class Machine:
     """An LC-3: 65,536 words, R0-R7, PC, PSR, the saved stack pointers, the devices."""
 
@@ -113,12 +127,7 @@ class Machine:
         self.empty_polls = 0  # KBSR reads in a row that found no key, with nothing written since
         self.written_at_poll = 0  # the console's bytes_written at the last of them
         self.mcr = MCR_CLOCK
-        self.watch = [0] * IO_BASE + [WATCH_IO] * (MEMORY_WORDS - IO_BASE) + [WATCH_GUARD] * GUARD_WORDS
-        for address in (KBSR, KBDR, DSR, DDR, MCR) + ((PSR_ADDR,) if edition == 3 else ()):
-            self.watch[address] |= WATCH_DEVICE
-        if self.access_control:
-            for address in (*range(USER_BASE), *range(IO_BASE, MEMORY_WORDS)):
-                self.watch[address] |= WATCH_PROTECTED
+        self.watch = fresh_write_map(edition, self.access_control).copy()
         self.code_write_hooks: list[CodeWriteHook] = []
         self.code_writes = 0  # stores into words some engine holds decoded or translated
         # An ending asked for from outside the program (a signal, a lost display), and
