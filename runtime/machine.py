@@ -71,10 +71,12 @@ OS_KEY_WAIT = 0.05
 MAX_NOOP_RUN = 4096
 #: Instructions the translators may translate for one machine, copies counted (a region
 #: holds its own copy of the code it reaches), ahead of time and at run time: past it, code
-#: stays interpreted. Translating costs about 0.2 ms an instruction, so this bounds what a
-#: program (random words, say) can make lc3jit spend translating to seconds; real programs
+#: stays interpreted. Translating a region costs about 40-60 us an instruction on 3.11
+#: (under load), so this bounds what a program (random words, say) can make lc3jit spend
+#: translating to a few seconds, and leaves room for all of a program that fills most of
+#: memory (a 48k-word one translates about 50k instructions, copies counted); real programs
 #: translate far less (2048: about 1,100 instructions). `--translation-budget` sets it.
-TRANSLATION_BUDGET = 1 << 15
+TRANSLATION_BUDGET = 1 << 16
 
 #: Called with (address, executing_instruction_address) after a store into a word that
 #: some engine holds decoded or translated; it may raise to leave translated code.

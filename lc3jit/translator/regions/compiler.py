@@ -512,8 +512,14 @@ class RegionCompiler(BlockCompiler):
 
 
 def region_compiler(
-    blocks: Sequence[Block], edition: int, access_control: bool = False, hints: Hints = NO_HINTS
+    blocks: Sequence[Block],
+    edition: int,
+    access_control: bool = False,
+    hints: Hints = NO_HINTS,
+    more_entries: Sequence[int] = (),
 ) -> RegionCompiler:
-    """The compiler of a region's blocks (laid out, the root first), the analyses run."""
-    graph = region_graph(blocks, region_entries(blocks, hints), hints)
+    """The compiler of a region's blocks (laid out, the root first), the analyses run;
+    entered at the root, the return points and `more_entries` (starts of its blocks)."""
+    entries = list(dict.fromkeys([*region_entries(blocks, hints), *more_entries]))
+    graph = region_graph(blocks, entries, hints)
     return RegionCompiler(graph, analyse(graph, access_control), edition, access_control, hints)

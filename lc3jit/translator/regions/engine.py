@@ -18,6 +18,7 @@ from lc3jit.translator.regions.select import (
     hinted_site,
     region_blocks,
     region_roots,
+    successors_of,
 )
 from lc3jit.translator.translate import BlockTranslator, Region, entry_points
 from lc3jit_runtime.dispatch import Dispatcher, Translation
@@ -75,9 +76,12 @@ class RegionTranslator(BlockTranslator):
     def left_through(self, dispatcher: Dispatcher, site: int, target: int) -> None:
         self.learner.left_through(dispatcher, site, target)
 
-    def translate_region(self, dispatcher: Dispatcher, blocks: list[Block]) -> list[Translation]:
-        """One code object; a function for each entry, told apart by its default `entry`."""
-        compiler = region_compiler(blocks, self.edition, self.access_control, self.hints)
+    def translate_region(
+        self, dispatcher: Dispatcher, blocks: list[Block], more_entries: Sequence[int] = ()
+    ) -> list[Translation]:
+        """One code object; a function for each entry (`more_entries` besides the root and
+        the return points), told apart by its default `entry`."""
+        compiler = region_compiler(blocks, self.edition, self.access_control, self.hints, more_entries)
         entries = compiler.facts.entries
         sites = {b.end for b in blocks if hinted_site(b)}
         key = (tuple((b.start, *(i.word for i in b.instructions)) for b in blocks), *entries)
@@ -138,6 +142,7 @@ def region_engine(
         copies = min(copies, limit)
     roots = sorted(region_roots(blocks, entries), key=lambda root: root not in entries)
     queued, inside = set(roots), set()
+    regions: list[list[Block]] = []
     for root in roots:  # grows: where a region too big for one leaves, the next begins
         if not whole and root not in entries and (root in inside or copied_in(blocks, root)):
             continue
@@ -147,11 +152,43 @@ def region_engine(
             continue  # a smaller one may fit
         copies -= size
         machine.translation_budget -= size
-        dispatcher.install_entries(translator.translate_region(dispatcher, region))
+        regions.append(region)
         inside.update(block.start for block in region)
         if not whole:
             following = (s.address for b in region for s in b.successors if s.kind in LOCAL)
             more = [a for a in following if a in blocks and a not in inside and a not in queued]
             queued.update(more)
             roots += more
+    for region, more in zip(regions, entries_for_ways_out(regions, hints), strict=True):
+        dispatcher.install_entries(translator.translate_region(dispatcher, region, more))
     return dispatcher
+
+
+def entries_for_ways_out(regions: Sequence[Sequence[Block]], hints: Hints) -> list[list[int]]:
+    """For each region, the starts of its blocks where another region leaves (and that are
+    not its entries already): entered there from the dispatcher, the way out goes on in
+    translated code.
+
+    Regions overlap where they copy the same code, and one that stops growing (160 blocks)
+    leaves where the code goes on, which may be inside a region translated before it but
+    no entry of it: the dispatcher interpreted from there, and, once the word was hot,
+    translated yet another region from it (a 1k-word program: 1,400 words translated
+    again at run time, 60 ms). Each such word becomes an entry of the first region that
+    holds it: a few compares more where that region is entered.
+    """
+    roots = {region[0].start for region in regions}
+    holder: dict[int, int] = {}
+    for index, region in enumerate(regions):
+        for block in region:
+            holder.setdefault(block.start, index)
+    more: list[list[int]] = [[] for _ in regions]
+    for region in regions:
+        starts = {block.start for block in region}
+        for block in region:
+            for successor in successors_of(block, hints):
+                target = successor.address
+                if target is None or target in starts or target in roots or target not in holder:
+                    continue
+                if target not in more[holder[target]]:
+                    more[holder[target]].append(target)
+    return more
