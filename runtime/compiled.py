@@ -18,8 +18,9 @@ bytecode is a segmentation fault when it runs), so the module code is only a few
 which `main` checks before it unmarshals anything: `python PROGRAM.pyc` refuses a damaged
 file in one line too. (Generated code is mostly the same few instructions and their
 zeroed inline caches: compressed it is a fifth to a seventh of its size, 15-40 bytes a
-word of the program, and it decompresses at a few hundred MB a second.) The payload is nested tuples of ints, strings, bytes and code objects,
-hashable all the way down, as marshal stores them:
+word of the program, and it decompresses at a few hundred MB a second.) The payload is
+nested tuples of ints, strings, bytes and code objects, hashable all the way down, as
+marshal stores them:
 
     (MARK, FORMAT), ("lc3jit", version), ("program", name), ("edition", 2 | 3),
     ("pc", start PC or None), ("images", images), ("system", OS images),
@@ -38,6 +39,7 @@ its code: a compiled file is as trusted as any Python file.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import importlib.util
 import marshal
@@ -238,10 +240,8 @@ def unpack(payload: object, name: str) -> Compiled:
     checksum, data = payload[start : start + 8], payload[start + 8 :]
     if importlib.util.source_hash(data) != checksum:
         raise LoadError(name, "corrupt (its program's checksum does not match its contents)")
-    try:
+    with contextlib.suppress(zlib.error):  # not compressed: an older lc3jit's, refused by its format
         data = zlib.decompress(data)
-    except zlib.error:
-        pass  # an older lc3jit's payload, not compressed: its format asks to compile again
     try:
         with collector_paused():
             return Compiled.from_payload(marshal.loads(data), name)
