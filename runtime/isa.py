@@ -282,10 +282,23 @@ def form_of(word: int) -> Form:
 
 
 def decode(word: int, address: int = 0) -> Instruction:
-    form = form_of(word)
-    operands = {f.name: f.extract(word) for f in form.fields}
-    strict = word & form.strict_mask == form.strict_bits
-    return Instruction(address, word, form, strict, **operands)
+    """The word at the address, decoded; remembered (an Instruction cannot change), since
+    the same words are decoded again and again: every machine a grader makes per test
+    decodes its program anew, and so do the translators."""
+    key = (address, word)
+    if (ins := _DECODED.get(key)) is None:
+        if len(_DECODED) >= DECODED_KEPT:  # random words: keep it bounded
+            _DECODED.clear()
+        form = form_of(word)
+        operands = {f.name: f.extract(word) for f in form.fields}
+        strict = word & form.strict_mask == form.strict_bits
+        ins = _DECODED[key] = Instruction(address, word, form, strict, **operands)
+    return ins
+
+
+#: How many decoded words `decode` remembers (some 5 MB at most).
+DECODED_KEPT = 1 << 14
+_DECODED: dict[tuple[int, int], Instruction] = {}
 
 
 def to_signed(word: int) -> int:

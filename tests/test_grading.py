@@ -57,6 +57,9 @@ def test_buggy_solution_fails_where_signs_differ(workers: tuple[str, ...]) -> No
         name.startswith(("test_known_arrays[values4]", "test_known_arrays[values5]", "test_random_array"))
         for name in failed
     )
+    # the failures' tracebacks end in the test's own line: lc3jit's frames are hidden
+    assert "ARRAY_MAX(x4000, 2) returned -32768 (x8000), expected 32767 (x7FFF)" in result.stdout
+    assert "grading/calls.py" not in result.stdout and "simulator/calling.py" not in result.stdout
 
 
 def test_a_program_that_never_returns_fails_its_test_without_hanging(tmp_path: Path) -> None:
@@ -130,6 +133,24 @@ def test_usage_errors_stop_pytest_at_the_start(options: tuple[str, ...], message
     assert result.returncode == pytest.ExitCode.USAGE_ERROR
     assert message in result.stderr
     assert "passed" not in result.stdout and "failed" not in result.stdout
+
+
+def test_ini_options_stand_for_the_command_line_which_wins(tmp_path: Path) -> None:
+    (tmp_path / "pytest.ini").write_text(
+        "[pytest]\nlc3_program = loop.asm\nlc3_max_steps = 5000\n"
+        "lc3_gradescope = results.json\nlc3_visibility = hidden\n"
+    )
+    (tmp_path / "loop.asm").write_text(".ORIG x3000\nHALT\nARRAY_MAX BR ARRAY_MAX\n.END\n")
+    (tmp_path / "test_loop.py").write_text(
+        "def test_returns(lc3):\n    lc3().call_subroutine('ARRAY_MAX', 0x4000, 1).check_returned()\n"
+    )
+    result = pytest_run("test_loop.py", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "did not return: was still running after 5,000 instructions" in result.stdout
+    [test] = json.loads((tmp_path / "results.json").read_text())["tests"]
+    assert (test["name"], test["visibility"], test["score"]) == ("test_returns", "hidden", 0)
+    result = pytest_run("test_loop.py", "--lc3-max-steps", "7000", cwd=tmp_path)
+    assert "did not return: was still running after 7,000 instructions" in result.stdout
 
 
 def check_gradescope(results: dict[str, object]) -> None:
@@ -250,12 +271,16 @@ def test_time_and_output_limits_fail_their_tests_saying_where(tmp_path: Path) ->
     assert "OutputLimitError: the output limit (1,000 bytes) was reached at x300" in result.stdout
 
 
-def test_a_tests_simulators_are_let_go_when_it_ends(tmp_path: Path) -> None:
-    """A session of a thousand tests kept every Simulator (2 MB each) to its end."""
+def test_a_tests_simulators_give_their_memory_back_when_it_ends(tmp_path: Path) -> None:
+    """A session of a thousand tests kept every Simulator (2 MB each) to its end; then each
+    waited for the garbage collector (turned off here)."""
     (tmp_path / "test_release.py").write_text(
-        "import gc\nimport weakref\n\nSEEN = []\n\n\n"
-        "def test_first(lc3):\n    SEEN.append(weakref.ref(lc3()))\n\n\n"
-        "def test_second():\n    gc.collect()\n    assert SEEN[0]() is None, 'still alive'\n"
+        "import gc\nimport tracemalloc\nimport weakref\n\nSEEN = []\n\n\n"
+        "def test_first(lc3):\n    lc3().run()\n    gc.disable()\n    tracemalloc.start()\n"
+        "    sim = lc3()\n    sim.run()\n    SEEN.append(weakref.ref(sim))\n\n\n"
+        "def test_second():\n    held = tracemalloc.get_traced_memory()[0]\n"
+        "    tracemalloc.stop()\n    gc.enable()\n    assert held < 500_000, f'{held:,} bytes held'\n"
+        "    gc.collect()\n    assert SEEN[0]() is None, 'still alive'\n"
     )
     result = pytest_run("test_release.py", "--lc3-program", GRADING / "solution.asm", cwd=tmp_path)
     assert result.returncode == 0, result.stdout

@@ -4,9 +4,11 @@ calls and memory, strict mode, seeded fill, runs until input, output checks, lim
 
 from __future__ import annotations
 
+import gc
 import json
 import re
 import textwrap
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -151,6 +153,27 @@ def test_time_and_output_limits_end_a_run(engine: str) -> None:
     with pytest.raises(OutputLimitError, match=r"^the output limit \(10 bytes\) was reached at x300"):
         sim.run()
     assert sim.output == "spamspamsp"
+
+
+@pytest.mark.parametrize("translate_after", [0, 1000])
+@engines
+def test_a_closed_simulator_gives_its_memory_back_at_once(engine: str, translate_after: int) -> None:
+    """Its machine and engines hold each other in cycles: without close() their megabytes
+    would wait for the garbage collector (turned off here)."""
+    Simulator(EXAMPLES / "solution.asm", engine=engine).run()  # translations shared from now on
+    gc.disable()
+    tracemalloc.start()
+    try:
+        with Simulator(EXAMPLES / "solution.asm", engine=engine, translate_after=translate_after) as sim:
+            assert sim.call("ARRAY_MAX", 0x3100, 3) == sim.machine.reg[0]
+            assert tracemalloc.get_traced_memory()[0] > 2_000_000  # memory, write map, tables
+        held = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+        gc.enable()
+    assert held < 500_000, f"{held:,} bytes still held"
+    with pytest.raises(ValueError, match="closed"):
+        sim.run()
 
 
 def test_a_class_is_graded_whatever_its_submissions_do(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO, cast
+from typing import TYPE_CHECKING, Self, TextIO, cast
 
 from lc3jit.grading import output as output_text
 from lc3jit.grading.coverage import covering, executed
@@ -146,6 +146,7 @@ class SimulatorBase:
         self.memory = Memory(self)
         self._engine: Engine | None = None
         self.setup_seconds = 0.0  # building the engine: translation ahead of the first run
+        self.closed = False  # see close()
 
     def __repr__(self) -> str:
         names = ", ".join(dict.fromkeys(Path(image.name).name for image in self.images))
@@ -194,6 +195,33 @@ class SimulatorBase:
         key = program_key(name, edition, start, images, system)
         dispatcher = cast("Callable[[Machine], Dispatcher]", translate)  # regions' and blocks'
         return lambda machine: shared.build(machine, name, key, dispatcher, self._booted_state)
+
+    def close(self) -> None:
+        """Give the machine's memory back now: the Simulator cannot run or be read after.
+
+        A machine and its engines hold each other in reference cycles (the write map's hooks,
+        steps bound to the machine), so a Simulator let go waits for the garbage collector,
+        which walks its tables (memory, write map, each engine's table by address: some
+        2 MB) at every pass until then. A grader that makes one per test spent more on that
+        than on the tests: the pytest plugin closes a test's Simulators when it ends.
+        `with Simulator(...) as sim:` closes it at the block's end.
+        """
+        machine = self.machine
+        engines = [getattr(hook, "__self__", None) for hook in machine.stop_hooks]  # those following it
+        if isinstance(self._engine, TieredEngine):
+            engines.append(self._engine.interpreter)  # detached at the switch, if there was one
+        tables = [machine.mem, machine.watch]
+        for engine in filter(None, engines):  # an engine's tables by address: lists as long as memory
+            tables += [v for v in vars(engine).values() if isinstance(v, list) and len(v) >= MEMORY_WORDS]
+        for table in tables:
+            table.clear()
+        self.closed = True
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
 
     def _booted_state(self) -> tuple[list[int], int]:
         machine = self.booted()
@@ -309,6 +337,8 @@ class SimulatorBase:
         to that file, and the run goes through the interpreter (see lc3jit/tools/trace.py).
         """
         __tracebackhide__ = True
+        if self.closed:
+            raise ValueError("the Simulator is closed: its machine was given back (close())")
         if max_steps is None:
             max_steps = self.max_steps
         ends = self.deadline

@@ -30,6 +30,7 @@ from __future__ import annotations
 import functools
 import gc
 import json
+import os
 import time
 from collections.abc import Callable, Generator
 from dataclasses import asdict
@@ -180,6 +181,12 @@ def _loaded(paths: tuple[Path, ...]) -> tuple[Image, ...]:
     return tuple(load_images(list(paths)))
 
 
+@functools.cache
+def resolved(files: tuple[str | Path, ...], cwd: str) -> tuple[Path, ...]:
+    """The files' absolute paths, once per working directory (every test asks)."""
+    return tuple(Path(cwd, f).resolve() for f in files)
+
+
 def uses_default_program(item: pytest.Item) -> bool:
     """Does the test take the program from --lc3-program (not a module's own lc3_program)?"""
     info = getattr(item, "_fixtureinfo", None)
@@ -208,8 +215,8 @@ def lc3(request: pytest.FixtureRequest, lc3_program: list[Path]) -> Generator[Fa
     keys=..., edition=..., os=..., seed=..., strict=...) takes the Simulator's own
     arguments. All of a test's Simulators share its wall-clock limit.
 
-    The test's Simulators are let go when it ends (its report, made before, has what it
-    needs of them): a session of a thousand tests kept two megabytes each."""
+    The test's Simulators are closed when it ends (its report, made before, has what it
+    needs of them): their memory goes back at once (see Simulator.close)."""
     config, node = request.config, request.node
     settings = config.stash[SETTINGS]
     deadline = time.monotonic() + settings.time_limit
@@ -227,37 +234,54 @@ def lc3(request: pytest.FixtureRequest, lc3_program: list[Path]) -> Generator[Fa
         options.setdefault("max_output", settings.max_output)
         options.setdefault("translate_after", TRANSLATE_AFTER)
         files = programs or (() if "source" in options else tuple(lc3_program))
-        images, problem = load(tuple(Path(f).resolve() for f in files))
+        images, problem = load(resolved(files, os.getcwd()))
         if problem:
             first = problem.splitlines()[0]
             pytest.fail(
                 f"the program could not be loaded: {first} (the full messages are at the end)", pytrace=False
             )
-        collect_less_often(config)
+        many_machines_ahead(config)
         sim = Simulator(*images, **options)  # type: ignore[arg-type]  # the Simulator checks them
         sims.append(sim)
         return sim
 
     yield Factory(make, f"lc3({', '.join(p.name for p in lc3_program)})")
+    for sim in sims:
+        sim.close()
     sims.clear()
 
 
 #: The garbage collector's first threshold while a session makes Simulators (CPython's is
-#: 700 allocations). Each Simulator is a machine of large lists (65,536 words of memory, a
-#: write map twice that, the interpreter's table), which every collection of the young
-#: generation walks while they are young: a test's few thousand allocations made it walk
-#: them several times. 5,000 spreads the same work over fewer walks: 15-18% less CPU for
-#: `pytest examples/grading --cases 1000` (two interleaved runs), the same memory.
+#: 700 allocations): a test allocates a few thousand objects, and each collection of the
+#: young generation walks what the test holds. 5,000 spreads the same work over fewer
+#: walks (2-12% less CPU for `pytest examples/grading --cases 1000`, interleaved runs).
 COLLECT_EVERY = 5000
 COLLECTOR = pytest.StashKey[tuple[int, int, int]]()
+#: A block the size of a few machines, allocated and freed once: see keep_freed_memory.
+ALLOCATOR_HINT = 16 << 20
 
 
-def collect_less_often(config: pytest.Config) -> None:
+def many_machines_ahead(config: pytest.Config) -> None:
     """From the first Simulator of the session to its end (a session that makes none, or
-    any other project's, keeps the collector as it was)."""
+    any other project's, keeps the collector and the allocator as they were)."""
     if COLLECTOR not in config.stash:
         config.stash[COLLECTOR] = thresholds = gc.get_threshold()
         gc.set_threshold(max(COLLECT_EVERY, thresholds[0]), *thresholds[1:])
+        keep_freed_memory()
+
+
+def keep_freed_memory() -> None:
+    """Let the C allocator keep the memory a test's closed machine gives back for the next
+    test's machine, instead of returning it to the system and faulting it in afresh.
+
+    glibc's malloc returns the free memory at the top of its heap once it exceeds twice its
+    mmap threshold, which starts at 128 KB and rises to the size of the largest block it
+    mapped and then freed (up to 32 MB): about one machine (2 MB: memory, write map, the
+    interpreter's table), so every test's machine went back to the system at its end and
+    the next one was faulted in page by page, 0.7 ms a test, more than its run. A 16 MB
+    block freed at once raises the threshold to keep 32 MB. bytes() takes it zeroed from
+    calloc, which touches none of its pages; other allocators ignore it."""
+    bytes(ALLOCATOR_HINT)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
