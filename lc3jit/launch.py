@@ -218,7 +218,7 @@ class CachedBuild:
         if disabled_by_environment():
             return ENGINES[self.engine](machine)
         self.cache = TranslationCache(cache_directory(), _warn)
-        first = self.booted()
+        first = machine if machine.icount == 0 else self.booted()  # built before the run: as booted
         builder = ENGINES[self.engine]
         return self.cache.build(machine, self.engine, builder, (first.mem, first.pc))  # type: ignore[arg-type,return-value]
 

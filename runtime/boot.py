@@ -35,6 +35,7 @@ def boot(
     start = images[0].origin if pc is None else pc
     if system:
         machine.pc, machine.reg[0] = OS_ENTRY, start
+        machine.program_entry = start
     else:
         machine.pc = start
     return machine

@@ -19,6 +19,7 @@ import contextlib
 import errno
 import os
 import select
+import stat
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -43,6 +44,13 @@ FLUSH_SIZE = 1 << 16
 LINE_GAP = 0.001
 #: Seconds a wait for a key sleeps in select() between looks at whether the run must end.
 WAIT_SLICE = 0.05
+
+
+def _regular_file(fd: int) -> bool:
+    try:
+        return stat.S_ISREG(os.fstat(fd).st_mode)
+    except OSError:
+        return False
 
 
 class ClosedDisplay:
@@ -85,6 +93,9 @@ class Console:
         self._keyboard_fd: int | None = None  # read unbuffered, so that select() sees what is left
         with contextlib.suppress(AttributeError, OSError, ValueError):
             self._keyboard_fd = keyboard.fileno()  # type: ignore[union-attr]
+        #: Keys from memory or a regular file (`--input`, `< keys`) come at once: a read
+        #: neither waits nor needs the screen shown first (a write(2) and a select(2) a key).
+        self._keys_at_once = self._keyboard_fd is None or _regular_file(self._keyboard_fd)
         self._display = display
         self._interactive = interactive
         self._pending: int | None = None  # a byte read ahead by a scripted poll
@@ -214,10 +225,11 @@ class Console:
                     return False
 
     def _read_byte(self) -> int | None:
-        self.flush()
         keyboard = self._keyboard
         assert keyboard is not None  # not exhausted, so there is a keyboard
-        self._select(None)
+        if not self._keys_at_once:  # the read may wait: whoever sends the keys sees the output first
+            self.flush()
+            self._select(None)
         try:
             fd = self._keyboard_fd
             data = keyboard.read(1) if fd is None else os.read(fd, 1)

@@ -59,6 +59,11 @@ INDIRECT = Helper("INDIRECT", 2)  # (site, target): where a JMP or JSRR went (a 
 READ = Helper("READ", 2)  # (address, at) -> word or -1
 REREAD = Helper("REREAD", 2)  # (address, at) -> word
 HELPERS = (LOAD, STORE, FETCH, TRAP, RTI, ILLEGAL, INDIRECT, READ, REREAD)
+#: The registers TRAP and RTI may change when they come back, besides the codes: a host
+#: GETC or IN sets R0, the 2nd edition's TRAP R7, entering and leaving the supervisor swaps
+#: R6. Code that goes on after them reads these (and the codes) again; the others are as
+#: it left them, two OS calls a key echoed saving a reload of every register.
+CHANGED = {TRAP.name: (0, 6, 7), RTI.name: (6,)}
 
 #: The globals generated code may name.
 GLOBALS = frozenset(VALUES) | {helper.name for helper in HELPERS}
@@ -68,7 +73,7 @@ NAMES = GLOBALS | frozenset(ATTRIBUTES)
 #: A short hash of the whole contract, arities included (CPython's own source hash: hashlib
 #: would load OpenSSL, milliseconds of every run that loads saved code).
 DIGEST = importlib.util.source_hash(
-    repr((VALUES, ATTRIBUTES, tuple((h.name, h.arity) for h in HELPERS))).encode()
+    repr((VALUES, ATTRIBUTES, tuple((h.name, h.arity) for h in HELPERS), CHANGED)).encode()
 ).hex()[:12]
 
 

@@ -28,7 +28,7 @@ from . import contract
 from .errors import Leave, Stop, StopRequested
 from .interp import Interpreter, stop_requested
 from .isa import MEMORY_WORDS, SIGN_BIT, WORD_MASK
-from .machine import ILLEGAL_OPCODE, KBDR, KBSR, PSR_ADDR, WATCH_TRANSLATED, Machine
+from .machine import ILLEGAL_OPCODE, IO_BASE, KBDR, KBSR, PSR_ADDR, WATCH_TRANSLATED, Machine
 from .outcome import UNLIMITED, Outcome
 from .traps import trap
 
@@ -166,8 +166,8 @@ class Dispatcher:
                 contract.LOAD.name: self.load_from_code,
                 contract.FETCH.name: m.fetch_violation,
                 contract.STORE.name: self.store_from_block,
-                contract.TRAP.name: self._from_code(lambda vector, at: trap(m, vector, at)),
-                contract.RTI.name: self._from_code(m.return_from_interrupt),
+                contract.TRAP.name: self._trap,
+                contract.RTI.name: self._return_from_interrupt,
                 contract.ILLEGAL.name: lambda word, at: m.exception(
                     ILLEGAL_OPCODE, at, f"illegal opcode x{word:04X}"
                 ),
@@ -193,14 +193,23 @@ class Dispatcher:
 
     def _read(self, address: int, at: int) -> int:
         """READ (runtime.contract): LOAD with what stops it held back, returning -1; -1
-        without reading for the PSR, whose codes the caller has not written back."""
+        without reading for the PSR, whose codes the caller has not written back. It is
+        called only where a load cannot take an access-control exception, and every OS call
+        reads a device or two through it: the load is the machine's, unchecked, inline."""
+        m = self.machine
+        if address < IO_BASE:
+            return m.mem[address]
         if address == PSR_ADDR:
             return -1
         try:
-            return self.load_from_code(address, at)
+            value = m.load_io(address, at)
         except (Stop, Leave) as held:
             self.held = held
             return -1
+        if m.kbsr_ie and address in (KBSR, KBDR):
+            self.held = LoadedKey(at, value)
+            return -1
+        return value
 
     def _reread(self, address: int, at: int) -> int:
         """REREAD: what READ held back, raised now that the registers are written back;
@@ -210,19 +219,21 @@ class Dispatcher:
             raise held
         return self.load_from_code(address, at)
 
-    def _from_code(self, helper: Callable[..., int]) -> Callable[..., int]:
-        """TRAP or RTI for translated code, which goes on inside where the next PC is
-        its own: while KBSR[14] is set it leaves instead (a completed instruction), so
-        the dispatcher looks for the interrupt a key read or a lower priority made due."""
-        m = self.machine
+    def _trap(self, vector: int, at: int) -> int:
+        """TRAP for translated code, which goes on inside where the next PC is its own:
+        while KBSR[14] is set it leaves instead (a completed instruction), so the
+        dispatcher looks for the interrupt a key read or a lower priority made due."""
+        pc = trap(self.machine, vector, at)
+        if self.machine.kbsr_ie:
+            raise Leave(at, pc)
+        return pc
 
-        def from_code(*args: int) -> int:
-            pc = helper(*args)
-            if m.kbsr_ie:
-                raise Leave(args[-1], pc)
-            return pc
-
-        return from_code
+    def _return_from_interrupt(self, at: int) -> int:
+        """RTI for translated code: as TRAP (`_trap`)."""
+        pc = self.machine.return_from_interrupt(at)
+        if self.machine.kbsr_ie:
+            raise Leave(at, pc)
+        return pc
 
     def install(self, translation: Translation) -> None:
         self.install_entries([translation])
@@ -411,9 +422,12 @@ class Dispatcher:
     def store_from_block(self, address: int, value: int, at: int) -> None:
         """The slow path of a translated store; leaves the block if it wrote code."""
         address &= WORD_MASK
-        wrote_code = self.machine.watch[address] & WATCH_TRANSLATED
-        self.machine.store(address, value, at)
-        if wrote_code:
+        m = self.machine
+        if flags := m.watch[address]:  # the machine's store, inline: every OS's OUT comes here
+            m.store_slow(address, value, at)
+        else:
+            m.mem[address] = value
+        if flags & WATCH_TRANSLATED:
             raise LeaveBlock(at)
 
     def run(self, max_steps: int | None = None) -> Outcome:

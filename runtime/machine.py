@@ -144,6 +144,10 @@ class Machine:
         # Where the run began, for translators built after it began (lc3jit's tiered start):
         # they translate from there, not from the PC reached. None: from the PC.
         self.start_pc: int | None = None
+        # Under an OS: the user program's first address, where the OS's start-up code enters
+        # it (by RTI). Translators root a region there too, as at the start PC: reached only
+        # through the OS, it would otherwise wait to get hot and be translated mid-run.
+        self.program_entry: int | None = None
 
     # The PSR, assembled from its parts.
     @property
@@ -336,9 +340,13 @@ class Machine:
         return key
 
     # Entering and leaving the supervisor: TRAP (3rd edition), exceptions, interrupts, RTI.
+    # Every OS call runs these twice (TRAP in, RTI out), so they read the machine's fields
+    # directly rather than through the properties and `load`/`store`.
     def push(self, value: int, at: int) -> None:
+        """A push onto the supervisor stack (the privilege is the supervisor's already: a
+        word closed to user mode is written plainly)."""
         sp = self.reg[6] = (self.reg[6] - 1) & WORD_MASK
-        if self.watch[sp]:
+        if self.watch[sp] & ~WATCH_PROTECTED:
             self.store_slow(sp, value, at, pushed=True)
         else:
             self.mem[sp] = value
@@ -346,7 +354,7 @@ class Machine:
     def pop(self, at: int) -> int:
         sp = self.reg[6]
         self.reg[6] = (sp + 1) & WORD_MASK
-        return self.load(sp, at)
+        return self.load_io(sp, at) if sp >= IO_BASE else self.mem[sp]
 
     def enter_supervisor(
         self, vector_address: int, return_pc: int, at: int, priority: int | None = None
@@ -358,42 +366,60 @@ class Machine:
         then leaves translated code, which may be running those very words, as a store
         into code does. An interrupt (`priority`) is taken between instructions, where
         no translated code runs."""
-        self._check_stack(vector_address, at)
+        mode, reg, watch, mem = self.psr_mode, self.reg, self.watch, self.mem
+        sp = self.saved_ssp if mode & PSR_USER else reg[6]
+        below, under = (sp - 1) & WORD_MASK, (sp - 2) & WORD_MASK
+        if (watch[below] | watch[under]) & ~WATCH_PROTECTED:  # a device, code, an observer
+            return self._enter_watched(vector_address, return_pc, at, priority, sp)
+        if mode & PSR_USER:
+            self.saved_usp = reg[6]
+        self.psr_mode = mode & PSR_PRIORITY if priority is None else priority << 8
+        mem[below] = mode | COND[self.ccv]  # in supervisor mode now: the stack is closed to user mode
+        mem[under] = return_pc
+        reg[6] = under
+        return mem[vector_address]
+
+    def _enter_watched(
+        self, vector_address: int, return_pc: int, at: int, priority: int | None, sp: int
+    ) -> int:
+        """`enter_supervisor` where a push lands on a watched word: each push a store."""
+        watch = self.watch
+        if watch[(sp - 1) & WORD_MASK] & WATCH_DEVICE or watch[(sp - 2) & WORD_MASK] & WATCH_DEVICE:
+            self._stack_fault(vector_address, at, sp)
         psr = self.psr
         if self.user_mode:
             self.saved_usp = self.reg[6]
-            self.reg[6] = self.saved_ssp
+            self.reg[6] = sp
         self.psr_mode = self.psr_mode & PSR_PRIORITY if priority is None else priority << 8
         code_writes = self.code_writes
-        self.push(psr, at)  # in supervisor mode already: the stack is closed to user mode
+        self.push(psr, at)
         self.push(return_pc, at)
         handler = self.mem[vector_address]
         if self.code_writes != code_writes and priority is None:
             raise Leave(at, handler)
         return handler
 
-    def _check_stack(self, vector_address: int, at: int) -> None:
+    def _stack_fault(self, vector_address: int, at: int, sp: int) -> None:
         """A push of PSR and PC onto a device register is a fault, before anything changes.
 
         Without an OS the program runs in supervisor mode with R6 = x0000 unless it set
         a stack: a TRAP through a routine it installed (3rd edition) would push its return
         address onto MCR, which stops the clock, and end the run silently as if it halted.
         """
-        sp = self.saved_ssp if self.user_mode else self.reg[6]
-        for address in ((sp - 1) & WORD_MASK, (sp - 2) & WORD_MASK):
-            if self.watch[address] & WATCH_DEVICE:
-                if vector_address < EXCEPTION_TABLE:
-                    what = f"TRAP x{vector_address:02X}"
-                elif vector_address == EXCEPTION_TABLE + KEYBOARD_VECTOR:
-                    what = "the keyboard interrupt"
-                else:
-                    what = f"the exception through x{vector_address:04X}"
-                raise MachineFault(
-                    at,
-                    False,
-                    f"{what} at x{at:04X} would push PSR and PC onto the device register at "
-                    f"x{address:04X} (the supervisor stack pointer is x{sp:04X}): set R6 to a stack first",
-                )
+        below = ((sp - 1) & WORD_MASK, (sp - 2) & WORD_MASK)
+        address = next(a for a in below if self.watch[a] & WATCH_DEVICE)
+        if vector_address < EXCEPTION_TABLE:
+            what = f"TRAP x{vector_address:02X}"
+        elif vector_address == EXCEPTION_TABLE + KEYBOARD_VECTOR:
+            what = "the keyboard interrupt"
+        else:
+            what = f"the exception through x{vector_address:04X}"
+        raise MachineFault(
+            at,
+            False,
+            f"{what} at x{at:04X} would push PSR and PC onto the device register at "
+            f"x{address:04X} (the supervisor stack pointer is x{sp:04X}): set R6 to a stack first",
+        )
 
     def exception(self, vector: int, at: int, message: str) -> int:
         """Take exception `vector` through the table, or fault if nothing handles it."""
@@ -424,13 +450,23 @@ class Machine:
 
     def return_from_interrupt(self, at: int) -> int:
         """RTI: pop PC and PSR; back to user mode swaps R6 to the user stack."""
-        if self.user_mode:
+        if self.psr_mode & PSR_USER:
             return self.exception(PRIVILEGE_VIOLATION, at, "RTI in user mode")
-        pc = self.pop(at)
-        self.psr = self.pop(at)
-        if self.user_mode:
-            self.saved_ssp = self.reg[6]
-            self.reg[6] = self.saved_usp
+        reg, mem = self.reg, self.mem
+        sp = reg[6]
+        if sp < IO_BASE - 1:  # both words memory, not device registers
+            pc, psr = mem[sp], mem[sp + 1]
+            sp += 2
+        else:
+            pc = self.pop(at)
+            psr = self.pop(at)
+            sp = reg[6]
+        self.psr_mode = psr & (PSR_USER | PSR_PRIORITY)  # the `psr` setter, inline (twice as fast)
+        self.ccv = CC_VALUE.get(psr & 0b111, 0)
+        if psr & PSR_USER:
+            self.saved_ssp = sp
+            sp = self.saved_usp
+        reg[6] = sp
         return pc
 
     def snapshot(self) -> dict[str, object]:

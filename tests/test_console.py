@@ -32,17 +32,37 @@ def test_no_keyboard_at_all_is_exhausted_from_the_start() -> None:
     assert not console.key_ready()
 
 
-def test_output_waits_for_a_flush_or_for_the_program_to_read_a_key() -> None:
-    """A prompt must be on the screen before the program waits for the answer."""
+def test_output_waits_for_a_flush_or_for_the_program_to_wait_for_a_key() -> None:
+    """A prompt must be on the screen before the program waits for the answer from a pipe."""
+    read_end, write_end = os.pipe()
     display = io.BytesIO()
-    console = Console(io.BytesIO(b"y"), display)
-    console.write(b"Continue? ")
-    assert display.getvalue() == b""
-    assert console.read_key() == ord("y")
-    assert display.getvalue() == b"Continue? "
-    console.write(b"y\n")
-    console.flush()
-    assert display.getvalue() == b"Continue? y\n"
+    with open(read_end, "rb", buffering=0) as keyboard:
+        console = Console(keyboard, display)
+        console.write(b"Continue? ")
+        assert display.getvalue() == b""
+        os.write(write_end, b"y")
+        os.close(write_end)
+        assert console.read_key() == ord("y")
+        assert display.getvalue() == b"Continue? "
+        console.write(b"y\n")
+        console.flush()
+        assert display.getvalue() == b"Continue? y\n"
+
+
+@pytest.mark.parametrize("keys_from", ["memory", "file"])
+def test_keys_that_come_at_once_do_not_flush_the_output(keys_from: str, tmp_path: Path) -> None:
+    """Keys from memory or a regular file never keep the program waiting: reading one
+    writes nothing out (a write(2) a key), and the output goes out as it would otherwise."""
+    path = tmp_path / "keys"
+    path.write_bytes(b"y")
+    display = io.BytesIO()
+    with open(path, "rb", buffering=0) as file:
+        console = Console(io.BytesIO(b"y") if keys_from == "memory" else file, display)
+        console.write(b"Continue? ")
+        assert console.read_key() == ord("y")
+        assert display.getvalue() == b""
+        console.flush()
+        assert display.getvalue() == b"Continue? "
 
 
 def test_raw_mode_off_a_terminal_still_flushes_on_the_way_out() -> None:

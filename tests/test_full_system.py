@@ -78,6 +78,18 @@ def test_echo_through_the_os_agrees_and_stays_in_one_region(engine: str, edition
     assert sum(engine_run.runs.values()) < 20  # 301 keys: 602 TRAPs and as many returns
 
 
+@pytest.mark.parametrize("edition", [3, 2])
+def test_the_program_is_translated_before_the_run_not_when_the_os_enters_it(edition: int) -> None:
+    """The OS enters the program by RTI, so its first address is no vector and not where the
+    machine starts: it is an entry point all the same, so that a run whose translations
+    come from the cache translates nothing (importing the translator) when it gets there."""
+    machine = os_machine(ECHO, ECHO_KEYS, edition)
+    dispatcher = region_engine(machine)
+    assert ECHO[0].origin in dispatcher.blocks
+    assert dispatcher.run().reason == "halt"
+    assert dispatcher.translating == 0.0
+
+
 @pytest.mark.parametrize("engine", TRANSLATED)
 @pytest.mark.parametrize("edition", [3, 2])
 @settings(max_examples=12)

@@ -47,7 +47,7 @@ from lc3jit.translator.emitter import BinaryOp, Compare, Emitter, Label
 from lc3jit.translator.forms import EMITTERS
 from lc3jit_runtime import contract
 from lc3jit_runtime.isa import WORD_MASK, Instruction
-from lc3jit_runtime.machine import IO_BASE, PSR_USER, USER_BASE, user_address
+from lc3jit_runtime.machine import IO_BASE, PSR_USER, USER_BASE, WATCH_PROTECTED, user_address
 
 #: The lists and tuples generated code indexes on its hot paths: memory, the write map,
 #: and the branch tables.
@@ -301,6 +301,9 @@ class BlockCompiler:
         self.push_table(contract.WRITE_MAP)
         push_address()
         e.subscript()
+        if self.access_control and not self.checked_loads:  # the supervisor's: a word closed to
+            e.const(~WATCH_PROTECTED)  # user mode is plain data to it (the OS saving registers)
+            e.binary(BinaryOp.AND)
         e.jump_if_true(slow, is_bool=False)
         push_value()
         self.push_table(contract.MEMORY)

@@ -63,8 +63,9 @@ MAX_AHEAD = 2000
 
 
 def entry_points(machine: Machine) -> list[int]:
-    """Where translation ahead of time starts: the start PC and, under an OS, every entry of
-    the trap and interrupt vector tables that points somewhere (its routines and handlers).
+    """Where translation ahead of time starts: the start PC and, under an OS, the user
+    program's first address and every entry of the trap and interrupt vector tables that
+    points somewhere (its routines and handlers).
 
     The start PC is where the run began (`Machine.start_pc`) when the engine is built after
     it began (a tiered start): functions are rooted where they begin, so the region of a
@@ -72,7 +73,8 @@ def entry_points(machine: Machine) -> list[int]:
     """
     vectors = [] if machine.host_traps else machine.mem[TRAP_TABLE : EXCEPTION_TABLE + VECTORS]
     start = machine.pc if machine.start_pc is None else machine.start_pc
-    return [start, *(address for address in vectors if address)]
+    program = [] if machine.program_entry is None else [machine.program_entry]
+    return [start, *program, *(address for address in vectors if address)]
 
 
 def block_engine(machine: Machine, profile: bool = False, entries: Sequence[int] | None = None) -> Dispatcher:

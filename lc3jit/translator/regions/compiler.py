@@ -72,16 +72,22 @@ class RegionCompiler(BlockCompiler):
         self.tables.add(name)
         self.e.load(name)
 
-    def reload(self) -> None:
+    def reload(self, changed: Iterable[int] = ALL_REGISTERS) -> None:
         """Registers and codes from the machine: at entry, and after a helper that may
-        change them (a host GETC, TRAP and RTI entering and leaving the supervisor)."""
+        change them (contract.CHANGED: a host GETC, TRAP and RTI entering and leaving the
+        supervisor). The registers it leaves alone keep their locals, as words, as if
+        read again: the ways on assume words after a helper."""
         e = self.e
-        load_registers(e, self.facts.used)
+        kept = self.facts.used - set(changed)
+        for r in sorted(kept):
+            if not self.is_word(r):
+                self.wrap_register(r)
+        load_registers(e, self.facts.used - kept)
         e.global_(contract.MACHINE)
         e.load_attr(contract.CODES)
         e.store("cc")
         self.cc_alias = None
-        self.ranges = {}
+        self.ranges = {r: bounds for r, bounds in self.ranges.items() if r in kept}
 
     def count(self, pending: int) -> None:
         """N[0] = instructions run so far, less `pending` of the current block."""
@@ -303,7 +309,7 @@ class RegionCompiler(BlockCompiler):
         }.get(helper, ())
         inside = [target for target in dict.fromkeys(targets) if target in self.labels]
         if inside:
-            self.reload()
+            self.reload(contract.CHANGED[helper.name])
             for target in inside:
                 self.jump_if_top_is(target)
         self.count(self.facts.ahead[block.start])
