@@ -47,7 +47,7 @@ class UntranslatableError(Exception):
 
 def _blocks(machine: Machine) -> Engine:
     _translatable()
-    from lc3jit.translator.translate import block_engine  # the translator and `bytecode`: only to translate
+    from lc3jit.translator.translate import block_engine  # the translator: only to translate
 
     return block_engine(machine)
 

@@ -1,6 +1,6 @@
 """A tiered start: the interpreter first, translation once the run shows it is worth it.
 
-Translating pays only after it is paid for: importing the translator and `bytecode`,
+Translating pays only after it is paid for: importing the translator,
 looking up the translation cache and translating ahead of time cost 20-40 ms of CPU, what
 the interpreter needs for a few hundred thousand instructions, and most student programs
 (and every program that halts at once, or forgets its HALT and runs off its end) run
@@ -87,7 +87,7 @@ class TieredEngine:
 
         Whether the translator can run here is asked only if the build must translate (see
         session.UntranslatableError): code loaded from the translation cache was translated by
-        this lc3jit on this Python, and loads without importing `bytecode`.
+        this lc3jit on this Python, and loads without importing the translator.
         """
         began = time.perf_counter()
         try:

@@ -56,6 +56,9 @@ COVERED_HOT_VISITS = 32
 #: after a first allowance (seconds): see `Dispatcher.translate`.
 TRANSLATION_SHARE = 0.2
 TRANSLATION_ALLOWANCE = 0.05
+#: While PCs wait for translation's share of the time, how many region calls apart the
+#: dispatcher looks whether the share allows again (a clock read costs as much as a call).
+RETRY_EVERY = 64
 #: Added to the PC a region returns when it leaves the instruction there to the interpreter:
 #: a PC past the memory's end is never an address, so it cannot be mistaken for one.
 INTERPRET_AT = MEMORY_WORDS
@@ -143,6 +146,8 @@ class Dispatcher:
         self.cut: set[int] = set()  # starts of translations made while a stop stood
         self.region_count = [0]  # instructions the last region ran
         self.exit_counts = [0] * len(machine.mem)  # by address: a region's exits through that JMP or JSRR
+        self.deferred: list[int] = []  # PCs interpreted while translating waits for its share
+        self.retry_countdown = RETRY_EVERY
         self.held: Stop | Leave | None = None  # what READ held back for REREAD
         self.load_from_code = self._load_from_code()
         self.globals = self._block_globals()
@@ -308,10 +313,41 @@ class Dispatcher:
         return self.interpreter.step_at(pc)(pc)
 
     def _settle(self, pc: int) -> None:
-        """Give pc its lasting entry: a translation, or the interpreter for good."""
+        """Give pc its lasting entry: a translation, or the interpreter for good; or, when
+        translating had to wait for its share of the time, the interpreter until the share
+        allows again (see `_retry_deferred`)."""
         if not self.translate(pc):
             self.keep(pc, self.interpreter.step_at(pc), 1)
             self.covering.setdefault(pc, set()).add(pc)
+            waits = self.translator is not None and self.machine.translation_budget > 0
+            if waits and not self.may_translate():
+                self.deferred.append(pc)
+
+    def _retry_deferred(self) -> None:
+        """Called as a region comes back while PCs wait (see `_settle`): every RETRY_EVERY
+        times, if translating is within its share again, those PCs go back to the cold path,
+        to be translated when they are hot again.
+
+        A big program's code gets hot all at once (its second pass), far faster than 20% of
+        the time can pay for: without this, all but the first few regions stayed
+        interpreted to the end (a 16k-word program ran tiered at 0.68x the interpreter).
+        """
+        self.retry_countdown -= 1
+        if self.retry_countdown > 0:
+            return
+        self.retry_countdown = RETRY_EVERY
+        if not self.may_translate():
+            return
+        step_at, table, covering = self.interpreter.step_at, self.table, self.covering
+        for pc in self.deferred:
+            if pc not in self.stops and table[pc] is step_at(pc):  # not dropped, translated, a breakpoint
+                self.keep(pc, self._miss, 1)
+                self.visits.pop(pc, None)
+                if (covered_by := covering.get(pc)) is not None:
+                    covered_by.discard(pc)
+                    if not covered_by:
+                        del covering[pc]
+        self.deferred.clear()
 
     def may_translate(self) -> bool:
         """Is there time to translate now, and budget left (see `translate`)?"""
@@ -338,7 +374,12 @@ class Dispatcher:
         translations = self.translator(self, pc)
         self.translating += time.perf_counter() - began
         if translations:  # the entries of a region cover the same words: counted once
-            self.machine.translation_budget -= len(tuple(translations[0].covered()))
+            covered = tuple(translations[0].covered())
+            self.machine.translation_budget -= len(covered)
+            # Their visits start again: the interpreter is about to run the words after pc
+            # on this pass, each as hot as pc was, and would translate a region from each.
+            for word in covered:
+                self.visits.pop(word, None)
         for translation in translations:
             self.install(translation)
         return bool(translations)
@@ -441,6 +482,7 @@ class Dispatcher:
         ends it), so every engine takes an interrupt at the same instruction.
         """
         m, table, sizes, region_count = self.machine, self.table, self.sizes, self.region_count
+        deferred = self.deferred
         limit = UNLIMITED if max_steps is None else max_steps
         pc = start = m.pc
         done = size = 0
@@ -472,6 +514,8 @@ class Dispatcher:
                                 done += 1
                             elif not region_count[0]:
                                 break
+                            if deferred:
+                                self._retry_deferred()
                     break
                 except Leave as leave:
                     if isinstance(leave, LoadedKey):

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import enum
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from lc3jit_runtime.isa import WORD_MASK, Flow, Instruction, decode
 
@@ -116,13 +117,19 @@ def _exit_of(ins: Instruction) -> Exit:
     return _EXITS[ins.form.flow]
 
 
-def block_at(mem: Sequence[int], start: int, leaders: Iterable[int] | set[int] = frozenset()) -> Block:
-    """The basic block from start: up to a control transfer, the next leader, or MAX_BLOCK."""
+def block_at(
+    mem: Sequence[int],
+    start: int,
+    leaders: Iterable[int] | set[int] = frozenset(),
+    decoded: Mapping[int, Instruction] = MappingProxyType({}),
+) -> Block:
+    """The basic block from start: up to a control transfer, the next leader, or MAX_BLOCK;
+    its words decoded already where `decoded` has them."""
     leader_set = leaders if isinstance(leaders, set | frozenset) else set(leaders)
     instructions = []
     address = start
     while True:
-        ins = decode(mem[address], address)
+        ins = decoded.get(address) or decode(mem[address], address)
         instructions.append(ins)
         if ins.form.ends_block:
             return Block(start, tuple(instructions), _exit_of(ins))
@@ -147,13 +154,12 @@ def find_blocks(
     """
     entry_list = [e & WORD_MASK for e in entries]
     leaders = set(entry_list)
-    code: set[int] = set()
+    code: dict[int, Instruction] = {}  # each word reached, decoded once
     work = deque(entry_list)
     while work and (limit is None or len(code) < limit):
         address = work.popleft()
         while address not in code and mem[address] != UNLIKELY_CODE:
-            code.add(address)
-            ins = decode(mem[address], address)
+            code[address] = ins = decode(mem[address], address)
             if not ins.form.ends_block:
                 address = ins.next_pc
                 continue
@@ -162,8 +168,8 @@ def find_blocks(
                     leaders.add(successor.address)
                     work.append(successor.address)
             break
-    leaders |= code.intersection(labels)
+    leaders |= code.keys() & set(labels)
     blocks = {}
-    for start in sorted(leaders & code):
-        blocks[start] = block_at(mem, start, leaders)
+    for start in sorted(leaders & code.keys()):
+        blocks[start] = block_at(mem, start, leaders, code)
     return blocks

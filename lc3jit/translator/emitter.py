@@ -26,11 +26,13 @@ translated code at all: `speaks_this_python` is what the engines ask first.
 
 from __future__ import annotations
 
+import enum
+import opcode
 import sys
 from collections.abc import Sequence
 from types import CodeType
 
-from bytecode import BinaryOp, Bytecode, Compare, Instr, Label
+from lc3jit.translator.assembler import Instr, Label, assemble
 
 PY = sys.version_info[:2]
 #: The Pythons whose bytecode this module writes, each tested in CI.
@@ -49,8 +51,41 @@ HAS_BORROWED_LOADS = PY >= (3, 14)
 #: call with three arguments (five slots with NULL and the callable) is the deepest.
 STACK_BOUND = 10
 
-#: An instruction without argument (None is an argument: LOAD_CONST None).
-NO_ARG = object()
+BinaryOp = enum.IntEnum(  # type: ignore[misc]
+    "BinaryOp",
+    {name[3:]: number for number, (name, _) in enumerate(opcode._nb_ops)},  # type: ignore[attr-defined]
+)
+BinaryOp.__doc__ = "BINARY_OP's argument: NB_ADD is BinaryOp.ADD (SUBSCR from 3.14)."
+
+
+class Compare(enum.IntEnum):
+    """COMPARE_OP's operators, numbered as `opcode.cmp_op`; `Emitter.compare` encodes them."""
+
+    LT = 0
+    LE = 1
+    EQ = 2
+    NE = 3
+    GT = 4
+    GE = 5
+
+
+#: COMPARE_OP's low bits from 3.12 (the specialiser's mask of the outcomes that are true).
+_COMPARE_MASKS = {
+    Compare.LT: 2,
+    Compare.LE: 2 + 8,
+    Compare.EQ: 8,
+    Compare.NE: 1 + 2 + 4,
+    Compare.GT: 4,
+    Compare.GE: 4 + 8,
+}
+
+
+def _compare_arg(op: Compare) -> int:
+    """COMPARE_OP's argument: the operator (3.11), above 4 bits of mask (3.12), or 5 (3.13+)."""
+    if PY == (3, 11):
+        return int(op)
+    return _COMPARE_MASKS[op] + (op << (4 if PY == (3, 12) else 5))
+
 
 __all__ = ["ENDS", "BinaryOp", "Compare", "Emitter", "Instr", "Label", "speaks_this_python", "unknown_python"]
 
@@ -76,18 +111,16 @@ class Emitter:
     """Builds one code object; every instruction carries the current LC-3 address as its line."""
 
     def __init__(self, name: str, first_line: int) -> None:
-        self.code = Bytecode()
-        self.code.name = name
-        self.code.first_lineno = first_line
+        self.code: list[Instr | Label] = []
+        self.name = name
+        self.first_line = first_line
         self.line = first_line
         self._placed: set[int] = set()  # ids of the labels already in the code
         self.emit("RESUME", 0)
 
-    def emit(self, name: str, arg: object = NO_ARG) -> None:
-        if arg is NO_ARG:
-            self.code.append(Instr(name, lineno=self.line))
-        else:
-            self.code.append(Instr(name, arg, lineno=self.line))
+    def emit(self, name: str, arg: object = None) -> None:
+        """Append an instruction (its argument None where it takes none; LOAD_CONST None too)."""
+        self.code.append(Instr(name, arg, self.line))
 
     def place(self, label: Label) -> None:
         self._placed.add(id(label))
@@ -123,7 +156,7 @@ class Emitter:
 
     def compare(self, op: Compare) -> None:
         """Leaves an exact bool on every version."""
-        self.emit("COMPARE_OP", op)
+        self.emit("COMPARE_OP", _compare_arg(op))
 
     def subscript(self) -> None:
         """container, index -> container[index]"""
@@ -231,9 +264,9 @@ class Emitter:
     def to_code(self, argnames: tuple[str, ...]) -> CodeType:
         """The code object: `argnames` are its parameters, every other local is assigned first.
 
-        The stack size is not computed (the slowest part of `to_code`, 2-3x) but bounded:
-        generated code never holds more than STACK_BOUND values, which
-        tests/test_codegen.py checks against `bytecode`'s own computation.
+        The stack size is not computed but bounded: generated code never holds more than
+        STACK_BOUND values, which tests/test_codegen.py checks against `bytecode`'s own
+        computation.
         """
         self.tidy()
         if HAS_BORROWED_LOADS:
@@ -241,9 +274,7 @@ class Emitter:
                 self.code[i].name = "LOAD_FAST_BORROW"
         if HAS_SUPERINSTRUCTIONS:
             expected = _fuse_pairs(self.code, argnames)
-        self.code.argcount = len(argnames)
-        self.code.argnames = list(argnames)
-        code = self.code.to_code(stacksize=STACK_BOUND, compute_exception_stack_depths=False)
+        code = assemble(self.code, argnames, self.name, self.first_line, STACK_BOUND, HAS_SUPERINSTRUCTIONS)
         if HAS_SUPERINSTRUCTIONS and code.co_varnames[: len(expected)] != expected:
             raise AssertionError(f"locals of {code.co_name} not numbered as fused: {code.co_varnames}")
         return code
@@ -353,7 +384,7 @@ def borrowable_loads(items: Sequence[Instr | Label]) -> list[int]:
         if name in ("COPY", "SWAP"):  # which value is where is no longer tracked
             on_stack = [None] * len(on_stack)
         on_stack += [None] * pushes
-        if item.has_jump() or name in ENDS:
+        if type(item.arg) is Label or name in ENDS:
             on_stack.clear()
     return borrowed
 
@@ -367,7 +398,7 @@ FUSED = {
 }
 
 
-def _fuse_pairs(code: Bytecode, argnames: tuple[str, ...]) -> tuple[str, ...]:
+def _fuse_pairs(code: list[Instr | Label], argnames: tuple[str, ...]) -> tuple[str, ...]:
     """Fuse pairs of local loads and stores into superinstructions (3.13+), as CPython does.
 
     A superinstruction packs both locals' numbers into 4 bits each, so only locals
@@ -393,7 +424,7 @@ def _fuse_pairs(code: Bytecode, argnames: tuple[str, ...]) -> tuple[str, ...]:
         ):
             for local in (first.arg, second.arg):
                 number.setdefault(local, len(number))
-            fused.append(Instr(name, (first.arg, second.arg), location=first.location))
+            fused.append(Instr(name, (first.arg, second.arg), first.lineno))
             i += 2
         else:
             fused.append(first)

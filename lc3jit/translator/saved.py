@@ -2,7 +2,7 @@
 that goes on where saved code ends (runtime/compiled.py has the format and the loader).
 
 This module is imported by every compiled file that finds lc3jit installed, so it imports
-the translator (and `bytecode`, 25-50 ms) only when code must be translated after all.
+the translator only when code must be translated after all.
 """
 
 from __future__ import annotations

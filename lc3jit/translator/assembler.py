@@ -1,0 +1,224 @@
+"""The code object from the emitter's instructions: opcodes, jumps, line table, in one pass or two.
+
+`bytecode`'s `to_code` does this for any code a Python compiler could write, checking
+every instruction as it goes: 70% of the time translating a region took (1.3 s of 2 s
+for a 16k-word program). The code generator writes a few dozen instruction forms, whose
+arguments the emitter already put in the running Python's shape, so assembling them is
+a table lookup per instruction. What this writes is byte for byte what `bytecode` writes
+from the same instructions (tests/test_assembler.py checks every region and block of the
+games and of random programs on each Python), so dumps, goldens and the .pyc files are
+unchanged; `bytecode` stays the reference, no longer on the translation path (importing
+it cost 25-50 ms a process).
+
+No Python version is named here: opcode numbers and inline cache sizes come from the
+running Python's `opcode` module, and every argument that differs between versions
+(the flag bits of LOAD_GLOBAL and LOAD_ATTR, COMPARE_OP's encoding) is decided by the
+emitter.
+"""
+
+from __future__ import annotations
+
+import opcode
+from collections.abc import Sequence
+from itertools import accumulate
+from types import CodeType
+
+OPCODES: dict[str, int] = dict(opcode.opmap)
+_CACHE_TABLE = opcode._inline_cache_entries  # type: ignore[attr-defined]
+#: Inline cache entries after each instruction: by opcode until 3.12 (whose pseudo-opcodes,
+#: numbered past the table, have none), by name from 3.13.
+CACHES: dict[str, int] = {
+    name: _CACHE_TABLE.get(name, 0)
+    if hasattr(_CACHE_TABLE, "get")
+    else (_CACHE_TABLE[number] if number < len(_CACHE_TABLE) else 0)
+    for name, number in OPCODES.items()
+}
+EXTENDED_ARG = OPCODES["EXTENDED_ARG"]
+
+#: Per instruction: opcode, inline cache entries, whether its offset counts backward.
+OPS: dict[str, tuple[int, int, bool]] = {
+    name: (number, CACHES[name], "BACKWARD" in name) for name, number in OPCODES.items()
+}
+#: Zero bytes for that many cache entries.
+_ZEROS = [bytes(2 * n) for n in range(1 + max(CACHES.values()))]
+
+CONSTANT_OPS = frozenset({"LOAD_CONST", "RETURN_CONST"})
+LOCAL_OPS = frozenset({"LOAD_FAST", "STORE_FAST", "LOAD_FAST_BORROW"})
+PAIRED_LOCAL_OPS = frozenset(
+    {
+        "LOAD_FAST_LOAD_FAST",
+        "STORE_FAST_LOAD_FAST",
+        "STORE_FAST_STORE_FAST",
+        "LOAD_FAST_BORROW_LOAD_FAST_BORROW",
+    }
+)
+NAME_OPS = frozenset({"LOAD_GLOBAL", "LOAD_ATTR", "STORE_ATTR"})
+_CONSTANT, _LOCAL, _NAME, _PAIR = "constant", "local", "name", "pair"
+#: How an instruction's argument is numbered; the others' are a Label, an int or None (0).
+ARG_KINDS = {
+    **dict.fromkeys(CONSTANT_OPS, _CONSTANT),
+    **dict.fromkeys(LOCAL_OPS, _LOCAL),
+    **dict.fromkeys(NAME_OPS, _NAME),
+    **dict.fromkeys(PAIRED_LOCAL_OPS, _PAIR),
+}
+
+#: A code object to copy the fields `assemble` does not set from (those `bytecode` leaves
+#: at their defaults: no flags, file "<string>", qualified name "<module>").
+_TEMPLATE = compile("", "<string>", "exec", dont_inherit=True)
+
+
+class Label:
+    """Where a jump lands: placed once among the instructions."""
+
+    __slots__ = ()
+
+
+class Instr:
+    """One instruction: its name, its argument (a constant, a local's or a global's name, a
+    Label, or an int already in the running Python's encoding) and its line."""
+
+    __slots__ = ("arg", "lineno", "name")
+
+    def __init__(self, name: str, arg: object = None, lineno: int = 0) -> None:
+        self.name, self.arg, self.lineno = name, arg, lineno
+
+    def __repr__(self) -> str:
+        return f"Instr({self.name!r}, {self.arg!r}, lineno={self.lineno})"
+
+
+def _size(arg: int) -> int:
+    """Code units of an instruction with this argument, its EXTENDED_ARG prefixes counted."""
+    return 1 if arg < 0x100 else 2 if arg < 0x10000 else 3 if arg < 0x1000000 else 4
+
+
+def _varint(value: int, out: bytearray) -> None:
+    """The line table's unsigned numbers: 6 bits a byte, lowest first, bit 6 for more."""
+    while True:
+        if value >= 0x40:
+            out.append(0x40 | (value & 0x3F))
+            value >>= 6
+        else:
+            out.append(value)
+            return
+
+
+def _line_entries(line: int, previous: int, units: int, out: bytearray) -> None:
+    """Location entries (form 13: a line, no columns) for `units` code units on `line`."""
+    delta = line - previous
+    while units > 0:
+        out.append(0x80 | (13 << 3) | (min(units, 8) - 1))
+        _varint((-delta << 1) | 1 if delta < 0 else delta << 1, out)
+        delta = 0
+        units -= 8
+
+
+def assemble(
+    items: Sequence[Instr | Label],
+    argnames: Sequence[str],
+    name: str,
+    first_line: int,
+    stacksize: int,
+    paired_first: bool,
+) -> CodeType:
+    """The code object of `items`, parameters `argnames`.
+
+    Numbering as `bytecode` numbers: constants, globals and locals by first use, the
+    parameters first, and with `paired_first` (3.13+) the locals of paired instructions
+    before the others (only the first 16 may pair). Jumps start short and grow an
+    EXTENDED_ARG where their offset needs one, until nothing moves.
+    """
+    consts: dict[tuple[type, object], int] = {}
+    names: dict[str, int] = {}
+    local: dict[str, int] = {n: i for i, n in enumerate(argnames)}
+    if paired_first:
+        for item in items:
+            if type(item) is Instr and item.name in PAIRED_LOCAL_OPS:
+                for n in item.arg:  # type: ignore[attr-defined]
+                    local.setdefault(n, len(local))
+    # per instruction: [opcode, argument (a Label until resolved), caches, backward], its line
+    code: list[list] = []
+    lines: list[int] = []
+    at: dict[Label, int] = {}
+    jumps: list[int] = []
+    for item in items:
+        if type(item) is Label:
+            at[item] = len(code)
+            continue
+        op, arg = item.name, item.arg  # type: ignore[union-attr]
+        kind = ARG_KINDS.get(op)
+        if kind is None:
+            if type(arg) is Label:
+                jumps.append(len(code))
+            elif arg is None:
+                arg = 0
+        elif kind is _CONSTANT:
+            arg = consts.setdefault((type(arg), arg), len(consts))
+        elif kind is _LOCAL:
+            arg = local.setdefault(arg, len(local))  # type: ignore[arg-type]
+        elif kind is _NAME:
+            if type(arg) is tuple:
+                arg = (names.setdefault(arg[1], len(names)) << 1) | arg[0]
+            else:
+                arg = names.setdefault(arg, len(names))  # type: ignore[arg-type]
+        else:
+            first, second = arg  # type: ignore[misc]
+            arg = (local.setdefault(first, len(local)) << 4) | local.setdefault(second, len(local))
+        code.append([*OPS[op], arg])
+        lines.append(item.lineno)  # type: ignore[union-attr]
+    if jumps:
+        _resolve_jumps(code, jumps, at)
+    out = bytearray()
+    table = bytearray()
+    previous, run_line, run = first_line, first_line, 0
+    for (number, caches, _, arg), line in zip(code, lines, strict=True):
+        if arg < 0x100:
+            out += bytes((number, arg)) + _ZEROS[caches]
+            units = 1 + caches
+        else:
+            units = _size(arg)
+            for shift in (24, 16, 8)[4 - units :]:
+                out += bytes((EXTENDED_ARG, (arg >> shift) & 0xFF))
+            out += bytes((number, arg & 0xFF)) + _ZEROS[caches]
+            units += caches
+        if line == run_line:
+            run += units
+            continue
+        if run:
+            _line_entries(run_line, previous, run, table)
+            previous = run_line
+        run_line, run = line, units
+    if run:
+        _line_entries(run_line, previous, run, table)
+    return _TEMPLATE.replace(
+        co_argcount=len(argnames),
+        co_nlocals=len(local),
+        co_stacksize=stacksize,
+        co_code=bytes(out),
+        co_consts=tuple(value for _, value in consts),
+        co_names=tuple(names),
+        co_varnames=tuple(local),
+        co_name=name,
+        co_firstlineno=first_line,
+        co_linetable=bytes(table),
+    )
+
+
+def _resolve_jumps(code: list[list], jumps: list[int], at: dict[Label, int]) -> None:
+    """Replace each jump's Label by its offset, in code units from the end of the jump and
+    its caches (forward) or back from there (backward)."""
+    targets = [at[code[i][3]] for i in jumps]
+    units = [(1 if type(arg) is Label else _size(arg)) + caches for _, caches, _, arg in code]
+    while True:
+        starts = [0, *accumulate(units)]
+        moved = False
+        for i, target in zip(jumps, targets, strict=True):
+            entry = code[i]
+            after = starts[i + 1]
+            offset = after - starts[target] if entry[2] else starts[target] - after
+            entry[3] = offset
+            size = _size(offset) + entry[1]
+            if size != units[i]:
+                units[i] = size
+                moved = True
+        if not moved:
+            return
