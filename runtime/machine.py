@@ -171,10 +171,12 @@ class Machine:
 
     def load_words(self, origin: int, words: list[int] | tuple[int, ...]) -> None:
         """Place words in memory from origin, as a loader does (no devices, no hooks)."""
-        self.mem[origin : origin + len(words)] = words
-        for address in range(origin, origin + len(words)):
-            if self.watch[address] & WATCH_CODE:
-                self._forget_code(address, address)
+        end = origin + len(words)
+        self.mem[origin:end] = words
+        if any(flags & WATCH_CODE for flags in set(self.watch[origin:end])):  # a few flags, at C speed
+            for address in range(origin, end):
+                if self.watch[address] & WATCH_CODE:
+                    self._forget_code(address, address)
 
     def noop_run_end(self, pc: int) -> int:
         """Where the run of no-op words (isa.NOOP_WORDS) from pc ends: pc itself when the

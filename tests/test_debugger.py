@@ -263,6 +263,7 @@ def test_a_session_at_a_real_terminal(tmp_path: Path) -> None:
     """The prompt, a breakpoint, a key typed while the program runs (raw), then quit: the
     terminal is left as it was."""
     master, slave = os.openpty()
+    cooked = termios.tcgetattr(slave)  # before the child: by the time it runs it may be raw
     process = subprocess.Popen(
         [sys.executable, "-m", "lc3jit", "debug", str(EXAMPLES / "echo.asm")],
         stdin=slave,
@@ -272,9 +273,8 @@ def test_a_session_at_a_real_terminal(tmp_path: Path) -> None:
         preexec_fn=_controlling_terminal,
         env={**os.environ, "HOME": str(tmp_path)},  # where readline keeps the history
     )
-    terminal = Terminal(process, master, slave)
+    terminal = Terminal(process, master, slave, cooked)
     try:
-        cooked = termios.tcgetattr(slave)
         terminal.read_until("(lc3) ")
         terminal.type(b"break LOOP\n")
         terminal.read_until("Breakpoint at x3002 <LOOP>")
@@ -297,7 +297,7 @@ def test_a_session_at_a_real_terminal(tmp_path: Path) -> None:
         terminal.read_until("(lc3) ", count=6)
         terminal.type(b"quit\n")
         assert process.wait(timeout=TIMEOUT) == 0
-        assert termios.tcgetattr(slave) == cooked
+        assert termios.tcgetattr(slave) == terminal.cooked
         assert (tmp_path / ".lc3jit_history").read_text().split()[-2:] == ["continue", "quit"]
     finally:
         if process.poll() is None:

@@ -34,6 +34,7 @@ class Terminal:
     process: subprocess.Popen[bytes]
     master: int
     slave: int
+    cooked: list[object]  # the terminal's settings before the program started: what it restores
     seen: str = ""
 
     def type(self, keys: bytes) -> None:
@@ -78,6 +79,7 @@ def start() -> Iterator[Callable[..., Terminal]]:
 
     def spawn(*args: object, command: tuple[str, ...] = ("-m", "lc3jit", "run")) -> Terminal:
         master, slave = os.openpty()
+        cooked = termios.tcgetattr(slave)  # before the child: by the time it runs it may be raw
         process = subprocess.Popen(
             [sys.executable, *command, *map(str, args)],
             stdin=slave,
@@ -86,7 +88,7 @@ def start() -> Iterator[Callable[..., Terminal]]:
             start_new_session=True,
             preexec_fn=_controlling_terminal,
         )
-        started.append(Terminal(process, master, slave))
+        started.append(Terminal(process, master, slave, cooked))
         return started[-1]
 
     yield spawn
@@ -118,7 +120,6 @@ def test_2048_is_playable_and_ctrl_c_restores_the_terminal(
         terminal = start(out, command=())
     else:
         terminal = start(EXAMPLES / "2048.obj")
-    cooked = termios.tcgetattr(terminal.slave)
     terminal.read_until("Are you on an ANSI terminal (y/n)? ")
     assert raw(terminal)
     terminal.type(b"n")  # one key, no Enter: the terminal is raw
@@ -136,18 +137,17 @@ def test_2048_is_playable_and_ctrl_c_restores_the_terminal(
     terminal.type(b"\x03")  # Ctrl-C
     assert terminal.wait() == 130
     assert "interrupted" in terminal.read_until("interrupted")
-    assert termios.tcgetattr(terminal.slave) == cooked
+    assert termios.tcgetattr(terminal.slave) == terminal.cooked
 
 
 def test_a_program_that_halts_restores_the_terminal(start: Callable[..., Terminal]) -> None:
     terminal = start(EXAMPLES / "add.hex")
-    cooked = termios.tcgetattr(terminal.slave)
     terminal.type(b"3")
     terminal.read_until("3+")
     terminal.type(b"4")
     assert terminal.read_until("HALT\n").endswith("3+4=7\nHALT\n")
     assert terminal.wait() == 0
-    assert termios.tcgetattr(terminal.slave) == cooked
+    assert termios.tcgetattr(terminal.slave) == terminal.cooked
 
 
 def test_a_message_after_output_starts_its_own_line(start: Callable[..., Terminal], tmp_path: Path) -> None:
@@ -198,10 +198,9 @@ def test_sigterm_on_a_terminal_shows_the_output_restores_the_terminal_and_exits_
     program = tmp_path / "count.asm"
     program.write_text(COUNTING)
     terminal = start(program, *engine_options(engine))
-    cooked = termios.tcgetattr(terminal.slave)
     terminal.read_until("working")  # at once, with no newline, while it counts
     terminal.process.send_signal(signal.SIGTERM)
     assert terminal.wait() == 143
     screen = terminal.read_until("(SIGTERM)\n  at x")  # then where it is (tests/test_runaway.py)
     assert f"working\nlc3jit: {program}: interrupted (SIGTERM)\n  at x" in screen
-    assert termios.tcgetattr(terminal.slave) == cooked
+    assert termios.tcgetattr(terminal.slave) == terminal.cooked
