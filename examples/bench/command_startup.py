@@ -13,6 +13,7 @@ many modules each command imports (-X importtime), and the load average before a
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 import subprocess
@@ -55,7 +56,9 @@ def modules(argv: list[str], cwd: Path) -> int:
 
 
 def main() -> None:
-    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 15
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("rounds", nargs="?", type=int, default=15, help="rounds counted (default 15)")
+    rounds = parser.parse_args().rounds
     with tempfile.TemporaryDirectory() as work:
         cwd = Path(work)
         for name in ("hello.asm", "hello.obj", "hello.sym"):
