@@ -53,13 +53,6 @@ def code_tables() -> dict[str, tuple[bool, ...]]:
     return _CODE_TABLES
 
 
-def __getattr__(name: str) -> object:
-    """`dispatch.POSITIVE` and the others, built on first use."""
-    if name in (contract.POSITIVE, contract.NEGATIVE, contract.ZERO):
-        return code_tables()[name]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 #: The values the tables above are indexed with.
 CODE_TABLE_RANGE = (0, 4 * SIGN_BIT - 1)
 

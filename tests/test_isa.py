@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from lc3jit_runtime.dispatch import CODE_TABLE_RANGE, NEGATIVE, POSITIVE, ZERO
+from lc3jit_runtime import contract
+from lc3jit_runtime.dispatch import CODE_TABLE_RANGE, code_tables
 from lc3jit_runtime.interp import HANDLERS
 from lc3jit_runtime.isa import (
     COND,
@@ -151,11 +152,12 @@ def test_branch_tables_give_the_codes_of_every_value_they_are_indexed_with() -> 
     """Translated code indexes them with sums not wrapped yet."""
     low, high = CODE_TABLE_RANGE
     assert (low, high) == (0, 0x1FFFF)
+    tables = code_tables()
     for value in range(low, high + 1):
         codes = cond_of(value & 0xFFFF)
-        assert POSITIVE[value] is (codes == 0b001), value
-        assert NEGATIVE[value] is (codes == 0b100), value
-        assert ZERO[value] is (codes == 0b010), value
+        assert tables[contract.POSITIVE][value] is (codes == 0b001), value
+        assert tables[contract.NEGATIVE][value] is (codes == 0b100), value
+        assert tables[contract.ZERO][value] is (codes == 0b010), value
 
 
 def test_register_fields_are_the_three_bit_fields_that_name_registers() -> None:
