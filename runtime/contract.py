@@ -84,7 +84,10 @@ INDIRECT = Helper("INDIRECT", 2)  # (site, target): where a JMP or JSRR went (a 
 #: REREAD, called once the registers are written back, raises that or reads the PSR.
 READ = Helper("READ", 2)  # (address, at) -> word or -1
 REREAD = Helper("REREAD", 2)  # (address, at) -> word
-HELPERS = (LOAD, STORE, FETCH, TRAP, RTI, ILLEGAL, INDIRECT, READ, REREAD)
+#: A store into DDR that cannot take an exception: (value) -> true when the run is to end
+#: after it; it raises nothing (Machine.write_display).
+DISPLAY = Helper("DISPLAY", 1)
+HELPERS = (LOAD, STORE, FETCH, TRAP, RTI, ILLEGAL, INDIRECT, READ, REREAD, DISPLAY)
 #: The registers TRAP and RTI may change when they come back, besides the codes: a host
 #: GETC or IN sets R0, the 2nd edition's TRAP R7, entering and leaving the supervisor swaps
 #: R6. Code that goes on after them reads these (and the codes) again; the others are as

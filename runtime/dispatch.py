@@ -199,6 +199,7 @@ class Dispatcher:
                 contract.INDIRECT.name: self.left_through,
                 contract.READ.name: self._read,
                 contract.REREAD.name: self._reread,
+                contract.DISPLAY.name: m.write_display,
             }
         )
 

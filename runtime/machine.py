@@ -33,6 +33,7 @@ KBSR, KBDR, DSR, DDR, PSR_ADDR, MCR = 0xFE00, 0xFE02, 0xFE04, 0xFE06, 0xFFFC, 0x
 IO_BASE = 0xFE00
 
 KBSR_READY = 0x8000
+DISPLAY_STATUS = KBSR_READY  # what DSR reads: the display is always ready
 KBSR_IE = 0x4000
 MCR_CLOCK = 0x8000
 PSR_USER = 0x8000
@@ -282,7 +283,7 @@ class Machine:
                 self.kbdr, self.kbd_latch = self.kbd_latch, None
             return self.kbdr
         if address == DSR:
-            return KBSR_READY  # the display is always ready
+            return DISPLAY_STATUS
         if address == DDR:
             return 0
         if address == MCR:
@@ -320,8 +321,7 @@ class Machine:
             if self.kbsr_ie and not enabled:
                 raise Leave(at, (at + 1) & WORD_MASK)
         elif address == DDR:
-            self.console.write(bytes((value & 0xFF,)))
-            if self.ending is not None:  # the output limit: taken at the next instruction, as in traps.trap
+            if self.write_display(value):
                 raise Leave(at, (at + 1) & WORD_MASK)
         elif address == MCR:
             self.mcr = value
@@ -331,6 +331,15 @@ class Machine:
             self.psr = value
             raise Leave(at, (at + 1) & WORD_MASK)
         # KBDR and DSR are read-only: stores to them are ignored, as on LC3Tools.
+
+    def write_display(self, value: int) -> bool:
+        """A store into DDR: its low byte to the display. True when the run is to end after
+        the store (the output limit, a lost display: taken at the next instruction, as in
+        traps.trap). Translated code calls it directly (contract.DISPLAY) where the store
+        is known to be the supervisor's or access control is off: it raises nothing, so
+        the registers need not be written back first."""
+        self.console.write(bytes((value & 0xFF,)))
+        return self.ending is not None
 
     def read_key(self, at: int) -> int:
         """The next key for GETC or IN: one a KBSR poll already saw, or wait for one."""

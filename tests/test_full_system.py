@@ -28,7 +28,7 @@ from lc3jit.translator.regions import region_engine
 from lc3jit_runtime.console import Console
 from lc3jit_runtime.loader import Image
 from lc3jit_runtime.machine import Machine
-from lc3jit_runtime.outcome import interrupted
+from lc3jit_runtime.outcome import Ending, interrupted
 
 from .conftest import Run
 from .test_differential import HumanConsole, assert_same
@@ -245,6 +245,21 @@ def test_registers_an_os_call_leaves_alone_keep_their_values(engine: str, editio
     total = expected.machine.icount
     for budget in (*range(0, total, 3), total):  # a step limit anywhere: in the loop, in OUT, on RTI
         assert_same(*(run_os(name, images, b"", edition, budget) for name in ("interp", engine)))
+
+
+@pytest.mark.parametrize("engine", TRANSLATED)
+@pytest.mark.parametrize("edition", [3, 2])
+@pytest.mark.parametrize("limit", [0, 1, 13, 15, 20])
+def test_the_output_limit_ends_an_os_run_after_the_same_store(engine: str, edition: int, limit: int) -> None:
+    """OUT's store into DDR goes past the limit: the run ends after that store, the rest
+    of the routine not run, on every engine (a region calls the display and leaves)."""
+    runs = []
+    for name in ("interp", engine):
+        machine = os_machine(ECHO, ECHO_KEYS, edition)
+        machine.console.max_output = limit
+        runs.append(finish(machine, ENGINES[name](machine).run()))
+    assert_same(*runs)
+    assert runs[0].outcome.ending is Ending.OUTPUT_LIMIT and len(runs[0].output) == limit
 
 
 #: What a user program may do around its OS calls: move its own R6 anywhere (the OS

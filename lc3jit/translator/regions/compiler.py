@@ -26,8 +26,8 @@ from lc3jit.translator.regions.os_calls import SP, inline_rti, inline_trap
 from lc3jit.translator.regions.select import NO_HINTS, Hints, hinted_site, region_entries
 from lc3jit_runtime import contract
 from lc3jit_runtime.dispatch import INTERPRET_AT
-from lc3jit_runtime.isa import Instruction
-from lc3jit_runtime.machine import user_address
+from lc3jit_runtime.isa import WORD_MASK, Instruction
+from lc3jit_runtime.machine import DDR, DISPLAY_STATUS, DSR, user_address
 
 #: Where a slow path was left for later: block, instruction index, line, the register
 #: standing for the codes, the bounds of the registers' locals, the registers (and CODES)
@@ -187,7 +187,14 @@ class RegionCompiler(BlockCompiler):
         elif self.checked_loads:
             super().slow_load(push_address, at, rejoins)
         else:
-            e, stopped, read = self.e, Label(), Label()
+            e, stopped, read, device = self.e, Label(), Label(), Label()
+            push_address()  # DSR reads the same always: no call
+            e.const(DSR)
+            e.compare(Compare.NE)
+            e.jump_if_true(device)
+            e.const(DISPLAY_STATUS)
+            e.jump(read)
+            e.place(device)
             self.call(contract.READ, self.wrapped(push_address), at)
             e.dup()
             e.const(0)
@@ -211,10 +218,34 @@ class RegionCompiler(BlockCompiler):
         at: int,
         rejoins: bool,
     ) -> None:
-        if rejoins:
+        if not rejoins:
+            self.bail(at)
+        elif self.access_control and user_address(at):  # may be user mode: STORE checks
             super().slow_store(push_address, push_value, at, rejoins)
         else:
-            self.bail(at)
+            self.write_display(push_address, push_value, at)
+
+    def write_display(
+        self, push_address: Callable[[], None], push_value: Callable[[], None], at: int
+    ) -> None:
+        """A store that cannot take an exception, to DDR (every OS's OUT, a program writing
+        the display itself): DISPLAY, which raises nothing, so nothing is written back
+        first; when the run is to end after it, the region leaves at the next instruction.
+        Another device or a watched word: STORE, the registers written back."""
+        e, other, written = self.e, Label(), Label()
+        push_address()
+        e.const(DDR)
+        e.compare(Compare.NE)
+        e.jump_if_true(other)
+        self.call(contract.DISPLAY, push_value)
+        e.jump_if_false(written, is_bool=False)
+        alias = self.cc_alias
+        e.const((at + 1) & WORD_MASK)
+        self.leave(self.unpaid() - 1)
+        self.cc_alias = alias  # the way out settled the codes on its own path only
+        e.place(other)
+        super().slow_store(push_address, push_value, at, True)
+        e.place(written)
 
     # Exits: inside the region they become jumps.
     def exit_to(self, pc: int) -> None:
