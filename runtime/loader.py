@@ -14,11 +14,11 @@ import os
 import re
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import LoadError
 from .isa import MEMORY_WORDS
+from .record import Record
 
 #: The most a file can hold: an origin and 65,536 words.
 MAX_OBJ_BYTES = 2 * (MEMORY_WORDS + 1)
@@ -30,8 +30,7 @@ LC3TOOLS_MAGIC = b"\x1c\x30\x15\xc0\x01"
 LC3TOOLS_VERSION = b"\x01\x01"
 
 
-@dataclass(frozen=True)
-class SourceLine:
+class SourceLine(Record, fields=("path", "line", "text")):
     """Where a word came from, for messages and dumps (line 0: the file names no line number,
     as an LC3Tools `.obj` does not)."""
 
@@ -40,15 +39,19 @@ class SourceLine:
     text: str
 
 
-@dataclass(frozen=True)
-class Image:
+class Image(
+    Record,
+    fields=("origin", "words", "name", "symbols", "source"),
+    defaults={"name": "<memory>"},
+    factories={"symbols": dict, "source": dict},
+):
     """Words to place in memory at origin, with labels and source where known."""
 
     origin: int
     words: tuple[int, ...]
-    name: str = "<memory>"
-    symbols: dict[str, int] = field(default_factory=dict)
-    source: dict[int, SourceLine] = field(default_factory=dict)
+    name: str
+    symbols: dict[str, int]
+    source: dict[int, SourceLine]
 
     def __post_init__(self) -> None:
         if not self.words:

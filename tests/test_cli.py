@@ -119,3 +119,38 @@ def test_paths_read_without_pydantic_keep_typers_checks(tmp_path: Path) -> None:
     result = lc3jit("debug", "--input", str(tmp_path), str(EXAMPLES / "hello.obj"))
     assert result.returncode == 2
     assert f"Invalid value for '--input': file '{tmp_path}' is a directory." in result.stderr
+
+
+#: What a plain `lc3jit run` must not import (issue 20: its start-up is at most twice bare
+#: Python's): the CLI library, the API's calls and the grading behind them, the translator,
+#: and the standard library's costly machinery (typing, dataclasses with inspect).
+NOT_FOR_A_PLAIN_RUN = (
+    "typer",
+    "typing",
+    "dataclasses",
+    "inspect",
+    "bytecode",
+    "lc3jit.api",
+    "lc3jit.cli",
+    "lc3jit.translator",
+    "lc3jit.simulator.calling",
+    "lc3jit.simulator.observing",
+    "lc3jit.grading.coverage",
+    "lc3jit.grading.observe",
+    "lc3jit.grading.calls",
+    "lc3jit_runtime.dispatch",
+    "lc3jit_runtime.compiled",
+)
+
+
+def test_a_plain_run_imports_only_what_it_runs_with(tmp_path: Path) -> None:
+    bare = subprocess.run(
+        [sys.executable, "-c", "import sys; print(sorted(sys.modules))"], capture_output=True, text=True
+    )
+    before = set(eval(bare.stdout))  # what this Python's own start imports (a site hook may import typing)
+    result = lc3jit("run", str(EXAMPLES / "hello.obj"), code=LOADED, cwd=tmp_path)
+    assert result.stdout == "Hello, World!\nHALT\n"
+    loaded = set(eval(result.stderr.strip().splitlines()[-1])) - before
+    assert {
+        m for m in loaded if m.split(".")[0] in NOT_FOR_A_PLAIN_RUN or m.startswith(NOT_FOR_A_PLAIN_RUN)
+    } == set()

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, overload
 
 from lc3jit.toolchain.numbers import parse_number
 from lc3jit_runtime.isa import MEMORY_WORDS, WORD_MASK
 from lc3jit_runtime.machine import Machine
 
+TYPE_CHECKING = False  # typing's, not imported by a plain run (issue 20)
 if TYPE_CHECKING:
+    from typing import overload
+
     from lc3jit.simulator.base import SimulatorBase
 
 Address = int | str
@@ -69,10 +71,13 @@ class Memory:
     def __init__(self, simulator: SimulatorBase) -> None:
         self._sim = simulator
 
-    @overload
-    def __getitem__(self, key: Address) -> int: ...
-    @overload
-    def __getitem__(self, key: slice) -> list[int]: ...
+    if TYPE_CHECKING:
+
+        @overload
+        def __getitem__(self, key: Address) -> int: ...
+        @overload
+        def __getitem__(self, key: slice) -> list[int]: ...
+
     def __getitem__(self, key: Address | slice) -> int | list[int]:
         mem, address = self._sim.machine.mem, self._sim.address
         if isinstance(key, slice):
