@@ -53,6 +53,11 @@ class Record(metaclass=_RecordType):
     def __init__(self, *args: object, **kwargs: object) -> None:
         cls = type(self)
         names = cls._init_fields
+        if len(args) == len(names) and not kwargs:  # every field given in order: the common case
+            for name, value in zip(names, args, strict=True):
+                object.__setattr__(self, name, value)
+            self.__post_init__()
+            return
         if len(args) > len(names):
             raise TypeError(f"{cls.__name__} takes at most {len(names)} fields, {len(args)} given")
         for index, name in enumerate(names):

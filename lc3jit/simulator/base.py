@@ -6,8 +6,6 @@ state read and written, input and output. The calls (calling.py) and the observa
 
 from __future__ import annotations
 
-import array
-import random
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -400,6 +398,9 @@ class SimulatorBase:
 
     def fill(self, seed: int) -> None:
         """Random words from seed in R0-R7 and in every word below xFE00 that no image loads."""
+        import array
+        import random
+
         rng = random.Random(seed)
         self.machine.reg[:] = [rng.getrandbits(16) for _ in range(8)]
         words = array.array("H", rng.randbytes(2 * IO_BASE))
