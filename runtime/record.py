@@ -2,12 +2,15 @@
 
 Importing `dataclasses` pulls in `inspect` (and with it `ast`, `dis`, `tokenize`): about
 10 ms of CPU, half of what bare Python costs to start, and each frozen slotted dataclass
-then costs a few hundred microseconds more to build at import. A plain `lc3jit run`
-needs a handful of records and nothing else of that machinery (issue 20), so its
-records are `Record`s, with what a frozen slotted dataclass gives: positional or keyword construction,
-equality and hashing by class and fields, a repr naming them, no assignment after
-`__init__` (a subclass's `__post_init__` may still set derived fields with
-`object.__setattr__`, as a dataclass's does), and copies and pickles that keep all that.
+then costs a few hundred microseconds more to build at import. A plain `lc3jit run` and
+a run that loads its translations from the cache need a handful of records and nothing
+else of that machinery (issue 20), so their records are `Record`s, with what a frozen
+slotted dataclass gives them: construction by position or keyword, equality and hashing
+by class and fields, a repr naming the fields, no assignment after `__init__` (a
+`__post_init__` may still set derived fields with `object.__setattr__`, as a dataclass's
+does), and copies and pickles that keep all that. Modules on those paths import `typing`
+only for the type checker, for the same reason (`TYPE_CHECKING = False`, then
+`if TYPE_CHECKING:`, an idiom type checkers know).
 """
 
 from __future__ import annotations
