@@ -6,7 +6,6 @@ test checks is what a user gets.
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -74,15 +73,11 @@ ENGINES: dict[str, Callable[[Machine], Engine]] = {
 
 
 def why_not_translated() -> str | None:
-    """Why the translated engines may not run on this Python, or None when they may.
+    """Why the translated engines may not run on this Python, or None when they may: only
+    where the emitter knows the running Python's bytecode (lc3jit.translator.pythons says,
+    without importing the emitter: a run that loads its translations never does)."""
+    from lc3jit.translator.pythons import unknown_python
 
-    They may only where the emitter knows the running Python's bytecode; a bytecode
-    library that cannot even be imported here is a reason too.
-    """
-    try:
-        from lc3jit.translator.emitter import unknown_python
-    except ImportError as e:
-        return f"the translator cannot be loaded on Python {sys.version.split()[0]} ({e})"
     return unknown_python()
 
 
