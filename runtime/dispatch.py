@@ -25,8 +25,17 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from . import contract
 from .errors import Leave, Stop, StopRequested
 from .interp import Interpreter, stop_requested
-from .isa import MEMORY_WORDS, SIGN_BIT, WORD_MASK
-from .machine import ILLEGAL_OPCODE, IO_BASE, KBDR, KBSR, PSR_ADDR, WATCH_TRANSLATED, Machine
+from .isa import COND, MEMORY_WORDS, SIGN_BIT, WORD_MASK
+from .machine import (
+    CODES_OF_PSR,
+    ILLEGAL_OPCODE,
+    IO_BASE,
+    KBDR,
+    KBSR,
+    PSR_ADDR,
+    WATCH_TRANSLATED,
+    Machine,
+)
 from .outcome import UNLIMITED, Outcome
 from .record import Record
 from .traps import trap
@@ -178,6 +187,8 @@ class Dispatcher:
                 contract.REGISTERS: m.reg,
                 contract.MACHINE: m,
                 **code_tables(),
+                contract.NZP: COND,
+                contract.PSR_CODES: CODES_OF_PSR,
                 contract.EXIT_COUNTS: self.exit_counts,
                 contract.LOAD.name: self.load_from_code,
                 contract.FETCH.name: m.fetch_violation,
@@ -234,6 +245,17 @@ class Dispatcher:
         if held is not None:
             raise held
         return self.load_from_code(address, at)
+
+    def bind_os_calls(self) -> None:
+        """TRAP (under an OS) and RTI straight to the machine while KBSR[14] is clear: one
+        call fewer for each of an OS call's two. While it is set, through `_trap` and
+        `_return_from_interrupt`, which leave for the interrupt. Bound when a run begins and
+        after every way out by Leave: KBSR[14] gets set only between runs or by a store
+        that leaves (Machine._store_device)."""
+        m, bound = self.machine, self.globals
+        direct = not m.kbsr_ie
+        bound[contract.TRAP.name] = m.trap_through_table if direct and not m.host_traps else self._trap
+        bound[contract.RTI.name] = m.return_from_interrupt if direct else self._return_from_interrupt
 
     def _trap(self, vector: int, at: int) -> int:
         """TRAP for translated code, which goes on inside where the next PC is its own:
@@ -498,6 +520,7 @@ class Dispatcher:
         pc = start = m.pc
         done = size = 0
         slice_ = INTERRUPT_SLICE if m.kbsr_ie else RUN_SLICE
+        self.bind_os_calls()
         self.started, self.translating = time.perf_counter(), 0.0
         try:
             while True:
@@ -534,6 +557,7 @@ class Dispatcher:
                     done += self._executed(start, size, leave.at, True)
                     pc = leave.resume_pc
                     slice_ = INTERRUPT_SLICE if m.kbsr_ie else RUN_SLICE
+                    self.bind_os_calls()
         except Stop as stop:
             done += self._executed(start, size, stop.at, stop.completed)
             pc = stop.resume_pc
