@@ -14,11 +14,11 @@ Standard library only, like the rest of `runtime/`.
 from __future__ import annotations
 
 import importlib.util
-from dataclasses import dataclass
+
+from .record import Record
 
 
-@dataclass(frozen=True, slots=True)
-class Helper:
+class Helper(Record, fields=("name", "arity")):
     """A runtime function generated code calls, and the arguments it passes (constants or
     locals, checked when the call is emitted)."""
 

@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Collection, Iterable, Sequence
-from dataclasses import dataclass
-from typing import Protocol
 
 from . import contract
 from .errors import Leave, Stop, StopRequested
@@ -39,6 +37,7 @@ from .machine import (
     Machine,
 )
 from .outcome import UNLIMITED, Outcome
+from .record import Record
 from .traps import trap
 
 #: The codes a value sets, as tables for translated code's branches, indexed by the value
@@ -111,8 +110,7 @@ class LoadedKey(Leave):
         m.ccv = m.reg[(m.mem[self.at] >> 9) & 7] = self.value
 
 
-@dataclass(frozen=True, slots=True)
-class Translation:
+class Translation(Record, fields=("start", "length", "function", "words"), defaults={"words": ()}):
     """Translated code entered at `start`; called, it returns the next PC.
 
     A block (`length` > 0) runs exactly `length` consecutive words: `function(start)`.
@@ -124,22 +122,26 @@ class Translation:
     start: int
     length: int
     function: Callable[[int], int]
-    words: tuple[int, ...] = ()
+    words: tuple[int, ...]
 
     def covered(self) -> Iterable[int]:
         return self.words or ((self.start + i) & WORD_MASK for i in range(self.length))
 
 
-class Translator(Protocol):
-    """The translator's side, which lc3jit installs (the runtime never imports it)."""
+TYPE_CHECKING = False  # typing's, not imported by a run that loads its translations (issue 20)
+if TYPE_CHECKING:
+    from typing import Protocol
 
-    def __call__(self, dispatcher: Dispatcher, pc: int) -> Sequence[Translation]:
-        """Translations to install for a PC grown hot, the first entered at pc; none to
-        interpret it."""
+    class Translator(Protocol):
+        """The translator's side, which lc3jit installs (the runtime never imports it)."""
 
-    def left_through(self, dispatcher: Dispatcher, site: int, target: int) -> None:
-        """Translated code left through the JMP or JSRR at site for target (a sample, see
-        Dispatcher.left_through): a translator may learn the target, or ignore it."""
+        def __call__(self, dispatcher: Dispatcher, pc: int) -> Sequence[Translation]:
+            """Translations to install for a PC grown hot, the first entered at pc; none to
+            interpret it."""
+
+        def left_through(self, dispatcher: Dispatcher, site: int, target: int) -> None:
+            """Translated code left through the JMP or JSRR at site for target (a sample, see
+            Dispatcher.left_through): a translator may learn the target, or ignore it."""
 
 
 class Dispatcher:
