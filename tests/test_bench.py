@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -298,3 +300,25 @@ def test_an_engine_with_a_breakpoint_ends_as_the_engine_does() -> None:
         == f"lc3jit: {EXAMPLES / 'fib.asm'}: no label or address 'NOWHERE' for regions@NOWHERE\n"
     )
     assert lc3jit("bench", EXAMPLES / "fib.asm", "--engines", "fast@NEXT").exit_code == 2
+
+
+MEASURING_SCRIPTS = sorted(
+    path.name for path in BENCH.glob("*.py") if not path.with_suffix(".asm").exists()
+)  # the rest are floors, each the transliteration of the .asm beside it
+
+
+@pytest.mark.parametrize("script", MEASURING_SCRIPTS)
+def test_measuring_scripts_answer_help_and_refuse_unknown_options(script: str) -> None:
+    """Each script in examples/bench says how to run it, and a mistyped option gets argparse's
+    one-line usage error, not a traceback or a long run with the option ignored."""
+    run = lambda *args: subprocess.run(  # noqa: E731
+        [sys.executable, str(BENCH / script), *args], capture_output=True, text=True, timeout=120
+    )
+    shown = run("--help")
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.startswith(f"usage: {script}")
+    refused = run("--no-such-option")
+    assert refused.returncode == 2
+    assert refused.stderr.startswith("usage: ")
+    assert f"{script}: error: " in refused.stderr
+    assert "Traceback" not in refused.stderr

@@ -10,6 +10,7 @@ and of regions / floor close the table. Engines or a floor that did not run are 
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import sys
@@ -63,4 +64,5 @@ def _ns(engine: dict, instructions: int) -> float:
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
     sys.stdout.write(table(json.load(sys.stdin)))

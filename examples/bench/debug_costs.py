@@ -15,8 +15,8 @@
 
 from __future__ import annotations
 
+import argparse
 import io
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -65,7 +65,9 @@ def cpu(work: Callable[[], object]) -> float:
 
 
 def main() -> None:
-    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("rounds", nargs="?", type=int, default=3, help="rounds, the minimum kept (default 3)")
+    rounds = parser.parse_args().rounds
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "work.asm"
         path.write_text(SOURCE)

@@ -10,8 +10,8 @@ ratio from one run; then goes back 3 instructions and reports how long that took
 
 from __future__ import annotations
 
+import argparse
 import io
-import sys
 import time
 import tracemalloc
 from pathlib import Path
@@ -38,7 +38,9 @@ def measure(program: Path, engine: str, history: int) -> tuple[int, float, int, 
 
 
 def main() -> None:
-    engine = sys.argv[1] if len(sys.argv) > 1 else "regions"
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("engine", nargs="?", default="regions", help="the engine to run (default regions)")
+    engine = parser.parse_args().engine
     print("| program | instructions | history memory | checkpoints | time with / without | back 3 |")
     print("|---|---:|---:|---:|---:|---:|")
     for name in ("sieve.asm", "sort.asm"):

@@ -24,6 +24,7 @@ Run it with each Python: `python examples/bench/overheads.py` (`--show` prints t
 
 from __future__ import annotations
 
+import argparse
 import sys
 import timeit
 from collections.abc import Callable
@@ -96,7 +97,9 @@ def instructions() -> int:
 
 
 def main() -> None:
-    if "--show" in sys.argv[1:]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--show", action="store_true", help="print the variants' code instead of timing them")
+    if parser.parse_args().show:
         print(source(DUTIES), end="")
         return
     print(f"Python {sys.version.split()[0]}: sieve.asm's MARK loop, ns per LC-3 instruction")
