@@ -144,22 +144,25 @@ def assemble(
             if type(item) is Instr and item.name in PAIRED_LOCAL_OPS:
                 for n in item.arg:  # type: ignore[attr-defined]
                     local.setdefault(n, len(local))
-    # per instruction: its opcode, argument (a Label until resolved) and line
-    ops: list[int] = []
-    args: list = []
+    # per instruction: its bytes (a jump's once its offset is known) and its line
+    units: list[bytes] = []
     lines: list[int] = []
     at: dict[Label, int] = {}
-    jumps: list[int] = []
+    jumps: list[tuple[int, int, Label]] = []  # index, opcode, target
+    encoded, get = _encoded, _ENCODED.get
     for item in items:
         if type(item) is Label:
-            at[item] = len(ops)
+            at[item] = len(units)
             continue
         op, arg = item.name, item.arg  # type: ignore[union-attr]
         number, kind = _NUMBERED[op]
         if kind is None:
             if type(arg) is Label:
-                jumps.append(len(ops))
-            elif arg is None:
+                jumps.append((len(units), number, arg))
+                units.append(b"")
+                lines.append(item.lineno)  # type: ignore[union-attr]
+                continue
+            if arg is None:
                 arg = 0
         elif kind is _CONSTANT:
             arg = consts.setdefault((type(arg), arg), len(consts))
@@ -173,13 +176,10 @@ def assemble(
         else:
             first, second = arg  # type: ignore[misc]
             arg = (local.setdefault(first, len(local)) << 4) | local.setdefault(second, len(local))
-        ops.append(number)
-        args.append(arg)
+        units.append(get(arg << 8 | number) or encoded(number, arg))  # type: ignore[operator]
         lines.append(item.lineno)  # type: ignore[union-attr]
     if jumps:
-        _resolve_jumps(ops, args, jumps, at)
-    encoded, get = _encoded, _ENCODED.get
-    units = [get(arg << 8 | number) or encoded(number, arg) for number, arg in zip(ops, args, strict=True)]
+        _resolve_jumps(units, jumps, at)
     table = bytearray()
     previous, run_line, run = first_line, first_line, 0
     for unit, line in zip(units, lines, strict=True):
@@ -228,24 +228,23 @@ def _encoded(number: int, arg: int) -> bytes:
     return found
 
 
-def _resolve_jumps(ops: list[int], args: list, jumps: list[int], at: dict[Label, int]) -> None:
-    """Replace each jump's Label by its offset, in code units from the end of the jump and
-    its caches (forward) or back from there (backward)."""
-    targets = [at[args[i]] for i in jumps]
-    caches = _CACHES_BY_NUMBER
-    units = [
-        (1 if type(arg) is Label else _size(arg)) + caches[op] for op, arg in zip(ops, args, strict=True)
-    ]
-    while True:
-        starts = [0, *accumulate(units)]
+def _resolve_jumps(units: list[bytes], jumps: list[tuple[int, int, Label]], at: dict[Label, int]) -> None:
+    """Write each jump's bytes: its offset in code units from the end of the jump and its
+    caches (forward) or back from there (backward), with the EXTENDED_ARGs it needs."""
+    sizes = [len(unit) >> 1 for unit in units]
+    for i, number, _ in jumps:
+        sizes[i] = 1 + _CACHES_BY_NUMBER[number]
+    offsets = [0] * len(jumps)
+    moved = True
+    while moved:
+        starts = [0, *accumulate(sizes)]
         moved = False
-        for i, target in zip(jumps, targets, strict=True):
-            after = starts[i + 1]
-            offset = after - starts[target] if _BACKWARD[ops[i]] else starts[target] - after
-            args[i] = offset
-            size = _size(offset) + caches[ops[i]]
-            if size != units[i]:
-                units[i] = size
+        for j, (i, number, target) in enumerate(jumps):
+            after, to = starts[i + 1], starts[at[target]]
+            offset = offsets[j] = after - to if _BACKWARD[number] else to - after
+            size = _size(offset) + _CACHES_BY_NUMBER[number]
+            if size != sizes[i]:
+                sizes[i] = size
                 moved = True
-        if not moved:
-            return
+    for (i, number, _), offset in zip(jumps, offsets, strict=True):
+        units[i] = _encoded(number, offset)
