@@ -29,7 +29,10 @@ class Helper:
 #: The state and tables generated code reads on its hot paths (globals, never called).
 MEMORY = "M"  # the machine's memory: a list of 65,536 words
 WRITE_MAP = "W"  # per word: 0 plain data, else a device, code or a protected word
-REGISTERS = "R"  # R0-R7, written back at every way out
+#: R0-R7: in step with the locals at every way out and before every helper call (a region
+#: writes back only the registers, and m.ccv only the codes, changed since R was last in
+#: step: at entry, and after a helper that wrote back and read CHANGED again).
+REGISTERS = "R"
 MACHINE = "m"  # the Machine itself, for the attributes below
 REGION_COUNT = "N"  # N[0]: the instructions a region ran, before it leaves
 EXIT_COUNTS = "EXITS"  # by address: a region's exits through that JMP or JSRR
@@ -41,7 +44,10 @@ VALUES = (MEMORY, WRITE_MAP, REGISTERS, MACHINE, REGION_COUNT, EXIT_COUNTS, POSI
 
 #: Attributes of the Machine generated code reads or writes.
 CODES = "ccv"  # the condition codes, as the word that set them
-PRIVILEGE = "psr_mode"  # PSR[15]: user mode when set
+#: PSR[15], user mode when set: read where a block in system space may be fetched in user
+#: mode; a region's blocks that only its supervisor code or a TRAP reaches read it once,
+#: where the dispatcher enters them (in user mode the region leaves for the interpreter).
+PRIVILEGE = "psr_mode"
 ATTRIBUTES = (CODES, PRIVILEGE)
 
 #: The slow paths: each may stop the machine or leave translated code by exception.

@@ -209,6 +209,44 @@ def test_a_trap_vector_rewritten_under_the_region_goes_to_the_new_routine(engine
     assert expected.output == b"abHALT\n"
 
 
+#: Registers set once, then OUT in a loop: the OS's OUT changes no register (the 2nd
+#: edition's TRAP sets R7), so each keeps its value across the calls, and the codes are
+#: the loop's own. Regions write back only what changed since the last OS call.
+KEEPS_REGISTERS = """
+        .ORIG x3000
+        AND R1, R1, #0
+        ADD R2, R1, #3
+        LD R3, BIG
+        LEA R4, CHAR
+        NOT R5, R1
+        AND R6, R6, #0          ; the user's R6: the OS switches stacks, R6 comes back
+        ADD R6, R6, #9
+LOOP    LD R0, CHAR
+        OUT
+        ADD R1, R1, #1
+        ADD R2, R2, #-1
+        BRp LOOP
+        ADD R0, R3, R3
+        TRAP x26                ; no routine: the run ends here, the registers as they are
+CHAR    .FILL x2A
+BIG     .FILL x8000
+        .END
+"""
+
+
+@pytest.mark.parametrize("engine", TRANSLATED)
+@pytest.mark.parametrize("edition", [3, 2])
+def test_registers_an_os_call_leaves_alone_keep_their_values(engine: str, edition: int) -> None:
+    images = images_of(KEEPS_REGISTERS)
+    expected = run_os("interp", images, b"", edition)
+    char = images[0].origin + 14
+    assert expected.machine.reg[:7] == [0, 3, 0, 0x8000, char, 0xFFFF, 9]
+    assert expected.output == b"***" and expected.machine.cond == 0b010
+    total = expected.machine.icount
+    for budget in (*range(0, total, 7), total):  # a step limit anywhere: in the loop, in OUT, on RTI
+        assert_same(*(run_os(name, images, b"", edition, budget) for name in ("interp", engine)))
+
+
 #: 3rd edition, under the OS: user code jumps into the OS's GETC routine (which a region
 #: of its own, or the caller's, holds): fetching it in user mode is an access-control
 #: violation, reported by the OS; and an RTI in user mode is a privilege violation.

@@ -148,14 +148,18 @@ class BlockCompiler:
     def write_back(self) -> None:
         """Make R and m.ccv what the interpreter would have at this point: words, wrapped
         here (on the way out only) where the locals hold sums not wrapped yet."""
+        self.write_registers(self.written, self.cc_alias is not None or self.cc_local)
+
+    def write_registers(self, registers: Iterable[int], codes: bool) -> None:
+        """R[r] = rN for each of `registers`, and m.ccv when `codes`, as words."""
         e = self.e
-        for r in sorted(self.written):
+        for r in sorted(registers):
             e.load(f"r{r}")
             self.wrap(*self.range_of(r))
             e.global_(contract.REGISTERS)
             e.const(r)
             e.store_subscript()
-        if self.cc_alias is not None or self.cc_local:
+        if codes:
             self.push_cc()
             self.wrap(*self.cc_range())
             e.global_(contract.MACHINE)
@@ -480,11 +484,21 @@ class BlockCompiler:
             self.cc_dead = dead[index]
             self.e.line = ins.address
             entered = index == 0 or user_address(block.instructions[index - 1].address)
-            if self.access_control and entered and not user_address(ins.address):
+            if (
+                self.access_control
+                and entered
+                and not user_address(ins.address)
+                and not self.supervisor_at(index)
+            ):
                 self.fetch_check(ins.address)
             EMITTERS[ins.form.name](self, ins)
         if not self.exited:
             self.exit_to(block.last.next_pc)
+
+    def supervisor_at(self, index: int) -> bool:
+        """Is the current block known to run in supervisor mode at instruction `index`
+        (no check of the fetch needed)? A block alone knows nothing of how it was entered."""
+        return False
 
     def entry_ranges(self, block: Block) -> dict[int, tuple[int, int]]:
         """The bounds of the registers' locals where the block starts: words, from R."""
@@ -513,15 +527,23 @@ class BlockCompiler:
 
     def fetch_check(self, at: int) -> None:
         """In user mode, the word at `at` may not be fetched: `FETCH` takes the exception."""
+
+        def violation() -> None:
+            self.sync()
+            self.call(contract.FETCH, at)
+            self.e.pop()
+
+        self.in_user_mode(violation)
+
+    def in_user_mode(self, then: Callable[[], None]) -> None:
+        """Code that runs what `then` emits when the machine is in user mode (PSR[15] set)."""
         e, allowed = self.e, Label()
         e.global_(contract.MACHINE)
         e.load_attr(contract.PRIVILEGE)
         e.const(PSR_USER)
         e.compare(Compare.GE)
         e.jump_if_false(allowed)
-        self.sync()
-        self.call(contract.FETCH, at)
-        e.pop()
+        then()
         e.place(allowed)
 
     def compile(self) -> CodeType:

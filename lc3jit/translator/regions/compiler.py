@@ -20,6 +20,7 @@ from lc3jit.translator.dataflow import ALL_REGISTERS, REGISTER_ONLY
 from lc3jit.translator.emitter import ENDS, BinaryOp, Compare, Emitter, Instr, Label
 from lc3jit.translator.regions.analyses import RegionFacts, analyse, wanted_after
 from lc3jit.translator.regions.graph import RegionGraph, region_graph
+from lc3jit.translator.regions.known import CODES, dirty_at_entry, supervised
 from lc3jit.translator.regions.learning import HINT_AFTER, MAX_HINTS
 from lc3jit.translator.regions.select import NO_HINTS, Hints, hinted_site, region_entries
 from lc3jit_runtime import contract
@@ -27,8 +28,9 @@ from lc3jit_runtime.dispatch import INTERPRET_AT
 from lc3jit_runtime.isa import Instruction
 
 #: Where a slow path was left for later: block, instruction index, line, the register
-#: standing for the codes, the bounds of the registers' locals.
-Where = tuple[Block, int, int, int | None, dict[int, tuple[int, int]]]
+#: standing for the codes, the bounds of the registers' locals, the registers (and CODES)
+#: not written back since they changed.
+Where = tuple[Block, int, int, int | None, dict[int, tuple[int, int]], frozenset[int]]
 
 
 class RegionCompiler(BlockCompiler):
@@ -61,6 +63,9 @@ class RegionCompiler(BlockCompiler):
         self.current = root
         self.tables: set[str] = set()  # of TABLES, those the code indexes
         self.unwrapped_out: set[int] = set()  # registers some way to `way_out` may leave unwrapped
+        self.dirty_in = dirty_at_entry(graph, edition)
+        self.dirty: set[int] = set()  # registers (and CODES) whose locals may differ from R here
+        self.supervised = supervised(graph, access_control)
 
     # Registers: every register the region names is a local from entry to exit.
     def reg(self, r: int) -> str:
@@ -71,6 +76,20 @@ class RegionCompiler(BlockCompiler):
         global in a loop."""
         self.tables.add(name)
         self.e.load(name)
+
+    def set_reg(self, r: int, sets_cc: bool) -> None:
+        super().set_reg(r, sets_cc)
+        self.dirty.add(r)
+        if sets_cc:
+            self.dirty.add(CODES)
+
+    def write_back(self) -> None:
+        """Only what changed since R and the machine were last in step (known.dirty_at_entry):
+        the rest are there already."""
+        self.write_registers(self.written & self.dirty, CODES in self.dirty)
+
+    def supervisor_at(self, index: int) -> bool:
+        return index == 0 and self.current.start in self.supervised
 
     def reload(self, changed: Iterable[int] = ALL_REGISTERS) -> None:
         """Registers and codes from the machine: at entry, and after a helper that may
@@ -127,7 +146,14 @@ class RegionCompiler(BlockCompiler):
     def slow_path(self, slow: Label, emit: Callable[[], None]) -> None:
         """Out of line, after every block: a slow path here leaves, so the fast path needs
         no jump over it."""
-        where = (self.current, self.index, self.e.line, self.cc_alias, dict(self.ranges))
+        where = (
+            self.current,
+            self.index,
+            self.e.line,
+            self.cc_alias,
+            dict(self.ranges),
+            frozenset(self.dirty),
+        )
         self.cold.append((slow, where, emit))
 
     def access_path(self, slow: Label, emit: Callable[[], None], rejoins: bool) -> None:
@@ -304,12 +330,13 @@ class RegionCompiler(BlockCompiler):
         self.sync()
         self.call(helper, *args)
         targets = {
-            contract.TRAP: [block.last.next_pc, *self.hints.get(block.end, ())],
+            contract.TRAP: [*self.hints.get(block.end, ()), block.last.next_pc],  # under an OS, the routine
             contract.RTI: self.graph.returns.get(block.start, ()),
         }.get(helper, ())
         inside = [target for target in dict.fromkeys(targets) if target in self.labels]
         if inside:
             self.reload(contract.CHANGED[helper.name])
+            self.dirty = set()  # the helper's write-back and the reload put R and the locals in step
             for target in inside:
                 self.jump_if_top_is(target)
         self.count(self.facts.ahead[block.start])
@@ -348,6 +375,8 @@ class RegionCompiler(BlockCompiler):
     def go_to(self, pc: int, jump: Callable[[Label], None] | None = None) -> None:
         """Jump (with `jump`, conditionally) to the region's block at pc, telling it the
         bounds of the registers' locals on this way in."""
+        if not self.dirty <= self.dirty_in[pc]:  # known.dirty_at_entry missed a way in
+            raise RuntimeError(f"block x{pc:04X} entered with {sorted(self.dirty)} not written back")
         self.arriving[pc].append((dict(self.ranges), self.cc_alias))
         (jump or self.e.jump)(self.labels[pc])
 
@@ -422,6 +451,7 @@ class RegionCompiler(BlockCompiler):
         # The codes are in `cc` here, unless the block sets them before anything sees them.
         self.current, self.index = block, 0
         self.ranges, self.cc_alias = self.entry_ranges(block), self.entry_alias(block)
+        self.dirty = set(self.dirty_in[block.start])
         e.line = block.start
         e.place(self.labels[block.start])
         counted = block.length + self.facts.ahead[block.start]
@@ -445,7 +475,12 @@ class RegionCompiler(BlockCompiler):
 
     def check_entry(self, entry: int) -> None:
         """Entered at an entry that heads no loop: leave at once if the budget has no room
-        for the longest way from there to a check."""
+        for the longest way from there to a check; then, at a block that skips the check
+        of its fetch, the privilege (enter_supervised)."""
+        if entry in self.supervised:
+            self.enter_supervised(entry)
+        if entry not in self.facts.budget.entry_rooms:
+            return
         e, room = self.e, Label()
         e.load("n")
         e.const(self.facts.budget.entry_rooms[entry])
@@ -455,6 +490,17 @@ class RegionCompiler(BlockCompiler):
         self.leave(0)
         e.place(room)
 
+    def enter_supervised(self, entry: int) -> None:
+        """Entered from the dispatcher at a block in system space that skips the check of
+        its fetch (known.supervised): in user mode, leave with nothing run, for the
+        interpreter to fetch it and take the access-control violation."""
+
+        def leave_for_the_interpreter() -> None:
+            self.e.const(entry | INTERPRET_AT)
+            self.leave(0)
+
+        self.in_user_mode(leave_for_the_interpreter)
+
     def leave_before(self, block: Block) -> None:
         """Out of budget: leave at the block's start, its count given back."""
         self.e.const(block.start)
@@ -463,8 +509,9 @@ class RegionCompiler(BlockCompiler):
     def emit_cold(self) -> None:
         """The slow paths of the blocks emitted so far, near them (short jumps)."""
         e = self.e
-        for slow, (block, index, line, alias, ranges), emit in self.cold:
+        for slow, (block, index, line, alias, ranges, dirty), emit in self.cold:
             self.current, self.index, e.line, self.cc_alias, self.ranges = block, index, line, alias, ranges
+            self.dirty = set(dirty)
             e.place(slow)
             emit()
         self.cold = []
@@ -478,7 +525,7 @@ class RegionCompiler(BlockCompiler):
             e.load("entry")
             e.const(entry)
             e.compare(Compare.EQ)
-            if entry in self.facts.budget.entry_rooms:
+            if entry in self.facts.budget.entry_rooms or entry in self.supervised:
                 other = Label()
                 e.jump_if_false(other)
                 self.check_entry(entry)
@@ -486,8 +533,7 @@ class RegionCompiler(BlockCompiler):
                 e.place(other)
             else:
                 e.jump_if_true(self.labels[entry])
-        if self.block.start in self.facts.budget.entry_rooms:
-            self.check_entry(self.block.start)
+        self.check_entry(self.block.start)
         for block, next_block in zip(self.graph.blocks, [*self.graph.blocks[1:], None], strict=True):
             self.emit_region_block(block, next_block)
         self.emit_cold()
@@ -495,6 +541,7 @@ class RegionCompiler(BlockCompiler):
         e.place(self.way_out)  # stack: next PC, instructions of the current block not run
         self.cc_alias = None  # every way here settled the codes
         self.ranges = {r: (-LOOSE + 1, LOOSE - 1) for r in self.unwrapped_out}
+        self.dirty = {*ALL_REGISTERS, CODES}  # from any way out
         e.load("budget")
         e.load("n")
         e.binary(BinaryOp.SUBTRACT)

@@ -1,0 +1,82 @@
+"""What a region knows where each of its blocks starts, for the code at its OS calls.
+
+Under an OS a region runs the OS's routines between its TRAPs and RTIs: every call
+writes the registers back to R before the helper and passes a privilege check at each
+routine's first words. Both are mostly known when the region is translated:
+
+- `dirty_at_entry`: the registers (and the codes, CODES) whose locals may differ from R
+  where a block starts. R holds every register after a helper that wrote the registers
+  back and read them again (TRAP, RTI) and at the region's entry; only what a block sets
+  since must be written back before the next helper. An OS call echoing a key writes back
+  one or two registers instead of every one the region writes.
+- `supervised`: the blocks in system space that every way into them inside the region
+  reaches in supervisor mode (after a TRAP, or from a block in system space, which ran
+  in supervisor mode or not at all); their fetch needs no check of the privilege. Entered
+  from the dispatcher, the region checks it once at the entry (RegionCompiler.compile).
+"""
+
+from __future__ import annotations
+
+from lc3jit.translator.blocks import Block, Exit
+from lc3jit.translator.dataflow import register_writes
+from lc3jit.translator.regions.graph import RegionGraph
+from lc3jit_runtime.machine import user_address
+
+#: Stands for the condition codes in a set of registers: like a register, written back
+#: (to m.ccv) only where they may have changed since R and the machine were last in step.
+CODES = 8
+
+
+def dirty_at_entry(graph: RegionGraph, edition: int) -> dict[int, frozenset[int]]:
+    """For each block start: the registers, and CODES, that may have changed since the
+    last write-back on some way there (a forward analysis to a fixed point)."""
+    dirty: dict[int, frozenset[int]] = {b.start: frozenset() for b in graph.blocks}
+    changed = True
+    while changed:
+        changed = False
+        for block in graph.blocks:
+            after = dirty_after(block, dirty[block.start], edition)
+            for target in graph.edges[block.start]:
+                if not after <= dirty[target]:
+                    dirty[target] |= after
+                    changed = True
+            following = block.last.next_pc  # a TRAP's way back (see build_graph's ways_in)
+            if block.exit is Exit.TRAP and following in dirty and not after <= dirty[following]:
+                dirty[following] |= after
+                changed = True
+    return dirty
+
+
+def dirty_after(block: Block, before: frozenset[int], edition: int) -> frozenset[int]:
+    """What may be dirty where the block goes on: nothing after TRAP and RTI, whose helper
+    writes everything back and reads what it changed again; but the 2nd edition's TRAP
+    may go to its routine as JSR does, setting R7 (RegionCompiler.call_routine)."""
+    if block.exit is Exit.RTI or (block.exit is Exit.TRAP and edition == 3):
+        return frozenset()
+    written = set(before)
+    for ins in block.instructions:
+        written |= {7} if ins.form.name == "TRAP" else register_writes(ins)
+        if ins.sets_cc(edition):
+            written.add(CODES)
+    return frozenset(written)
+
+
+def supervised(graph: RegionGraph, access_control: bool) -> frozenset[int]:
+    """Starts of the blocks in system space that run in supervisor mode however control
+    comes to them inside the region (none without access control: no check to save)."""
+    if not access_control:
+        return frozenset()
+
+    def leaves_supervisor(start: int) -> bool:
+        block = graph.by_start[start]
+        if block.exit is Exit.TRAP:  # under access control every TRAP enters the supervisor
+            return True
+        return block.exit is not Exit.RTI and not (
+            user_address(block.start) and user_address(block.last.address)
+        )
+
+    return frozenset(
+        b.start
+        for b in graph.blocks
+        if not user_address(b.start) and all(leaves_supervisor(p) for p in graph.ways_in[b.start])
+    )
