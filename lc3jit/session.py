@@ -6,12 +6,9 @@ test checks is what a user gets.
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
 import lc3jit_runtime
 from lc3jit_runtime.boot import boot as boot  # where the CLI, bench and tests have always found it
@@ -19,25 +16,28 @@ from lc3jit_runtime.interp import Interpreter
 from lc3jit_runtime.loader import Image, load_file, load_image_file
 from lc3jit_runtime.machine import Machine
 from lc3jit_runtime.outcome import Outcome
+from lc3jit_runtime.record import MutableRecord
 from lc3jit_runtime.running import run_to_ending
 from lc3jit_runtime.signals import stop_on_signals
 
+TYPE_CHECKING = False  # as typing's, which a plain run does not import (5 ms: issue 20)
+if TYPE_CHECKING:  # the engines' protocols are for the type checker: import them under this too
+    from typing import Protocol
 
-class Runnable(Protocol):
-    """Something that runs a machine until an Outcome: an engine, or a tracer."""
+    class Runnable(Protocol):
+        """Something that runs a machine until an Outcome: an engine, or a tracer."""
 
-    name: str
-    machine: Machine
+        name: str
+        machine: Machine
 
-    def run(self, max_steps: int | None = None) -> Outcome: ...
+        def run(self, max_steps: int | None = None) -> Outcome: ...
 
+    class Engine(Runnable, Protocol):
+        """What `lc3jit run --engine NAME` runs: it executes a machine until an Outcome."""
 
-class Engine(Runnable, Protocol):
-    """What `lc3jit run --engine NAME` runs: it executes a machine until an Outcome."""
+        stops: set[int]  # PCs it stops before (breakpoints), kept by set_stop
 
-    stops: set[int]  # PCs it stops before (breakpoints), kept by set_stop
-
-    def set_stop(self, pc: int, on: bool) -> None: ...
+        def set_stop(self, pc: int, on: bool) -> None: ...
 
 
 class UntranslatableError(Exception):
@@ -73,15 +73,11 @@ ENGINES: dict[str, Callable[[Machine], Engine]] = {
 
 
 def why_not_translated() -> str | None:
-    """Why the translated engines may not run on this Python, or None when they may.
+    """Why the translated engines may not run on this Python, or None when they may: only
+    where the emitter knows the running Python's bytecode (lc3jit.translator.pythons says,
+    without importing the emitter: a run that loads its translations never does)."""
+    from lc3jit.translator.pythons import unknown_python
 
-    They may only where the emitter knows the running Python's bytecode; a bytecode
-    library that cannot even be imported here is a reason too.
-    """
-    try:
-        from lc3jit.translator.emitter import unknown_python
-    except ImportError as e:
-        return f"the translator cannot be loaded on Python {sys.version.split()[0]} ({e})"
     return unknown_python()
 
 
@@ -131,8 +127,7 @@ def os_images(edition: int, path: Path | None = None) -> list[Image]:
     return [load_image_file(p) for p in (BUILTIN_OS, *((BUILTIN_OS_2ND,) if edition == 2 else ()))]
 
 
-@dataclass
-class RunResult:
+class RunResult(MutableRecord, fields=("outcome", "machine", "engine", "seconds", "setup_seconds")):
     outcome: Outcome
     machine: Machine
     engine: Runnable

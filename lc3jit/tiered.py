@@ -18,10 +18,14 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from lc3jit.session import Engine, UntranslatableError
+from lc3jit.session import UntranslatableError
 from lc3jit_runtime.interp import Interpreter
 from lc3jit_runtime.machine import Machine
 from lc3jit_runtime.outcome import STEP_LIMIT, Outcome
+
+TYPE_CHECKING = False  # as typing's, which a plain run does not import
+if TYPE_CHECKING:
+    from lc3jit.session import Engine
 
 #: Instructions run on the interpreter before a translated engine is built: about 15-20 ms
 #: of interpretation, about what building it costs (see the module's docstring).

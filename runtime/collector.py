@@ -10,11 +10,14 @@ from __future__ import annotations
 import contextlib
 import gc
 from collections.abc import Callable, Iterator
-from typing import TypeVar
 
 from .machine import Machine
 
-T = TypeVar("T")
+TYPE_CHECKING = False  # as typing's, which a plain run does not import (issue 20)
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    T = TypeVar("T")
 
 
 def long_lived(build: Callable[[Machine], T]) -> Callable[[Machine], T]:

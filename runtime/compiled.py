@@ -47,7 +47,6 @@ import os
 import sys
 import zlib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import CodeType, FunctionType
 
@@ -55,12 +54,21 @@ from . import contract
 from .boot import boot
 from .collector import collector_paused, long_lived
 from .console import Console
-from .dispatch import Dispatcher, Translation, Translator
+from .dispatch import Dispatcher, Translation
 from .errors import LC3Error, LoadError
 from .isa import WORD_MASK
 from .loader import Image
 from .machine import Machine
+from .record import Record
 from .running import report_ending, run_to_ending
+
+TYPE_CHECKING = False  # typing's, not imported by a run that loads its translations (issue 20)
+if TYPE_CHECKING:
+    from .dispatch import Translator
+
+    #: Gives, for an engine name, an edition, the leaders and access control, the translator
+    #: of code not compiled ahead (lc3jit.translator.saved.LateTranslator when lc3jit is installed).
+    LateTranslatorFactory = Callable[[str, int, frozenset[int], bool], Translator]
 
 #: The first pair of every payload: what it is, and its format: the version of its layout
 #: and the digest of the contract between generated code and this runtime (the names it
@@ -94,13 +102,8 @@ except ImportError:  # without it, the interpreter runs that code
 sys.exit(main({PLACEHOLDER!r}, LateTranslator))
 '''
 
-#: Gives, for an engine name, an edition, the leaders and access control, the translator
-#: of code not compiled ahead (lc3jit.translator.saved.LateTranslator when lc3jit is installed).
-LateTranslatorFactory = Callable[[str, int, frozenset[int], bool], Translator]
 
-
-@dataclass(frozen=True, slots=True)
-class SavedRegion:
+class SavedRegion(Record, fields=("code", "entries", "blocks")):
     """A region's code object, where the dispatcher may enter it, and its blocks (the root's
     first) as (start, length, exit)."""
 
@@ -115,29 +118,30 @@ class SavedRegion:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class SavedBlock:
+class SavedBlock(Record, fields=("code", "start", "length", "exit")):
     code: CodeType
     start: int
     length: int
     exit: str
 
 
-@dataclass(frozen=True, slots=True)
-class SavedEngine:
+class SavedEngine(Record, fields=("leaders", "regions", "blocks"), defaults={"regions": (), "blocks": ()}):
     """What one engine translated ahead of time, and the leaders its translator cut blocks at."""
 
     leaders: frozenset[int]
-    regions: tuple[SavedRegion, ...] = ()
-    blocks: tuple[SavedBlock, ...] = ()
+    regions: tuple[SavedRegion, ...]
+    blocks: tuple[SavedBlock, ...]
 
     @property
     def codes(self) -> int:
         return len(self.regions) + len(self.blocks)
 
 
-@dataclass(frozen=True, slots=True)
-class Report:
+class Report(
+    Record,
+    fields=("entries", "rejected", "indirect"),
+    defaults={"entries": (), "rejected": (), "indirect": ()},
+):
     """What the compiler translated ahead and what it left to run time (for reports and dumps).
 
     `entries`: where translation began, each with why (start, vector, label, table);
@@ -145,13 +149,17 @@ class Report:
     jumps whose targets are known only at run time (JMP, JSRR, RTI).
     """
 
-    entries: tuple[tuple[int, str], ...] = ()
-    rejected: tuple[tuple[int, str], ...] = ()
-    indirect: tuple[int, ...] = ()
+    entries: tuple[tuple[int, str], ...]
+    rejected: tuple[tuple[int, str], ...]
+    indirect: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Compiled:
+class Compiled(
+    Record,
+    fields=("program", "version", "edition", "pc", "images", "system", "engines", "report", "key"),
+    defaults={"system": (), "report": Report(), "key": ""},
+    factories={"engines": dict},
+):
     """The contents of a compiled file (or of an entry of lc3jit's translation cache)."""
 
     program: str
@@ -159,10 +167,10 @@ class Compiled:
     edition: int
     pc: int | None
     images: tuple[Image, ...]
-    system: tuple[Image, ...] = ()
-    engines: dict[str, SavedEngine] = field(default_factory=dict)
-    report: Report = Report()
-    key: str = ""  # a cache entry: what its translations were made for
+    system: tuple[Image, ...]
+    engines: dict[str, SavedEngine]
+    report: Report
+    key: str  # a cache entry: what its translations were made for
 
     def to_payload(self) -> tuple[object, ...]:
         return (

@@ -24,9 +24,12 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from time import monotonic
-from typing import BinaryIO
 
 from .errors import StopRequested
+
+TYPE_CHECKING = False  # as typing's, which a plain run does not import (issue 20)
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
 try:
     import termios

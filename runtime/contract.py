@@ -14,11 +14,11 @@ Standard library only, like the rest of `runtime/`.
 from __future__ import annotations
 
 import importlib.util
-from dataclasses import dataclass
+
+from .record import Record
 
 
-@dataclass(frozen=True, slots=True)
-class Helper:
+class Helper(Record, fields=("name", "arity")):
     """A runtime function generated code calls, and the arguments it passes (constants or
     locals, checked when the call is emitted)."""
 
@@ -40,7 +40,22 @@ EXIT_COUNTS = "EXITS"  # by address: a region's exits through that JMP or JSRR
 POSITIVE = "POSITIVE"
 NEGATIVE = "NEGATIVE"
 ZERO = "ZERO"
-VALUES = (MEMORY, WRITE_MAP, REGISTERS, MACHINE, REGION_COUNT, EXIT_COUNTS, POSITIVE, NEGATIVE, ZERO)
+#: For an OS call inlined in a region (TRAP and RTI entering and leaving the supervisor):
+NZP = "NZP"  # the PSR's N, Z, P bits, indexed by the codes' word (isa.COND)
+PSR_CODES = "PSR_CODES"  # the codes' word, indexed by the PSR's low 3 bits (machine.CODES_OF_PSR)
+VALUES = (
+    MEMORY,
+    WRITE_MAP,
+    REGISTERS,
+    MACHINE,
+    REGION_COUNT,
+    EXIT_COUNTS,
+    POSITIVE,
+    NEGATIVE,
+    ZERO,
+    NZP,
+    PSR_CODES,
+)
 
 #: Attributes of the Machine generated code reads or writes.
 CODES = "ccv"  # the condition codes, as the word that set them
@@ -48,7 +63,12 @@ CODES = "ccv"  # the condition codes, as the word that set them
 #: mode; a region's blocks that only its supervisor code or a TRAP reaches read it once,
 #: where the dispatcher enters them (in user mode the region leaves for the interpreter).
 PRIVILEGE = "psr_mode"
-ATTRIBUTES = (CODES, PRIVILEGE)
+#: The supervisor's and the user's saved stack pointers, and KBSR[14]: an OS call inlined in
+#: a region swaps R6 with them, and takes the helper's way while interrupts are enabled.
+SAVED_SSP = "saved_ssp"
+SAVED_USP = "saved_usp"
+INTERRUPTS = "kbsr_ie"
+ATTRIBUTES = (CODES, PRIVILEGE, SAVED_SSP, SAVED_USP, INTERRUPTS)
 
 #: The slow paths: each may stop the machine or leave translated code by exception.
 LOAD = Helper("LOAD", 2)  # (address, at): a device register or a checked load

@@ -22,15 +22,23 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Callable, Collection, Iterable, Sequence
-from dataclasses import dataclass
-from typing import Protocol
 
 from . import contract
 from .errors import Leave, Stop, StopRequested
 from .interp import Interpreter, stop_requested
-from .isa import MEMORY_WORDS, SIGN_BIT, WORD_MASK
-from .machine import ILLEGAL_OPCODE, IO_BASE, KBDR, KBSR, PSR_ADDR, WATCH_TRANSLATED, Machine
+from .isa import COND, MEMORY_WORDS, SIGN_BIT, WORD_MASK
+from .machine import (
+    CODES_OF_PSR,
+    ILLEGAL_OPCODE,
+    IO_BASE,
+    KBDR,
+    KBSR,
+    PSR_ADDR,
+    WATCH_TRANSLATED,
+    Machine,
+)
 from .outcome import UNLIMITED, Outcome
+from .record import Record
 from .traps import trap
 
 #: The codes a value sets, as tables for translated code's branches, indexed by the value
@@ -103,8 +111,7 @@ class LoadedKey(Leave):
         m.ccv = m.reg[(m.mem[self.at] >> 9) & 7] = self.value
 
 
-@dataclass(frozen=True, slots=True)
-class Translation:
+class Translation(Record, fields=("start", "length", "function", "words"), defaults={"words": ()}):
     """Translated code entered at `start`; called, it returns the next PC.
 
     A block (`length` > 0) runs exactly `length` consecutive words: `function(start)`.
@@ -116,22 +123,26 @@ class Translation:
     start: int
     length: int
     function: Callable[[int], int]
-    words: tuple[int, ...] = ()
+    words: tuple[int, ...]
 
     def covered(self) -> Iterable[int]:
         return self.words or ((self.start + i) & WORD_MASK for i in range(self.length))
 
 
-class Translator(Protocol):
-    """The translator's side, which lc3jit installs (the runtime never imports it)."""
+TYPE_CHECKING = False  # typing's, not imported by a run that loads its translations (issue 20)
+if TYPE_CHECKING:
+    from typing import Protocol
 
-    def __call__(self, dispatcher: Dispatcher, pc: int) -> Sequence[Translation]:
-        """Translations to install for a PC grown hot, the first entered at pc; none to
-        interpret it."""
+    class Translator(Protocol):
+        """The translator's side, which lc3jit installs (the runtime never imports it)."""
 
-    def left_through(self, dispatcher: Dispatcher, site: int, target: int) -> None:
-        """Translated code left through the JMP or JSRR at site for target (a sample, see
-        Dispatcher.left_through): a translator may learn the target, or ignore it."""
+        def __call__(self, dispatcher: Dispatcher, pc: int) -> Sequence[Translation]:
+            """Translations to install for a PC grown hot, the first entered at pc; none to
+            interpret it."""
+
+        def left_through(self, dispatcher: Dispatcher, site: int, target: int) -> None:
+            """Translated code left through the JMP or JSRR at site for target (a sample, see
+            Dispatcher.left_through): a translator may learn the target, or ignore it."""
 
 
 class Dispatcher:
@@ -177,6 +188,8 @@ class Dispatcher:
                 contract.REGISTERS: m.reg,
                 contract.MACHINE: m,
                 **code_tables(),
+                contract.NZP: COND,
+                contract.PSR_CODES: CODES_OF_PSR,
                 contract.EXIT_COUNTS: self.exit_counts,
                 contract.LOAD.name: self.load_from_code,
                 contract.FETCH.name: m.fetch_violation,
@@ -233,6 +246,17 @@ class Dispatcher:
         if held is not None:
             raise held
         return self.load_from_code(address, at)
+
+    def bind_os_calls(self) -> None:
+        """TRAP (under an OS) and RTI straight to the machine while KBSR[14] is clear: one
+        call fewer for each of an OS call's two. While it is set, through `_trap` and
+        `_return_from_interrupt`, which leave for the interrupt. Bound when a run begins and
+        after every way out by Leave: KBSR[14] gets set only between runs or by a store
+        that leaves (Machine._store_device)."""
+        m, bound = self.machine, self.globals
+        direct = not m.kbsr_ie
+        bound[contract.TRAP.name] = m.trap_through_table if direct and not m.host_traps else self._trap
+        bound[contract.RTI.name] = m.return_from_interrupt if direct else self._return_from_interrupt
 
     def _trap(self, vector: int, at: int) -> int:
         """TRAP for translated code, which goes on inside where the next PC is its own:
@@ -505,6 +529,7 @@ class Dispatcher:
         pc = start = m.pc
         done = size = 0
         slice_ = INTERRUPT_SLICE if m.kbsr_ie else RUN_SLICE
+        self.bind_os_calls()
         self.started, self.translating = time.perf_counter(), 0.0
         try:
             while True:
@@ -541,6 +566,7 @@ class Dispatcher:
                     done += self._executed(start, size, leave.at, True)
                     pc = leave.resume_pc
                     slice_ = INTERRUPT_SLICE if m.kbsr_ie else RUN_SLICE
+                    self.bind_os_calls()
         except Stop as stop:
             done += self._executed(start, size, stop.at, stop.completed)
             pc = stop.resume_pc

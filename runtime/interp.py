@@ -281,11 +281,15 @@ def execute_str(m: Machine, ins: Instruction) -> Step:
 def execute_trap(m: Machine, ins: Instruction) -> Step:
     """Host routine, or R7/PSR saved and PC = mem[ZEXT(trapvect8)], by edition."""
     vector, at = ins.trapvect8, ins.address
+    through_table = m.trap_through_table
 
     def trap_(_: int) -> int:
         return trap(m, vector, at)
 
-    return trap_
+    def os_trap(_: int) -> int:  # under an OS every TRAP goes through the table
+        return through_table(vector, at)
+
+    return trap_ if m.host_traps else os_trap
 
 
 @handler("RTI")

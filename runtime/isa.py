@@ -10,7 +10,8 @@ them, the disassembler insists on them, and the machine ignores them when it exe
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+
+from .record import Record
 
 WORD_MASK = 0xFFFF
 SIGN_BIT = 0x8000
@@ -51,8 +52,7 @@ class Flow(enum.Enum):
     INVALID = "invalid"  # the reserved opcode: an illegal-opcode exception
 
 
-@dataclass(frozen=True, slots=True)
-class Field:
+class Field(Record, fields=("name", "lo", "width", "signed")):
     """A named bit field of an instruction word."""
 
     name: str
@@ -80,20 +80,35 @@ class Field:
         return (value & self.mask) << self.lo
 
 
-@dataclass(frozen=True, slots=True)
-class Form:
+class Form(
+    Record,
+    fields=(
+        "name",
+        "mnemonic",
+        "pattern",
+        "flow",
+        "sets_cc",
+        "fields",
+        "select_mask",
+        "select_bits",
+        "strict_mask",
+        "strict_bits",
+    ),
+    defaults={"flow": Flow.NEXT, "sets_cc": frozenset({2, 3})},
+    derived=("fields", "select_mask", "select_bits", "strict_mask", "strict_bits"),
+):
     """One row of the table: an instruction form and what the machine does with it."""
 
     name: str  # unique key of handlers and emitters, e.g. "ADDI"
     mnemonic: str  # what the assembler and disassembler write, e.g. "ADD"
     pattern: str  # e.g. "0001 dr sr1 1 imm5"
-    flow: Flow = Flow.NEXT
-    sets_cc: frozenset[int] = frozenset({2, 3})  # editions in which it sets N, Z, P
-    fields: tuple[Field, ...] = field(init=False)
-    select_mask: int = field(init=False)  # bits that choose this form when executing
-    select_bits: int = field(init=False)
-    strict_mask: int = field(init=False)  # as above, plus the "should be" bits
-    strict_bits: int = field(init=False)
+    flow: Flow  # default NEXT
+    sets_cc: frozenset[int]  # editions in which it sets N, Z, P (default 2 and 3)
+    fields: tuple[Field, ...]  # derived from the pattern, as are the four below
+    select_mask: int  # bits that choose this form when executing
+    select_bits: int
+    strict_mask: int  # as above, plus the "should be" bits
+    strict_bits: int
 
     def __post_init__(self) -> None:
         fields: list[Field] = []
@@ -175,8 +190,7 @@ FORMS: tuple[Form, ...] = (
 FORMS_BY_NAME: dict[str, Form] = {form.name: form for form in FORMS}
 
 
-@dataclass(frozen=True, slots=True)
-class Alias:
+class Alias(Record, fields=("mnemonic", "form", "fixed")):
     """A mnemonic that is another form with some fields fixed (RET is JMP R7)."""
 
     mnemonic: str
@@ -216,29 +230,31 @@ ALIASES: tuple[Alias, ...] = (
 RET = ALIASES[0]
 
 
-@dataclass(frozen=True, slots=True)
-class Instruction:
+class Instruction(
+    Record, fields=("address", "word", "form", "strict", *FIELD_WIDTHS), defaults=dict.fromkeys(FIELD_WIDTHS)
+):
     """One decoded word at one address: its form and its fields by their manual names.
 
     `strict` is False when a "should be" bit is off; the machine runs such a word anyway,
     and the disassembler shows it as data so that reassembling gives the same word.
+    The operand fields a form does not have are None.
     """
 
     address: int
     word: int
     form: Form
     strict: bool
-    dr: int | None = None
-    sr: int | None = None
-    sr1: int | None = None
-    sr2: int | None = None
-    baser: int | None = None
-    nzp: int | None = None
-    imm5: int | None = None
-    offset6: int | None = None
-    pcoffset9: int | None = None
-    pcoffset11: int | None = None
-    trapvect8: int | None = None
+    dr: int | None
+    sr: int | None
+    sr1: int | None
+    sr2: int | None
+    baser: int | None
+    nzp: int | None
+    imm5: int | None
+    offset6: int | None
+    pcoffset9: int | None
+    pcoffset11: int | None
+    trapvect8: int | None
 
     @property
     def next_pc(self) -> int:

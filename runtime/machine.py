@@ -25,6 +25,10 @@ from .errors import Ended, Halted, InputExhausted, Leave, MachineFault, StopRequ
 from .isa import CC_VALUE, COND, MEMORY_WORDS, NOOP_WORDS, WORD_MASK
 from .outcome import Outcome, output_limit, output_lost
 
+#: The codes' word (`ccv`) for each value of the PSR's low 3 bits: no code set, or more
+#: than one, reads as Z, as in LC3Tools.
+CODES_OF_PSR = tuple(CC_VALUE.get(bits, 0) for bits in range(8))
+
 KBSR, KBDR, DSR, DDR, PSR_ADDR, MCR = 0xFE00, 0xFE02, 0xFE04, 0xFE06, 0xFFFC, 0xFFFE
 IO_BASE = 0xFE00
 
@@ -159,7 +163,7 @@ class Machine:
     @psr.setter
     def psr(self, value: int) -> None:
         self.psr_mode = value & (PSR_USER | PSR_PRIORITY)
-        self.ccv = CC_VALUE.get(value & 0b111, 0)  # no code set reads as Z, as in LC3Tools
+        self.ccv = CODES_OF_PSR[value & 0b111]
 
     @property
     def cond(self) -> int:
@@ -381,6 +385,19 @@ class Machine:
         reg[6] = under
         return mem[vector_address]
 
+    def trap_through_table(self, vector: int, at: int) -> int:
+        """TRAP to the routine the vector table names (every TRAP under an OS): the 2nd
+        edition's sets R7, the 3rd's enters the supervisor. Returns the routine's address.
+        Translated code calls it directly while KBSR[14] is clear (Dispatcher.bind_os_calls)."""
+        routine = self.mem[TRAP_TABLE + vector]
+        if routine == 0:  # no routine: not a run through zeroed memory to x0000
+            what = "unknown trap vector" if self.host_traps else "undefined trap"  # as the textbook's OS says
+            raise MachineFault(at, False, f"{what} x{vector:02X} at x{at:04X}")
+        if self.edition == 2:
+            self.reg[7] = (at + 1) & WORD_MASK
+            return routine
+        return self.enter_supervisor(TRAP_TABLE + vector, (at + 1) & WORD_MASK, at)
+
     def _enter_watched(
         self, vector_address: int, return_pc: int, at: int, priority: int | None, sp: int
     ) -> int:
@@ -464,7 +481,7 @@ class Machine:
             psr = self.pop(at)
             sp = reg[6]
         self.psr_mode = psr & (PSR_USER | PSR_PRIORITY)  # the `psr` setter, inline (twice as fast)
-        self.ccv = CC_VALUE.get(psr & 0b111, 0)
+        self.ccv = CODES_OF_PSR[psr & 0b111]
         if psr & PSR_USER:
             self.saved_ssp = sp
             sp = self.saved_usp

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import errno
 import signal
-from dataclasses import dataclass
 
 from .endings import BY_SIGNAL, Ending
 from .errors import Stop
+from .record import Record
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
+class Outcome(Record, fields=("ending", "message"), defaults={"message": ""}):
     ending: Ending
-    message: str = ""
+    message: str
 
     @property
     def reason(self) -> str:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from .errors import Halted, Leave, MachineFault
 from .isa import WORD_MASK
-from .machine import TRAP_TABLE, Machine
+from .machine import Machine
 
 IN_PROMPT = b"Enter a character: "
 HALT_TEXT = b"HALT\n"
@@ -101,10 +101,4 @@ def trap(m: Machine, vector: int, at: int) -> int:
             # routine (a loop of PUTS in one region) without looking.
             raise Leave(at, next_pc)
         return next_pc
-    if m.mem[TRAP_TABLE + vector] == 0:  # no routine: not a run through zeroed memory to x0000
-        what = "unknown trap vector" if m.host_traps else "undefined trap"  # as the textbook's OS says
-        raise MachineFault(at, False, f"{what} x{vector:02X} at x{at:04X}")
-    if m.edition == 2:
-        m.reg[7] = next_pc
-        return m.mem[TRAP_TABLE + vector]
-    return m.enter_supervisor(TRAP_TABLE + vector, next_pc, at)
+    return m.trap_through_table(vector, at)

@@ -16,7 +16,9 @@ COMMANDS = ["run", "compile", "debug", "asm", "disasm", "dump", "bench", "grade"
 TYPER_NOTATION = re.compile(r"\{\w+\}|<[\w\[\] |]+>")
 
 
-def lc3jit(*args: str, code: str = "", cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def lc3jit(
+    *args: str, code: str = "", cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """`lc3jit ARGS` through the entry point; `code` runs after it, at exit (it can read sys.modules)."""
     at_exit = f"import atexit; atexit.register(lambda: ({code}));" if code else ""
     entry = f"import sys; {at_exit} from lc3jit.launch import main; sys.argv[0] = 'lc3jit'; main()"
@@ -25,7 +27,7 @@ def lc3jit(*args: str, code: str = "", cwd: Path | None = None) -> subprocess.Co
         capture_output=True,
         text=True,
         cwd=cwd,
-        env={"COLUMNS": "100", "PATH": "/usr/bin:/bin"},
+        env={"COLUMNS": "100", "PATH": "/usr/bin:/bin", **(env or {})},
         timeout=120,
         check=False,
     )
@@ -119,3 +121,58 @@ def test_paths_read_without_pydantic_keep_typers_checks(tmp_path: Path) -> None:
     result = lc3jit("debug", "--input", str(tmp_path), str(EXAMPLES / "hello.obj"))
     assert result.returncode == 2
     assert f"Invalid value for '--input': file '{tmp_path}' is a directory." in result.stderr
+
+
+#: What a plain `lc3jit run` must not import (issue 20: its start-up is at most twice bare
+#: Python's): the CLI library, the API's calls and the grading behind them, the translator,
+#: and the standard library's costly machinery (typing, dataclasses with inspect, re).
+NOT_FOR_A_PLAIN_RUN = (
+    "re",
+    "typer",
+    "typing",
+    "dataclasses",
+    "inspect",
+    "bytecode",
+    "lc3jit.api",
+    "lc3jit.cli",
+    "lc3jit.translator",
+    "lc3jit.simulator.calling",
+    "lc3jit.simulator.observing",
+    "lc3jit.grading.coverage",
+    "lc3jit.grading.observe",
+    "lc3jit.grading.calls",
+    "lc3jit_runtime.dispatch",
+    "lc3jit_runtime.compiled",
+)
+
+
+def not_for_a_plain_run(*args: str, cwd: Path, env: dict[str, str] | None = None) -> set[str]:
+    """What `lc3jit ARGS` imported of NOT_FOR_A_PLAIN_RUN, beyond what this Python's own
+    start imports (a site hook may import typing); the program must have ended with HALT."""
+    bare = subprocess.run(
+        [sys.executable, "-c", "import sys; print(sorted(sys.modules))"], capture_output=True, text=True
+    )
+    result = lc3jit(*args, code=LOADED, cwd=cwd, env=env)
+    assert result.stdout.endswith("HALT\n")
+    loaded = set(eval(result.stderr.strip().splitlines()[-1])) - set(eval(bare.stdout))
+    return {m for m in loaded if any(m == name or m.startswith(f"{name}.") for name in NOT_FOR_A_PLAIN_RUN)}
+
+
+def test_a_plain_run_imports_only_what_it_runs_with(tmp_path: Path) -> None:
+    assert not_for_a_plain_run("run", str(EXAMPLES / "hello.obj"), cwd=tmp_path) == set()
+
+
+def test_a_run_that_finds_its_translations_in_the_cache_loads_them_without_the_translator(
+    tmp_path: Path,
+) -> None:
+    """A tiered run switching after 100 instructions; the second loads what the first saved."""
+    args = ("run", str(EXAMPLES / "sieve.obj"), "--translate-after", "100")
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}  # not ./lc3jit: `python -c` imports from .
+    assert "lc3jit.translator.regions" in not_for_a_plain_run(*args, cwd=tmp_path, env=env)
+    assert not_for_a_plain_run(*args, cwd=tmp_path, env=env) == {
+        "lc3jit.translator",
+        "lc3jit.translator.cache",
+        "lc3jit.translator.saved",
+        "lc3jit_runtime.compiled",
+        "lc3jit_runtime.dispatch",
+    }

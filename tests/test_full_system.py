@@ -243,8 +243,54 @@ def test_registers_an_os_call_leaves_alone_keep_their_values(engine: str, editio
     assert expected.machine.reg[:7] == [0, 3, 0, 0x8000, char, 0xFFFF, 9]
     assert expected.output == b"***" and expected.machine.cond == 0b010
     total = expected.machine.icount
-    for budget in (*range(0, total, 7), total):  # a step limit anywhere: in the loop, in OUT, on RTI
+    for budget in (*range(0, total, 3), total):  # a step limit anywhere: in the loop, in OUT, on RTI
         assert_same(*(run_os(name, images, b"", edition, budget) for name in ("interp", engine)))
+
+
+#: What a user program may do around its OS calls: move its own R6 anywhere (the OS
+#: switches to its stack and back, inline in a region), set the codes, call the traps.
+USER_STEPS = (
+    "ADD R6, R6, #-7",
+    "ADD R6, R6, #15",
+    "NOT R6, R6",
+    "ADD R1, R6, #0",
+    "LD R0, CHAR",
+    "ADD R0, R0, #1",
+    "OUT",
+    "GETC",
+    "LEA R0, TEXT",
+    "PUTS",
+)
+
+
+@pytest.mark.parametrize("engine", TRANSLATED)
+@pytest.mark.parametrize("edition", [3, 2])
+@settings(max_examples=10)
+@given(
+    steps=st.lists(st.sampled_from(USER_STEPS), min_size=1, max_size=10),
+    keys=st.binary(max_size=4),
+    budget=st.integers(0, 1500),
+)
+def test_os_calls_among_random_user_code_agree_at_any_step_limit(
+    engine: str, edition: int, steps: list[str], keys: bytes, budget: int
+) -> None:
+    body = "\n".join(f"        {step}" for step in steps)
+    source = f"""
+        .ORIG x3000
+        AND R2, R2, #0
+        ADD R2, R2, #3
+LOOP
+{body}
+        ADD R2, R2, #-1
+        BRp LOOP
+        HALT
+CHAR    .FILL x41
+TEXT    .STRINGZ "ab"
+        .END
+"""
+    images = images_of(source)
+    for limit in (budget, None):
+        assert_same(*(run_os(name, images, keys, edition, limit) for name in ("interp", engine)))
 
 
 #: 3rd edition, under the OS: user code jumps into the OS's GETC routine (which a region

@@ -7,7 +7,6 @@ import re
 import shutil
 import subprocess
 import sys
-from dataclasses import fields
 from pathlib import Path
 
 import pytest
@@ -137,7 +136,7 @@ def test_one_table_of_options_for_both_ways() -> None:
     command = typer.main.get_command(app).commands["run"]  # type: ignore[attr-defined]
     options = {p.opts[0]: p for p in command.params if isinstance(p, typer.core.TyperOption)}
     assert list(options) == [option.name for option in RUN_OPTIONS]
-    assert {option.field for option in RUN_OPTIONS} == {f.name for f in fields(RunOptions)} - {"programs"}
+    assert {option.field for option in RUN_OPTIONS} == set(RunOptions.FIELDS) - {"programs"}
     for option in RUN_OPTIONS:
         assert options[option.name].help == option.help
         assert options[option.name].is_flag == (option.kind == "flag")

@@ -1,12 +1,15 @@
-"""Start-up of the commands that reach typer (issue 20): CPU time of a whole `lc3jit`
-process for `asm`, `disasm` and `--help`, as a multiple of `python -c pass`.
+"""Start-up (issue 20): CPU time of a whole `lc3jit` process for `asm`, `disasm`, `--help`
+and a plain `run`, as a multiple of `python -c pass`; and what a translation-cache hit adds
+to a run: the same short program run translated with its translations in the cache
+(`--translate-after 0`), less the same run on the interpreter, bare and under `--os`.
 
 Each round runs every command line once, in turn (interleaved, so that a change in the
 machine's load touches all of them alike); a process's CPU time (user + system) is read
 from the kernel's accounting of that child alone (os.wait4). The minimum over the rounds
-counts. A first round, not counted, writes the modules' bytecode caches, as a user's
-first run does (PYTHONDONTWRITEBYTECODE is removed for the children). Also printed: how
-many modules each command imports (-X importtime), and the load average before and after.
+counts. A first round, not counted, writes the modules' bytecode caches and the
+translation cache, as a user's first run does (PYTHONDONTWRITEBYTECODE is removed for the
+children). Also printed: how many modules each command imports (-X importtime), and the
+load average before and after.
 
     python examples/bench/command_startup.py [ROUNDS]      (default 15)
 """
@@ -28,6 +31,15 @@ COMMANDS = {
     "lc3jit asm hello.asm": ["asm", "hello.asm"],
     "lc3jit disasm hello.obj": ["disasm", "hello.obj"],
     "lc3jit run hello.obj": ["run", "hello.obj"],
+    "run --engine interp hello.obj": ["run", "--engine", "interp", "hello.obj"],
+    "run -t0 hello.obj (hit)": ["run", "--translate-after", "0", "hello.obj"],
+    "run --os interp echo.obj": ["run", "--os", "--engine", "interp", "--input", "keys", "echo.obj"],
+    "run --os -t0 echo.obj (hit)": ["run", "--os", "--translate-after", "0", "--input", "keys", "echo.obj"],
+}
+#: What a cache hit adds: a translated run from the cache, less the same run interpreted.
+CACHE_HITS = {
+    "a cache hit adds (hello.obj)": ("run -t0 hello.obj (hit)", "run --engine interp hello.obj"),
+    "a cache hit adds (echo.obj --os)": ("run --os -t0 echo.obj (hit)", "run --os interp echo.obj"),
 }
 
 
@@ -61,8 +73,9 @@ def main() -> None:
     rounds = parser.parse_args().rounds
     with tempfile.TemporaryDirectory() as work:
         cwd = Path(work)
-        for name in ("hello.asm", "hello.obj", "hello.sym"):
+        for name in ("hello.asm", "hello.obj", "hello.sym", "echo.obj", "echo.sym"):
             shutil.copy(EXAMPLES / name, cwd / name)
+        (cwd / "keys").write_bytes(b"keys\n")
         os.environ["XDG_CACHE_HOME"] = str(cwd / "cache")
         os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
         for args in COMMANDS.values():  # the bytecode caches written
@@ -76,11 +89,13 @@ def main() -> None:
         print(
             f"Python {sys.version.split()[0]}, {rounds} rounds, load {load:.1f} -> {os.getloadavg()[0]:.1f}"
         )
-        print(f"{'command':<26}{'CPU ms (min)':>14}{'x python -c pass':>18}{'modules':>9}")
+        print(f"{'command':<36}{'CPU ms (min)':>14}{'x python -c pass':>18}{'modules':>9}")
         for name, args in COMMANDS.items():
             best = min(times[name])
             count = modules(command_line(args), cwd)
-            print(f"{name:<26}{best * 1000:>14.1f}{best / base:>18.1f}{count:>9}")
+            print(f"{name:<36}{best * 1000:>14.1f}{best / base:>18.2f}{count:>9}")
+        for name, (hit, interpreted) in CACHE_HITS.items():
+            print(f"{name:<36}{(min(times[hit]) - min(times[interpreted])) * 1000:>14.1f}")
 
 
 if __name__ == "__main__":

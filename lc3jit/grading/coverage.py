@@ -22,10 +22,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from itertools import compress
+from typing import TYPE_CHECKING
 
 from lc3jit.session import UntranslatableError, why_not_translated
-from lc3jit_runtime.dispatch import Dispatcher, Translation, Translator
+from lc3jit_runtime.dispatch import Dispatcher, Translation
 from lc3jit_runtime.machine import IO_BASE, WATCH_DECODED, Machine
+
+if TYPE_CHECKING:
+    from lc3jit_runtime.dispatch import Translator
 
 
 def executed(machine: Machine) -> set[int]:

@@ -13,10 +13,13 @@ translated code sees only when it comes back to its dispatcher; a slice bounds t
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
-from lc3jit.session import Engine
 from lc3jit_runtime.endings import Ending
 from lc3jit_runtime.outcome import UNLIMITED, Outcome
+
+if TYPE_CHECKING:
+    from lc3jit.session import Engine
 
 
 def time_limit(seconds: float) -> Outcome:

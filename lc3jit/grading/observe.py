@@ -17,13 +17,16 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from lc3jit.session import Engine
 from lc3jit_runtime.endings import Ending
 from lc3jit_runtime.interp import Interpreter
 from lc3jit_runtime.isa import WORD_MASK, Instruction, decode
 from lc3jit_runtime.machine import IO_BASE, WATCH_OBSERVED, Machine
 from lc3jit_runtime.outcome import STEP_LIMIT, UNLIMITED, Outcome
+
+if TYPE_CHECKING:
+    from lc3jit.session import Engine
 
 
 @dataclass

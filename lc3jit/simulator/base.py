@@ -6,22 +6,14 @@ state read and written, input and output. The calls (calling.py) and the observa
 
 from __future__ import annotations
 
-import array
-import random
 import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Self, TextIO, cast
 
-from lc3jit.grading import output as output_text
-from lc3jit.grading.coverage import covering, executed
-from lc3jit.grading.limits import Sliced
-from lc3jit.grading.observe import Call, CallWatcher, MemoryWatcher, Subroutine
 from lc3jit.grading.where import Places
 from lc3jit.session import (
     ENGINES,
-    Engine,
     RunResult,
     boot,
     engines_on_this_python,
@@ -40,7 +32,14 @@ from lc3jit_runtime.isa import MEMORY_WORDS, WORD_MASK
 from lc3jit_runtime.loader import Image
 from lc3jit_runtime.machine import IO_BASE, Machine
 
+# A plain `lc3jit run` is a SimulatorBase: what only graders and the API use (the grading
+# modules, the dispatcher) and typing are imported where they are needed (issue 20).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Self, TextIO
+
+    from lc3jit.grading.observe import Call, MemoryWatcher, Subroutine
+    from lc3jit.session import Engine
     from lc3jit.translator.shared import SharedTranslations
     from lc3jit_runtime.dispatch import Dispatcher
 
@@ -127,6 +126,8 @@ class SimulatorBase:
         if strict:
             self.written = {a for image in (*system, *images) for a in range(image.origin, image.end)}
             self.written.update(range(IO_BASE, 0x10000))
+            from lc3jit.grading.observe import MemoryWatcher
+
             self._memory = MemoryWatcher(self.machine, self.written)
             self._memory.watch_writes()
         #: Tiered, the engine finds out at the switch whether the translator can run here.
@@ -185,6 +186,8 @@ class SimulatorBase:
         if self.coverage:
             images, _, _, system = self._boot
             words = {a for image in (*system, *images) for a in range(image.origin, image.end)}
+            from lc3jit.grading.coverage import covering
+
             return lambda machine: covering(machine, name, sorted(words))
         shared = self.translations
         if shared is None:
@@ -193,7 +196,7 @@ class SimulatorBase:
 
         images, edition, start, system = self._boot
         key = program_key(name, edition, start, images, system)
-        dispatcher = cast("Callable[[Machine], Dispatcher]", translate)  # regions' and blocks'
+        dispatcher: Callable[[Machine], Dispatcher] = translate  # type: ignore[assignment]  # regions', blocks'
         return lambda machine: shared.build(machine, name, key, dispatcher, self._booted_state)
 
     def close(self) -> None:
@@ -233,6 +236,8 @@ class SimulatorBase:
         interpreter ran. A run of no-op words (BR that never branches, .FILL 0) counts as
         run once entered (the interpreter runs it as one step)."""
         images, _, _, system = self._boot
+        from lc3jit.grading.coverage import executed
+
         ran = executed(self.machine)
         return {a for image in (*system, *images) for a in range(image.origin, image.end) if a in ran}
 
@@ -248,6 +253,8 @@ class SimulatorBase:
                 else:
                     stepper = Interpreter(self.machine)
                     step_one = lambda: stepper.run(1)  # noqa: E731
+                from lc3jit.grading.observe import CallWatcher
+
                 watcher = CallWatcher(base, step_one, self._watched)
                 watcher.calls = self.calls
                 base = watcher
@@ -353,6 +360,8 @@ class SimulatorBase:
         else:
             runner = self.runner
             if ends is not None or self.console.max_output is not None:
+                from lc3jit.grading.limits import Sliced
+
                 runner = Sliced(runner, ends, self.time_limit or 0.0)
             result = run_engine(runner, max_steps, self.setup_seconds)
             self.setup_seconds = 0.0  # paid once
@@ -389,6 +398,9 @@ class SimulatorBase:
 
     def fill(self, seed: int) -> None:
         """Random words from seed in R0-R7 and in every word below xFE00 that no image loads."""
+        import array
+        import random
+
         rng = random.Random(seed)
         self.machine.reg[:] = [rng.getrandbits(16) for _ in range(8)]
         words = array.array("H", rng.randbytes(2 * IO_BASE))
@@ -403,12 +415,16 @@ class SimulatorBase:
     # Output.
     def output_is(self, expected: str, *, ignore_case: bool = False, ignore_whitespace: bool = False) -> bool:
         """Is the output exactly expected (LC3Tools' checkMatch), perhaps ignoring case and whitespace?"""
+        from lc3jit.grading import output as output_text
+
         return output_text.matches(self.output, expected, ignore_case, ignore_whitespace)
 
     def output_contains(
         self, expected: str, *, ignore_case: bool = False, ignore_whitespace: bool = False
     ) -> bool:
         """Does the output contain expected (LC3Tools' checkContain)?"""
+        from lc3jit.grading import output as output_text
+
         return output_text.contains(self.output, expected, ignore_case, ignore_whitespace)
 
     def check_output(
@@ -421,6 +437,8 @@ class SimulatorBase:
     ) -> None:
         """Fail with expected / got / where unless the output matches (or contains) expected."""
         __tracebackhide__ = True
+        from lc3jit.grading import output as output_text
+
         output_text.check(self.output, expected, contains, ignore_case, ignore_whitespace, self.where())
 
 

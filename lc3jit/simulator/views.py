@@ -3,19 +3,21 @@ bits, memory by address, label or slice, and addresses written as a student writ
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, overload
 
-from lc3jit.toolchain.numbers import parse_number
 from lc3jit_runtime.isa import MEMORY_WORDS, WORD_MASK
 from lc3jit_runtime.machine import Machine
 
+TYPE_CHECKING = False  # typing's, not imported by a plain run (issue 20)
 if TYPE_CHECKING:
+    from typing import overload
+
     from lc3jit.simulator.base import SimulatorBase
 
 Address = int | str
-_OFFSET = re.compile(r"(.+?)([+-])(\w+|#\d+)")
+#: A label with an offset. `re` (and the literals' module) are imported only to read one:
+#: a plain `lc3jit run` never does, and `re` costs 5 ms of CPU to import on 3.15 (issue 20).
+_OFFSET = r"(.+?)([+-])(\w+|#\d+)"
 
 
 def resolve(where: Address, by_upper: Mapping[str, int]) -> int:
@@ -27,8 +29,12 @@ def resolve(where: Address, by_upper: Mapping[str, int]) -> int:
         return where
     if where.upper() in by_upper:
         return by_upper[where.upper()]
+    import re
+
+    from lc3jit.toolchain.numbers import parse_number
+
     value = parse_number(where)
-    if value is None and (match := _OFFSET.fullmatch(where)) and match[1].upper() in by_upper:
+    if value is None and (match := re.fullmatch(_OFFSET, where)) and match[1].upper() in by_upper:
         offset = parse_number(match[3] if match[3][0] in "xX#" else "#" + match[3])
         if offset is not None:
             value = by_upper[match[1].upper()] + (offset if match[2] == "+" else -offset)
@@ -69,10 +75,13 @@ class Memory:
     def __init__(self, simulator: SimulatorBase) -> None:
         self._sim = simulator
 
-    @overload
-    def __getitem__(self, key: Address) -> int: ...
-    @overload
-    def __getitem__(self, key: slice) -> list[int]: ...
+    if TYPE_CHECKING:
+
+        @overload
+        def __getitem__(self, key: Address) -> int: ...
+        @overload
+        def __getitem__(self, key: slice) -> list[int]: ...
+
     def __getitem__(self, key: Address | slice) -> int | list[int]:
         mem, address = self._sim.machine.mem, self._sim.address
         if isinstance(key, slice):

@@ -16,14 +16,18 @@ searched (docs/debugger.md gives it).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from lc3jit.session import Runnable, run_engine
+from lc3jit.session import run_engine
 from lc3jit.tools.reverse import History
 from lc3jit.tools.stepping import BREAKPOINT, ENDED, STEPPED, Body, CommandError, Stepping, calls, returns
 from lc3jit.tools.watches import Check, CheckingInterpreter
 from lc3jit_runtime.endings import Ending
 from lc3jit_runtime.isa import Instruction
 from lc3jit_runtime.outcome import Outcome
+
+if TYPE_CHECKING:
+    from lc3jit.session import Runnable
 
 HISTORY_START = "the history begins here"
 CALL, RETURN = "call", "return"

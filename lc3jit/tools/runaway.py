@@ -19,9 +19,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from typing import TextIO
 
-from lc3jit.api import Simulator
 from lc3jit.session import RunResult
 from lc3jit.tools.capture import CapturedConsole
 from lc3jit.tools.places import Places
@@ -30,6 +28,12 @@ from lc3jit_runtime.interp import Interpreter
 from lc3jit_runtime.machine import MEMORY_WORDS, Machine
 from lc3jit_runtime.outcome import STEP_LIMIT, Outcome
 from lc3jit_runtime.running import start_message_line
+
+TYPE_CHECKING = False  # typing's, not imported by a plain run (issue 20)
+if TYPE_CHECKING:
+    from typing import TextIO
+
+    from lc3jit.simulator.base import SimulatorBase as Simulator
 
 #: Instructions the copy runs to tell a loop from a computation that is only long.
 SAMPLE = 20_000

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
 from lc3jit.api import Simulator
-from lc3jit.session import Runnable, run_engine
+from lc3jit.session import run_engine
 from lc3jit.tools.places import Places
 from lc3jit.tools.reverse import CHECKPOINT_EVERY, DEFAULT_LIMIT, History, RecordedConsole
 from lc3jit.tools.watches import Check, CheckingInterpreter, WatchList
@@ -39,6 +39,7 @@ from lc3jit_runtime.machine import IO_BASE, Machine
 from lc3jit_runtime.outcome import STEP_LIMIT, Outcome
 
 if TYPE_CHECKING:
+    from lc3jit.session import Runnable
     from lc3jit.tools.inspecting import Condition
 
 ARRIVED = Outcome(Ending.ARRIVED)  # a temporary stop reached: next, finish, until done

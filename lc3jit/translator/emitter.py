@@ -21,22 +21,19 @@ false); this module turns each into the instructions of the running Python:
   written it in the plain ones.
 Bad bytecode crashes the interpreter instead of raising, so every form here is tested
 on every version (tests/test_emitter.py), and a Python not in SPOKEN gets no
-translated code at all: `speaks_this_python` is what the engines ask first.
+translated code at all: `speaks_this_python` (in pythons.py) is what the engines ask first.
 """
 
 from __future__ import annotations
 
 import enum
 import opcode
-import sys
 from collections.abc import Sequence
 from types import CodeType
 
 from lc3jit.translator.assembler import Instr, Label, assemble
+from lc3jit.translator.pythons import PY, SPOKEN, speaks_this_python, unknown_python
 
-PY = sys.version_info[:2]
-#: The Pythons whose bytecode this module writes, each tested in CI.
-SPOKEN = ((3, 11), (3, 12), (3, 13), (3, 14), (3, 15))
 HAS_PRECALL = PY == (3, 11)
 HAS_RETURN_CONST = (3, 12) <= PY <= (3, 13)
 NEEDS_TO_BOOL = PY >= (3, 13)
@@ -87,24 +84,17 @@ def _compare_arg(op: Compare) -> int:
     return _COMPARE_MASKS[op] + (op << (4 if PY == (3, 12) else 5))
 
 
-__all__ = ["ENDS", "BinaryOp", "Compare", "Emitter", "Instr", "Label", "speaks_this_python", "unknown_python"]
-
-
-def speaks_this_python() -> bool:
-    """Whether the running Python is one whose bytecode this module knows.
-
-    On any other (a 3.16 one day) the code generated could crash the process, so the
-    engines run on the interpreter instead.
-    """
-    return PY in SPOKEN
-
-
-def unknown_python() -> str | None:
-    """What to tell a user whose Python this module does not speak; None where it does."""
-    if speaks_this_python():
-        return None
-    (first, *_, last) = (f"{major}.{minor}" for major, minor in SPOKEN)
-    return f"the translator does not know the bytecode of Python {PY[0]}.{PY[1]} (it knows {first} to {last})"
+__all__ = [
+    "ENDS",
+    "SPOKEN",
+    "BinaryOp",
+    "Compare",
+    "Emitter",
+    "Instr",
+    "Label",
+    "speaks_this_python",
+    "unknown_python",
+]
 
 
 class Emitter:

@@ -8,13 +8,13 @@ the translator only when code must be translated after all.
 from __future__ import annotations
 
 from collections.abc import Container, Sequence
-from typing import TYPE_CHECKING
 
 from lc3jit_runtime.compiled import SavedBlock, SavedEngine, SavedRegion, saved_dispatcher
 from lc3jit_runtime.dispatch import Dispatcher, Translation
 from lc3jit_runtime.isa import WORD_MASK, decode
 from lc3jit_runtime.machine import Machine
 
+TYPE_CHECKING = False  # typing's, not imported by a run that loads its translations (issue 20)
 if TYPE_CHECKING:
     from lc3jit.translator.blocks import Block
     from lc3jit.translator.translate import BlockTranslator

@@ -22,10 +22,12 @@ from lc3jit.translator.regions.analyses import RegionFacts, analyse, wanted_afte
 from lc3jit.translator.regions.graph import RegionGraph, region_graph
 from lc3jit.translator.regions.known import CODES, dirty_at_entry, supervised
 from lc3jit.translator.regions.learning import HINT_AFTER, MAX_HINTS
+from lc3jit.translator.regions.os_calls import SP, inline_rti, inline_trap
 from lc3jit.translator.regions.select import NO_HINTS, Hints, hinted_site, region_entries
 from lc3jit_runtime import contract
 from lc3jit_runtime.dispatch import INTERPRET_AT
 from lc3jit_runtime.isa import Instruction
+from lc3jit_runtime.machine import user_address
 
 #: Where a slow path was left for later: block, instruction index, line, the register
 #: standing for the codes, the bounds of the registers' locals, the registers (and CODES)
@@ -51,6 +53,8 @@ class RegionCompiler(BlockCompiler):
         self.labels = {b.start: Label() for b in graph.blocks}
         self.order = {b.start: index for index, b in enumerate(graph.blocks)}  # as laid out
         self.written = set(facts.written)
+        #: The registers the region names, loaded at entry: R6 too where an OS call may be inlined.
+        self.used = facts.used | ({SP} if access_control else set())
         self.cc_local = True  # `cc` is loaded at entry: one local for the whole region
         #: Slow paths not yet emitted, with where they were (see `slow_path`).
         self.cold: list[tuple[Label, Where, Callable[[], None]]] = []
@@ -63,7 +67,7 @@ class RegionCompiler(BlockCompiler):
         self.current = root
         self.tables: set[str] = set()  # of TABLES, those the code indexes
         self.unwrapped_out: set[int] = set()  # registers some way to `way_out` may leave unwrapped
-        self.dirty_in = dirty_at_entry(graph, edition)
+        self.dirty_in = dirty_at_entry(graph, edition, access_control)
         self.dirty: set[int] = set()  # registers (and CODES) whose locals may differ from R here
         self.supervised = supervised(graph, access_control)
 
@@ -97,11 +101,11 @@ class RegionCompiler(BlockCompiler):
         supervisor). The registers it leaves alone keep their locals, as words, as if
         read again: the ways on assume words after a helper."""
         e = self.e
-        kept = self.facts.used - set(changed)
+        kept = self.used - set(changed)
         for r in sorted(kept):
             if not self.is_word(r):
                 self.wrap_register(r)
-        load_registers(e, self.facts.used - kept)
+        load_registers(e, self.used - kept)
         e.global_(contract.MACHINE)
         e.load_attr(contract.CODES)
         e.store("cc")
@@ -327,6 +331,8 @@ class RegionCompiler(BlockCompiler):
             for routine in self.hints.get(block.end, ()):
                 if routine in self.labels:
                     self.call_routine(args[0], routine, block.last.next_pc)
+        if self.access_control:
+            self.inline_os_call(helper, args)
         self.sync()
         self.call(helper, *args)
         targets = {
@@ -343,6 +349,27 @@ class RegionCompiler(BlockCompiler):
         e.return_top()
         self.exited = True
 
+    def inline_os_call(self, helper: contract.Helper, args: tuple[int, ...]) -> None:
+        """Under an OS (3rd edition), a TRAP into a routine the region holds and an RTI in
+        system space (so in supervisor mode) go on inline in their common case
+        (regions.os_calls); the helper's way, emitted next, takes the rest."""
+        block = self.current
+        inside = [target for target in self.hints.get(block.end, ()) if target in self.labels]
+        returns = [target for target in self.graph.returns.get(block.start, ()) if target in self.labels]
+        if helper is contract.TRAP and inside:
+            fast = lambda: inline_trap(self, args[0], inside[0], block.last.next_pc)  # noqa: E731
+        elif helper is contract.RTI and not user_address(block.last.address):
+            fast = lambda: inline_rti(self, returns, self.facts.ahead[block.start])  # noqa: E731
+        else:
+            return
+        if not self.is_word(SP):
+            self.wrap_register(SP)
+        self.settle_cc()
+        ranges, alias, dirty = dict(self.ranges), self.cc_alias, set(self.dirty)
+        slow = fast()
+        self.ranges, self.cc_alias, self.dirty = ranges, alias, dirty
+        self.e.place(slow)
+
     def call_routine(self, vector: int, routine: int, following: int) -> None:
         """A 2nd-edition TRAP under an OS is `R7 = PC; PC = M[vector]`: while the vector
         table still names the routine the region holds, a JSR to it, with no helper
@@ -356,7 +383,7 @@ class RegionCompiler(BlockCompiler):
         e.const(routine)
         e.compare(Compare.EQ)
         e.jump_if_false(other)
-        for r in sorted(self.facts.used):  # words, as if read again after a helper (see reload)
+        for r in sorted(self.used):  # words, as if read again after a helper (see reload)
             if not self.is_word(r):
                 self.wrap_register(r)
         e.const(following)

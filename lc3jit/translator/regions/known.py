@@ -27,7 +27,7 @@ from lc3jit_runtime.machine import user_address
 CODES = 8
 
 
-def dirty_at_entry(graph: RegionGraph, edition: int) -> dict[int, frozenset[int]]:
+def dirty_at_entry(graph: RegionGraph, edition: int, inline_os_calls: bool) -> dict[int, frozenset[int]]:
     """For each block start: the registers, and CODES, that may have changed since the
     last write-back on some way there (a forward analysis to a fixed point)."""
     dirty: dict[int, frozenset[int]] = {b.start: frozenset() for b in graph.blocks}
@@ -35,7 +35,7 @@ def dirty_at_entry(graph: RegionGraph, edition: int) -> dict[int, frozenset[int]
     while changed:
         changed = False
         for block in graph.blocks:
-            after = dirty_after(block, dirty[block.start], edition)
+            after = dirty_after(block, dirty[block.start], edition, inline_os_calls)
             for target in graph.edges[block.start]:
                 if not after <= dirty[target]:
                     dirty[target] |= after
@@ -47,11 +47,14 @@ def dirty_at_entry(graph: RegionGraph, edition: int) -> dict[int, frozenset[int]
     return dirty
 
 
-def dirty_after(block: Block, before: frozenset[int], edition: int) -> frozenset[int]:
+def dirty_after(block: Block, before: frozenset[int], edition: int, inline_os_calls: bool) -> frozenset[int]:
     """What may be dirty where the block goes on: nothing after TRAP and RTI, whose helper
     writes everything back and reads what it changed again; but the 2nd edition's TRAP
-    may go to its routine as JSR does, setting R7 (RegionCompiler.call_routine)."""
-    if block.exit is Exit.RTI or (block.exit is Exit.TRAP and edition == 3):
+    may go to its routine as JSR does, setting R7 (RegionCompiler.call_routine), and an
+    OS call inlined (regions.os_calls) writes nothing back and changes R6 (RTI the codes)."""
+    if inline_os_calls and block.exit in (Exit.TRAP, Exit.RTI):
+        before |= {6, CODES} if block.exit is Exit.RTI else {6}
+    elif block.exit is Exit.RTI or (block.exit is Exit.TRAP and edition == 3):
         return frozenset()
     written = set(before)
     for ins in block.instructions:

@@ -1,0 +1,160 @@
+"""An OS call's stack switch inlined in a region: TRAP into the supervisor, RTI back to user mode.
+
+Under an OS in the 3rd edition every key echoed is two OS calls, each a TRAP and an RTI;
+through the helpers each costs a write-back of the registers, a call into the machine
+(Machine.enter_supervisor, Machine.return_from_interrupt, some 70-80 bytecodes each),
+reading the registers again and a compare per return point. The common case is a few
+dozen bytecodes of the region's own, with the registers in their locals:
+
+- TRAP in user mode, KBSR[14] clear, both stack words below the supervisor's stack
+  pointer plain data or only closed to user mode, and the vector still naming the
+  routine the region holds: save R6 as the user's stack pointer, push the PSR and the
+  PC, R6 = the supervisor's stack, and go on at the routine.
+- RTI in supervisor mode (an instruction in system space: its block checked the fetch
+  or is known to run there), KBSR[14] clear, R6 below xFDFF, popping a PSR of user mode:
+  R6 back to the user's stack, the privilege and the codes from the PSR popped, and on
+  at the return point the PC popped names.
+
+Anything else (a TRAP from supervisor code, an RTI back into it, a watched stack word, a
+vector rewritten, interrupts enabled) takes the helper's way, the code after the fast
+path. Both change only R6, the machine's privilege, stack pointers and stack words, and
+the codes (RTI), exactly as the machine does (see runtime.machine): R and m.ccv are not
+written, so R6 and the codes are dirty after them (regions.known).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from lc3jit.translator.bounds import FULL
+from lc3jit.translator.emitter import BinaryOp, Compare, Label
+from lc3jit.translator.regions.known import CODES
+from lc3jit_runtime import contract
+from lc3jit_runtime.machine import IO_BASE, PSR_PRIORITY, PSR_USER, TRAP_TABLE, WATCH_PROTECTED
+
+if TYPE_CHECKING:
+    from lc3jit.translator.regions.compiler import RegionCompiler
+
+SP = 6
+
+
+def unless_interrupts(c: RegionCompiler, slow: Label) -> None:
+    """To `slow` while KBSR[14] is set: the helpers leave then, for the dispatcher to look
+    for the interrupt."""
+    c.e.global_(contract.MACHINE)
+    c.e.load_attr(contract.INTERRUPTS)
+    c.e.jump_if_true(slow, is_bool=False)
+
+
+def keep_if_user_mode(c: RegionCompiler, local: str, slow: Label) -> None:
+    """Pop a PSR (or its privilege and priority) into `local`; to `slow` unless it is user mode's."""
+    c.e.dup()
+    c.e.store(local)
+    c.e.const(PSR_USER)
+    c.e.compare(Compare.LT)
+    c.e.jump_if_true(slow)
+
+
+def push_stack_word(c: RegionCompiler, below: int) -> None:
+    """Push the address `below` words under the supervisor's stack pointer (local `sp`)."""
+    c.e.load("sp")
+    c.e.const(below)
+    c.e.binary(BinaryOp.SUBTRACT)
+
+
+def inline_trap(c: RegionCompiler, vector: int, routine: int, following: int) -> Label:
+    """TRAP's fast path, ending in a jump to the routine's block; returns the label where
+    the helper's way (emitted next by the caller) begins. The codes are in `cc`."""
+    e, slow = c.e, Label()
+    unless_interrupts(c, slow)
+    e.global_(contract.MACHINE)
+    e.load_attr(contract.PRIVILEGE)
+    keep_if_user_mode(c, "mode", slow)
+    e.global_(contract.MACHINE)
+    e.load_attr(contract.SAVED_SSP)
+    e.store("sp")
+    for below in (1, 2):  # an index of -1 or -2 (sp below 2) reads a guard entry: never plain
+        c.push_table(contract.WRITE_MAP)
+        push_stack_word(c, below)
+        e.subscript()
+    e.binary(BinaryOp.OR)
+    e.const(~WATCH_PROTECTED)
+    e.binary(BinaryOp.AND)
+    e.jump_if_true(slow, is_bool=False)
+    c.push_table(contract.MEMORY)
+    e.const(TRAP_TABLE + vector)
+    e.subscript()
+    e.const(routine)
+    e.compare(Compare.NE)
+    e.jump_if_true(slow)
+    c.push_reg(SP)  # a word (the caller wrapped it)
+    e.global_(contract.MACHINE)
+    e.store_attr(contract.SAVED_USP)
+    e.load("mode")
+    e.const(PSR_PRIORITY)
+    e.binary(BinaryOp.AND)
+    e.global_(contract.MACHINE)
+    e.store_attr(contract.PRIVILEGE)
+    e.load("mode")
+    c.push_table(contract.NZP)
+    c.push_cc()
+    e.subscript()
+    e.binary(BinaryOp.OR)
+    c.push_table(contract.MEMORY)
+    push_stack_word(c, 1)
+    e.store_subscript()
+    e.const(following)
+    c.push_table(contract.MEMORY)
+    push_stack_word(c, 2)
+    e.store_subscript()
+    push_stack_word(c, 2)
+    c.set_reg(SP, False)
+    c.ranges[SP] = FULL  # sp - 2 for an sp of 2 or more: the guard entries saw to that
+    c.go_to(routine)
+    return slow
+
+
+def inline_rti(c: RegionCompiler, returns: list[int], pending: int) -> Label:
+    """RTI's fast path: compared with the return points inside, else a way out (`pending`
+    instructions counted but not run); returns the label of the helper's way."""
+    e, slow = c.e, Label()
+    unless_interrupts(c, slow)
+    c.push_reg(SP)  # a word (the caller wrapped it)
+    e.const(IO_BASE - 1)
+    e.compare(Compare.GE)
+    e.jump_if_true(slow)
+    c.push_table(contract.MEMORY)
+    c.push_reg(SP)
+    e.const(1)
+    e.binary(BinaryOp.ADD)
+    e.subscript()
+    keep_if_user_mode(c, "psr", slow)
+    c.push_table(contract.MEMORY)
+    c.push_reg(SP)
+    e.subscript()  # the PC popped, on the stack from here on
+    c.push_reg(SP)
+    e.const(2)
+    e.binary(BinaryOp.ADD)
+    e.global_(contract.MACHINE)
+    e.store_attr(contract.SAVED_SSP)
+    e.global_(contract.MACHINE)
+    e.load_attr(contract.SAVED_USP)
+    c.set_reg(SP, False)
+    c.ranges[SP] = FULL
+    e.load("psr")
+    e.const(PSR_USER | PSR_PRIORITY)
+    e.binary(BinaryOp.AND)
+    e.global_(contract.MACHINE)
+    e.store_attr(contract.PRIVILEGE)
+    c.push_table(contract.PSR_CODES)
+    e.load("psr")
+    e.const(0b111)
+    e.binary(BinaryOp.AND)
+    e.subscript()
+    e.store("cc")
+    c.cc_alias = None
+    c.dirty.add(CODES)
+    for target in returns:
+        c.jump_if_top_is(target)
+    c.leave(pending)
+    return slow

@@ -1,0 +1,127 @@
+"""Small immutable records (an instruction form, an image, an outcome) without `dataclasses`.
+
+Importing `dataclasses` pulls in `inspect` (and with it `ast`, `dis`, `tokenize`): about
+10 ms of CPU, half of what bare Python costs to start, and each frozen slotted dataclass
+then costs a few hundred microseconds more to build at import. A plain `lc3jit run` and
+a run that loads its translations from the cache need a handful of records and nothing
+else of that machinery (issue 20), so their records are `Record`s, with what a frozen
+slotted dataclass gives them: construction by position or keyword, equality and hashing
+by class and fields, a repr naming the fields, no assignment after `__init__` (a
+`__post_init__` may still set derived fields with `object.__setattr__`, as a dataclass's
+does), and copies and pickles that keep all that. Modules on those paths import `typing`
+only for the type checker, for the same reason (`TYPE_CHECKING = False`, then
+`if TYPE_CHECKING:`, an idiom type checkers know).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+
+class _RecordType(type):
+    """Makes a record class from its keywords: `fields` (in order; they become its
+    `__slots__`), `defaults` (immutable values of fields that may be left out),
+    `factories` (a callable giving a fresh value for each record, as a dataclass's
+    default_factory), `derived` (fields that `__post_init__` sets rather than the caller:
+    a dataclass's `init=False`)."""
+
+    def __new__(
+        mcs,
+        name: str,
+        bases: tuple[type, ...],
+        namespace: dict[str, object],
+        fields: tuple[str, ...] = (),
+        defaults: dict[str, object] | None = None,
+        factories: dict[str, Callable[[], object]] | None = None,
+        derived: tuple[str, ...] = (),
+    ) -> _RecordType:
+        namespace["__slots__"] = fields
+        cls = super().__new__(mcs, name, bases, namespace)
+        cls.FIELDS = fields
+        cls._init_fields = tuple(field for field in fields if field not in derived)
+        cls._defaults = defaults or {}
+        cls._factories = factories or {}
+        return cls
+
+
+class Record(metaclass=_RecordType):
+    """Base of a record class, declared as `class Outcome(Record, fields=("ending",
+    "message"), defaults={"message": ""})` (see _RecordType for the keywords)."""
+
+    FIELDS: tuple[str, ...]
+    _init_fields: tuple[str, ...]
+    _defaults: dict[str, object]
+    _factories: dict[str, Callable[[], object]]
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        cls = type(self)
+        names = cls._init_fields
+        if len(args) == len(names) and not kwargs:  # every field given in order: the common case
+            for name, value in zip(names, args, strict=True):
+                object.__setattr__(self, name, value)
+            self.__post_init__()
+            return
+        if len(args) > len(names):
+            raise TypeError(f"{cls.__name__} takes at most {len(names)} fields, {len(args)} given")
+        for index, name in enumerate(names):
+            if index < len(args):
+                if name in kwargs:
+                    raise TypeError(f"{cls.__name__} got {name!r} twice")
+                value = args[index]
+            elif name in kwargs:
+                value = kwargs.pop(name)
+            elif name in cls._defaults:
+                value = cls._defaults[name]
+            elif name in cls._factories:
+                value = cls._factories[name]()
+            else:
+                raise TypeError(f"{cls.__name__} needs {name!r}")
+            object.__setattr__(self, name, value)
+        if kwargs:
+            raise TypeError(f"{cls.__name__} has no field {next(iter(kwargs))!r}")
+        self.__post_init__()
+
+    def __post_init__(self) -> None:
+        """Check or derive fields (a subclass's)."""
+
+    def _values(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in self.FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values() == other._values()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.FIELDS)
+        return f"{type(self).__qualname__}({fields})"
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable: cannot assign {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable: cannot delete {name!r}")
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return _rebuilt, (type(self), self._values())
+
+
+class MutableRecord(Record):
+    """A record whose fields may be assigned (a dataclass that is not frozen): not hashable."""
+
+    __slots__ = ()
+    __hash__ = None  # type: ignore[assignment]
+    __setattr__ = object.__setattr__
+    __delattr__ = object.__delattr__
+
+
+def _rebuilt(cls: type[Record], values: tuple[object, ...]) -> Record:
+    """A record from its field values, as copied or unpickled: derived fields included, so
+    `__post_init__` is not run again."""
+    record = cls.__new__(cls)
+    for name, value in zip(cls.FIELDS, values, strict=True):
+        object.__setattr__(record, name, value)
+    return record
