@@ -13,12 +13,14 @@ from types import ModuleType
 import pytest
 
 import lc3jit.translator.blocks as blocks_module
+import lc3jit.translator.regions.engine as engine_module
 from lc3jit.session import ENGINES, boot, load_images
 from lc3jit.tiered import TieredEngine
 from lc3jit.toolchain.asm import assemble
 from lc3jit.translator.regions import RegionTranslator, region_engine
 from lc3jit.translator.regions.engine import AHEAD_WORDS, REGION_SEARCH
 from lc3jit_runtime.console import Console
+from lc3jit_runtime.dispatch import Dispatcher
 from lc3jit_runtime.machine import Machine
 
 from .conftest import Run
@@ -128,3 +130,35 @@ def test_the_switch_roots_regions_where_functions_begin() -> None:
     assert tiered.run().reason == "halt"
     assert machine.snapshot() == reference.snapshot() and machine.icount == reference.icount
     assert list(regions) == [0x3000]  # nothing translated at run time: x3008 was run twice at most
+
+
+def test_pcs_that_waited_for_translations_share_are_translated_once_it_allows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Translating at run time is refused at first (its share of the time used up) while the
+    program's code gets hot, then allowed: the PCs that waited meanwhile are translated,
+    not left to the interpreter, and the run ends as the interpreter's does."""
+    source = synthetic(1200, passes=3)
+    expected = run(source, ENGINES["interp"])
+    decisions = [0]
+    refused = 200
+
+    def may_translate(self: Dispatcher) -> bool:
+        decisions[0] += 1
+        return decisions[0] > refused and self.machine.translation_budget > 0
+
+    monkeypatch.setattr(Dispatcher, "may_translate", may_translate)
+    monkeypatch.setattr(engine_module, "AHEAD_WORDS", 64)  # the rest is translated at run time,
+    monkeypatch.setattr(engine_module, "REGION_SEARCH", 64)  # in small regions that come back often
+    machine, display = booted(source)
+    tiered = TieredEngine(machine, "regions", ENGINES["regions"], 1000)
+    outcome = tiered.run(None)
+    machine.console.flush()
+    assert_same(expected, Run(machine, outcome, display.getvalue()))
+    dispatcher = tiered.engine
+    assert isinstance(dispatcher, Dispatcher)
+    assert decisions[0] > refused
+    assert len(translated_words(dispatcher)) > 1000  # of about 1,200 words
+    step_at = dispatcher.interpreter.step_at
+    waited = [pc for pc in range(0x3000, 0x3000 + 1300) if dispatcher.table[pc] is step_at(pc)]
+    assert not waited and not dispatcher.deferred

@@ -35,10 +35,6 @@ CACHES: dict[str, int] = {
 }
 EXTENDED_ARG = OPCODES["EXTENDED_ARG"]
 
-#: Per instruction: opcode, inline cache entries, whether its offset counts backward.
-OPS: dict[str, tuple[int, int, bool]] = {
-    name: (number, CACHES[name], "BACKWARD" in name) for name, number in OPCODES.items()
-}
 #: Zero bytes for that many cache entries.
 _ZEROS = [bytes(2 * n) for n in range(1 + max(CACHES.values()))]
 
@@ -62,6 +58,17 @@ ARG_KINDS = {
     **dict.fromkeys(PAIRED_LOCAL_OPS, _PAIR),
 }
 
+#: Per instruction name: its opcode and how its argument is numbered (see ARG_KINDS).
+_NUMBERED: dict[str, tuple[int, str | None]] = {
+    name: (number, ARG_KINDS.get(name)) for name, number in OPCODES.items()
+}
+#: By opcode: inline cache entries, whether a jump's offset counts backward.
+_CACHES_BY_NUMBER = [0] * 256
+_BACKWARD = [False] * 256
+for _name, _number in OPCODES.items():
+    if _number < 256:
+        _CACHES_BY_NUMBER[_number], _BACKWARD[_number] = CACHES[_name], "BACKWARD" in _name
+
 #: A code object to copy the fields `assemble` does not set from (those `bytecode` leaves
 #: at their defaults: no flags, file "<string>", qualified name "<module>").
 _TEMPLATE = compile("", "<string>", "exec", dont_inherit=True)
@@ -80,7 +87,9 @@ class Instr:
     __slots__ = ("arg", "lineno", "name")
 
     def __init__(self, name: str, arg: object = None, lineno: int = 0) -> None:
-        self.name, self.arg, self.lineno = name, arg, lineno
+        self.name = name
+        self.arg = arg
+        self.lineno = lineno
 
     def __repr__(self) -> str:
         return f"Instr({self.name!r}, {self.arg!r}, lineno={self.lineno})"
@@ -135,21 +144,25 @@ def assemble(
             if type(item) is Instr and item.name in PAIRED_LOCAL_OPS:
                 for n in item.arg:  # type: ignore[attr-defined]
                     local.setdefault(n, len(local))
-    # per instruction: [opcode, argument (a Label until resolved), caches, backward], its line
-    code: list[list] = []
+    # per instruction: its bytes (a jump's once its offset is known) and its line
+    units: list[bytes] = []
     lines: list[int] = []
     at: dict[Label, int] = {}
-    jumps: list[int] = []
+    jumps: list[tuple[int, int, Label]] = []  # index, opcode, target
+    encoded, get = _encoded, _ENCODED.get
     for item in items:
         if type(item) is Label:
-            at[item] = len(code)
+            at[item] = len(units)
             continue
         op, arg = item.name, item.arg  # type: ignore[union-attr]
-        kind = ARG_KINDS.get(op)
+        number, kind = _NUMBERED[op]
         if kind is None:
             if type(arg) is Label:
-                jumps.append(len(code))
-            elif arg is None:
+                jumps.append((len(units), number, arg))
+                units.append(b"")
+                lines.append(item.lineno)  # type: ignore[union-attr]
+                continue
+            if arg is None:
                 arg = 0
         elif kind is _CONSTANT:
             arg = consts.setdefault((type(arg), arg), len(consts))
@@ -163,37 +176,27 @@ def assemble(
         else:
             first, second = arg  # type: ignore[misc]
             arg = (local.setdefault(first, len(local)) << 4) | local.setdefault(second, len(local))
-        code.append([*OPS[op], arg])
+        units.append(get(arg << 8 | number) or encoded(number, arg))  # type: ignore[operator]
         lines.append(item.lineno)  # type: ignore[union-attr]
     if jumps:
-        _resolve_jumps(code, jumps, at)
-    out = bytearray()
+        _resolve_jumps(units, jumps, at)
     table = bytearray()
     previous, run_line, run = first_line, first_line, 0
-    for (number, caches, _, arg), line in zip(code, lines, strict=True):
-        if arg < 0x100:
-            out += bytes((number, arg)) + _ZEROS[caches]
-            units = 1 + caches
-        else:
-            units = _size(arg)
-            for shift in (24, 16, 8)[4 - units :]:
-                out += bytes((EXTENDED_ARG, (arg >> shift) & 0xFF))
-            out += bytes((number, arg & 0xFF)) + _ZEROS[caches]
-            units += caches
+    for unit, line in zip(units, lines, strict=True):
         if line == run_line:
-            run += units
+            run += len(unit)
             continue
         if run:
-            _line_entries(run_line, previous, run, table)
+            _line_entries(run_line, previous, run >> 1, table)
             previous = run_line
-        run_line, run = line, units
+        run_line, run = line, len(unit)
     if run:
-        _line_entries(run_line, previous, run, table)
+        _line_entries(run_line, previous, run >> 1, table)
     return _TEMPLATE.replace(
         co_argcount=len(argnames),
         co_nlocals=len(local),
         co_stacksize=stacksize,
-        co_code=bytes(out),
+        co_code=b"".join(units),
         co_consts=tuple(value for _, value in consts),
         co_names=tuple(names),
         co_varnames=tuple(local),
@@ -203,22 +206,45 @@ def assemble(
     )
 
 
-def _resolve_jumps(code: list[list], jumps: list[int], at: dict[Label, int]) -> None:
-    """Replace each jump's Label by its offset, in code units from the end of the jump and
-    its caches (forward) or back from there (backward)."""
-    targets = [at[code[i][3]] for i in jumps]
-    units = [(1 if type(arg) is Label else _size(arg)) + caches for _, caches, _, arg in code]
-    while True:
-        starts = [0, *accumulate(units)]
+#: The bytes of each instruction written so far, by its argument and opcode (`arg << 8 |
+#: opcode`): a region uses a few hundred different ones, each many times over.
+_ENCODED: dict[int, bytes] = {}
+#: The most kept: a bound however varied the code.
+_ENCODED_KEPT = 1 << 16
+
+
+def _encoded(number: int, arg: int) -> bytes:
+    """An instruction's bytes: its EXTENDED_ARG prefixes, itself, zeros for its caches."""
+    key = arg << 8 | number
+    if (found := _ENCODED.get(key)) is not None:
+        return found
+    out = bytearray()
+    for shift in (24, 16, 8)[4 - _size(arg) :]:
+        out += bytes((EXTENDED_ARG, (arg >> shift) & 0xFF))
+    out += bytes((number, arg & 0xFF)) + _ZEROS[_CACHES_BY_NUMBER[number]]
+    found = bytes(out)
+    if len(_ENCODED) < _ENCODED_KEPT:
+        _ENCODED[key] = found
+    return found
+
+
+def _resolve_jumps(units: list[bytes], jumps: list[tuple[int, int, Label]], at: dict[Label, int]) -> None:
+    """Write each jump's bytes: its offset in code units from the end of the jump and its
+    caches (forward) or back from there (backward), with the EXTENDED_ARGs it needs."""
+    sizes = [len(unit) >> 1 for unit in units]
+    for i, number, _ in jumps:
+        sizes[i] = 1 + _CACHES_BY_NUMBER[number]
+    offsets = [0] * len(jumps)
+    moved = True
+    while moved:
+        starts = [0, *accumulate(sizes)]
         moved = False
-        for i, target in zip(jumps, targets, strict=True):
-            entry = code[i]
-            after = starts[i + 1]
-            offset = after - starts[target] if entry[2] else starts[target] - after
-            entry[3] = offset
-            size = _size(offset) + entry[1]
-            if size != units[i]:
-                units[i] = size
+        for j, (i, number, target) in enumerate(jumps):
+            after, to = starts[i + 1], starts[at[target]]
+            offset = offsets[j] = after - to if _BACKWARD[number] else to - after
+            size = _size(offset) + _CACHES_BY_NUMBER[number]
+            if size != sizes[i]:
+                sizes[i] = size
                 moved = True
-        if not moved:
-            return
+    for (i, number, _), offset in zip(jumps, offsets, strict=True):
+        units[i] = _encoded(number, offset)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import enum
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from lc3jit_runtime.isa import WORD_MASK, Flow, Instruction, decode
@@ -66,6 +66,12 @@ class Block:
     start: int
     instructions: tuple[Instruction, ...]
     exit: Exit
+    #: Where control goes next, known when the block is made: every analysis and the code
+    #: generator ask, many times a block.
+    successors: tuple[Successor, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "successors", _successors(self.instructions[-1], self.exit))
 
     @property
     def length(self) -> int:
@@ -80,25 +86,25 @@ class Block:
         """The address of the last word."""
         return self.last.address
 
-    @property
-    def successors(self) -> tuple[Successor, ...]:
-        ins = self.last
-        following = Successor(Kind.FALLTHROUGH, ins.next_pc)
-        match self.exit:
-            case Exit.FALLTHROUGH | Exit.LIMIT:
-                return (following,)
-            case Exit.BRANCH:
-                taken = (Successor(Kind.TAKEN, ins.target),) if ins.nzp else ()
-                return taken + ((following,) if ins.nzp != 0b111 else ())
-            case Exit.CALL:
-                return (Successor(Kind.CALL, ins.target), Successor(Kind.RETURN, ins.next_pc))
-            case Exit.TRAP:
-                return () if ins.trapvect8 == HALT_VECTOR else (following,)
-            case Exit.RETURN:
-                return (Successor(Kind.RETURN, None),)
-            case Exit.JUMP | Exit.RTI:
-                return (Successor(Kind.INDIRECT, None),)
-        return ()
+
+def _successors(ins: Instruction, exit: Exit) -> tuple[Successor, ...]:
+    """Where a block that ends in ins, by way of exit, goes next."""
+    following = Successor(Kind.FALLTHROUGH, ins.next_pc)
+    match exit:
+        case Exit.FALLTHROUGH | Exit.LIMIT:
+            return (following,)
+        case Exit.BRANCH:
+            taken = (Successor(Kind.TAKEN, ins.target),) if ins.nzp else ()
+            return taken + ((following,) if ins.nzp != 0b111 else ())
+        case Exit.CALL:
+            return (Successor(Kind.CALL, ins.target), Successor(Kind.RETURN, ins.next_pc))
+        case Exit.TRAP:
+            return () if ins.trapvect8 == HALT_VECTOR else (following,)
+        case Exit.RETURN:
+            return (Successor(Kind.RETURN, None),)
+        case Exit.JUMP | Exit.RTI:
+            return (Successor(Kind.INDIRECT, None),)
+    return ()
 
 
 _EXITS = {
@@ -163,7 +169,7 @@ def find_blocks(
             if not ins.form.ends_block:
                 address = ins.next_pc
                 continue
-            for successor in Block(address, (ins,), _exit_of(ins)).successors:
+            for successor in _successors(ins, _exit_of(ins)):
                 if successor.address is not None:
                     leaders.add(successor.address)
                     work.append(successor.address)

@@ -102,6 +102,7 @@ class Emitter:
 
     def __init__(self, name: str, first_line: int) -> None:
         self.code: list[Instr | Label] = []
+        self._append = self.code.append  # the emitter's one hot call
         self.name = name
         self.first_line = first_line
         self.line = first_line
@@ -110,7 +111,7 @@ class Emitter:
 
     def emit(self, name: str, arg: object = None) -> None:
         """Append an instruction (its argument None where it takes none; LOAD_CONST None too)."""
-        self.code.append(Instr(name, arg, self.line))
+        self._append(Instr(name, arg, self.line))
 
     def place(self, label: Label) -> None:
         self._placed.add(id(label))
@@ -123,11 +124,12 @@ class Emitter:
         else:
             self.emit("LOAD_CONST", value)
 
+    # The commonest (a third of all instructions) append without going through `emit`.
     def load(self, local: str) -> None:
-        self.emit("LOAD_FAST", local)
+        self._append(Instr("LOAD_FAST", local, self.line))
 
     def store(self, local: str) -> None:
-        self.emit("STORE_FAST", local)
+        self._append(Instr("STORE_FAST", local, self.line))
 
     def dup(self) -> None:
         self.emit("COPY", 1)
@@ -142,7 +144,7 @@ class Emitter:
         self.emit("LOAD_GLOBAL", (False, name))
 
     def binary(self, op: BinaryOp) -> None:
-        self.emit("BINARY_OP", op)
+        self._append(Instr("BINARY_OP", op, self.line))
 
     def compare(self, op: Compare) -> None:
         """Leaves an exact bool on every version."""
@@ -235,17 +237,17 @@ class Emitter:
         The code generator ends every block with a jump to its successor, often the
         next block; a JUMP_FORWARD 0 still costs a dispatch each time it runs.
         """
-        items = list(self.code)
+        items = self.code
         kept: list[Instr | Label] = []
         reachable = True
         for i, item in enumerate(items):
-            if isinstance(item, Label):
+            if type(item) is Label:
                 kept.append(item)
                 reachable = True
                 continue
             if not reachable:
                 continue
-            if item.name in JUMPS and id(item.arg) in _labels_at(items, i + 1):
+            if item.name in JUMPS and _placed_at(items, i + 1, item.arg):
                 continue
             kept.append(item)
             reachable = item.name not in ENDS
@@ -274,14 +276,15 @@ JUMPS = frozenset({"JUMP_FORWARD", "JUMP_BACKWARD"})
 ENDS = JUMPS | {"RETURN_VALUE", "RETURN_CONST"}
 
 
-def _labels_at(items: list[Instr | Label], start: int) -> set[int]:
-    """The ids of the labels placed together at items[start]: where a jump there lands."""
-    found = set()
-    for item in items[start:]:
-        if not isinstance(item, Label):
-            break
-        found.add(id(item))
-    return found
+def _placed_at(items: list[Instr | Label], start: int, label: object) -> bool:
+    """Is label among the labels placed together at items[start]: does a jump to it land there?"""
+    for i in range(start, len(items)):
+        item = items[i]
+        if type(item) is not Label:
+            return False
+        if item is label:
+            return True
+    return False
 
 
 #: Instructions that use a value only while they run (never keep it in a local): a

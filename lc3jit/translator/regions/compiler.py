@@ -445,11 +445,13 @@ class RegionCompiler(BlockCompiler):
         start = block.start
         if not (self.arriving[start] and self.ways_in_before(start)):
             return {r: (-LOOSE + 1, LOOSE - 1) for r in self.facts.unwrapped[start]}
-        ways = [ranges for ranges, _ in self.arriving[start]]
+        first, *others = [ranges for ranges, _ in self.arriving[start]]
         joined = {}
-        for r in ALL_REGISTERS:
-            bounds = [way.get(r, FULL) for way in ways]
-            lo, hi = min(b[0] for b in bounds), max(b[1] for b in bounds)
+        for r in ALL_REGISTERS:  # plain loops: this runs for every block of every region
+            lo, hi = first.get(r, FULL)
+            for way in others:
+                way_lo, way_hi = way.get(r, FULL)
+                lo, hi = min(lo, way_lo), max(hi, way_hi)
             if (lo, hi) != FULL:
                 joined[r] = (lo, hi)
         return joined

@@ -3,8 +3,11 @@ more translated from PCs found hot at run time."""
 
 from __future__ import annotations
 
-from collections.abc import Container, Sequence
+import functools
+import gc
+from collections.abc import Callable, Container, Sequence
 from types import CodeType
+from typing import ParamSpec, TypeVar
 
 from lc3jit.translator.blocks import Block, find_blocks
 from lc3jit.translator.codegen import make_function
@@ -47,6 +50,33 @@ AHEAD_WORDS = 4096
 REGION_SEARCH = 2048
 
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def collector_paused(translating: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Run `translating` with Python's cycle collector paused (unless it already was).
+
+    Translating allocates hundreds of thousands of small objects (an instruction object per
+    bytecode, each freed by its reference count), and every 700 allocations the collector
+    looked for cycles, now and then through every object the program's analysis keeps: 30%
+    of translating 16k-48k words (16k: 48 -> 31 ms per 1,000 words, load 9). The work is
+    bounded by the translation budget, so the garbage it leaves is too; the collector runs
+    again as soon as translating is done."""
+
+    @functools.wraps(translating)
+    def paused(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        if not gc.isenabled():
+            return translating(*args, **kwargs)
+        gc.disable()
+        try:
+            return translating(*args, **kwargs)
+        finally:
+            gc.enable()
+
+    return paused
+
+
 class RegionTranslator(BlockTranslator):
     """Translates a region from a PC found hot at run time, and learns where its jumps go."""
 
@@ -57,6 +87,7 @@ class RegionTranslator(BlockTranslator):
         self.learner = Learner()
         self.hints = self.learner.hints  # JMP/JSRR address -> targets learnt or guessed
 
+    @collector_paused
     def __call__(self, dispatcher: Dispatcher, pc: int) -> list[Translation]:
         stops = dispatcher.stops  # breakpoints: blocks end before them, and the region leaves there
         machine = dispatcher.machine
@@ -103,6 +134,7 @@ class RegionTranslator(BlockTranslator):
         ]
 
 
+@collector_paused
 def region_engine(
     machine: Machine, profile: bool = False, entries: Sequence[int] | None = None, hints: Hints = NO_HINTS
 ) -> Dispatcher:
