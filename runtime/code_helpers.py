@@ -1,0 +1,174 @@
+"""The runtime's side of translated code: the namespace it is bound to and the slow paths
+it calls (runtime.contract declares both), and the ways out they raise.
+
+A part of the Dispatcher (runtime.dispatch), which mixes it in: the helpers read the
+machine and write back what translated code left with the dispatcher (`held`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from . import contract
+from .branch_tables import code_tables
+from .errors import Leave, Stop
+from .isa import COND, WORD_MASK
+from .machine import CODES_OF_PSR, ILLEGAL_OPCODE, IO_BASE, KBDR, KBSR, PSR_ADDR, WATCH_TRANSLATED, Machine
+from .traps import trap
+
+TYPE_CHECKING = False  # typing's, not imported by a run that loads its translations (issue 20)
+if TYPE_CHECKING:
+    from .dispatch import Translator
+
+
+class LeaveBlock(Leave):
+    """Raised by a translated store that wrote into translated code."""
+
+    def __init__(self, at: int) -> None:
+        super().__init__(at, (at + 1) & WORD_MASK)
+
+
+class LoadedKey(Leave):
+    """Raised by a translated load of KBSR or KBDR while KBSR[14] is set, after the load:
+    the read may have made a keyboard interrupt due, which the interpreter takes before
+    the next instruction, so translated code leaves for the dispatcher to look. The
+    dispatcher finishes the load (`finish`): its register and codes get `value`."""
+
+    def __init__(self, at: int, value: int) -> None:
+        super().__init__(at, (at + 1) & WORD_MASK)
+        self.value = value
+
+    def finish(self, m: Machine) -> None:
+        """DR (bits 11:9 of LD, LDI and LDR alike) = value; setcc."""
+        m.ccv = m.reg[(m.mem[self.at] >> 9) & 7] = self.value
+
+
+class CodeHelpers:
+    """The helpers translated code calls, bound into its namespace (`globals`)."""
+
+    machine: Machine
+    translator: Translator | None
+    region_count: list[int]
+    exit_counts: list[int]
+    held: Stop | Leave | None  # what READ held back for REREAD
+    load_from_code: Callable[[int, int], int]
+    globals: dict[str, object]
+
+    def _block_globals(self) -> dict[str, object]:
+        """What generated code may name: the machine's state and the slow paths (runtime.contract)."""
+        m = self.machine
+        return contract.bind(
+            {
+                contract.REGION_COUNT: self.region_count,
+                contract.MEMORY: m.mem,
+                contract.WRITE_MAP: m.watch,
+                contract.REGISTERS: m.reg,
+                contract.MACHINE: m,
+                **code_tables(),
+                contract.NZP: COND,
+                contract.PSR_CODES: CODES_OF_PSR,
+                contract.EXIT_COUNTS: self.exit_counts,
+                contract.LOAD.name: self.load_from_code,
+                contract.FETCH.name: m.fetch_violation,
+                contract.STORE.name: self.store_from_block,
+                contract.TRAP.name: self._trap,
+                contract.RTI.name: self._return_from_interrupt,
+                contract.ILLEGAL.name: lambda word, at: m.exception(
+                    ILLEGAL_OPCODE, at, f"illegal opcode x{word:04X}"
+                ),
+                contract.INDIRECT.name: self.left_through,
+                contract.READ.name: self._read,
+                contract.REREAD.name: self._reread,
+                contract.DISPLAY.name: m.write_display,
+            }
+        )
+
+    def _load_from_code(self) -> Callable[[int, int], int]:
+        """The LOAD helper: the machine's load (checked under access control); a load of
+        the keyboard's registers while KBSR[14] is set leaves (LoadedKey)."""
+        m = self.machine
+        load = m.load_checked if m.access_control else m.load
+
+        def load_from_code(address: int, at: int) -> int:
+            value = load(address, at)
+            if m.kbsr_ie and address in (KBSR, KBDR):
+                raise LoadedKey(at, value)
+            return value
+
+        return load_from_code
+
+    def _read(self, address: int, at: int) -> int:
+        """READ (runtime.contract): LOAD with what stops it held back, returning -1; -1
+        without reading for the PSR, whose codes the caller has not written back. It is
+        called only where a load cannot take an access-control exception, and every OS call
+        reads a device or two through it: the load is the machine's, unchecked, inline."""
+        m = self.machine
+        if address < IO_BASE:
+            return m.mem[address]
+        if address == PSR_ADDR:
+            return -1
+        try:
+            value = m.load_io(address, at)
+        except (Stop, Leave) as held:
+            self.held = held
+            return -1
+        if m.kbsr_ie and address in (KBSR, KBDR):
+            self.held = LoadedKey(at, value)
+            return -1
+        return value
+
+    def _reread(self, address: int, at: int) -> int:
+        """REREAD: what READ held back, raised now that the registers are written back;
+        or, nothing held, the load READ left (the PSR)."""
+        held, self.held = self.held, None
+        if held is not None:
+            raise held
+        return self.load_from_code(address, at)
+
+    def bind_os_calls(self) -> None:
+        """TRAP (under an OS) and RTI straight to the machine while KBSR[14] is clear: one
+        call fewer for each of an OS call's two. While it is set, through `_trap` and
+        `_return_from_interrupt`, which leave for the interrupt. Bound when a run begins and
+        after every way out by Leave: KBSR[14] gets set only between runs or by a store
+        that leaves (Machine._store_device)."""
+        m, bound = self.machine, self.globals
+        direct = not m.kbsr_ie
+        bound[contract.TRAP.name] = m.trap_through_table if direct and not m.host_traps else self._trap
+        bound[contract.RTI.name] = m.return_from_interrupt if direct else self._return_from_interrupt
+
+    def _trap(self, vector: int, at: int) -> int:
+        """TRAP for translated code, which goes on inside where the next PC is its own:
+        while KBSR[14] is set it leaves instead (a completed instruction), so the
+        dispatcher looks for the interrupt a key read or a lower priority made due."""
+        pc = trap(self.machine, vector, at)
+        if self.machine.kbsr_ie:
+            raise Leave(at, pc)
+        return pc
+
+    def _return_from_interrupt(self, at: int) -> int:
+        """RTI for translated code: as TRAP (`_trap`)."""
+        pc = self.machine.return_from_interrupt(at)
+        if self.machine.kbsr_ie:
+            raise Leave(at, pc)
+        return pc
+
+    def left_through(self, site: int, target: int) -> None:
+        """Translated code left through the JMP or JSRR at site for target (every so many
+        times: a sample); a translator that learns targets is told."""
+        if self.translator is not None:
+            self.translator.left_through(self, site, target)  # type: ignore[arg-type]
+
+    def exits_through(self, site: int) -> int:
+        """How often regions left through the JMP or JSRR at site (their code counts it)."""
+        return self.exit_counts[site]
+
+    def store_from_block(self, address: int, value: int, at: int) -> None:
+        """The slow path of a translated store; leaves the block if it wrote code."""
+        address &= WORD_MASK
+        m = self.machine
+        if flags := m.watch[address]:  # the machine's store, inline: every OS's OUT comes here
+            m.store_slow(address, value, at)
+        else:
+            m.mem[address] = value
+        if flags & WATCH_TRANSLATED:
+            raise LeaveBlock(at)
