@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from . import contract
-from .branch_tables import code_tables
+from .branch_tables import NAMES, UNBUILT, code_table
 from .errors import Leave, Stop
 from .isa import COND, WORD_MASK
 from .machine import CODES_OF_PSR, ILLEGAL_OPCODE, IO_BASE, KBDR, KBSR, PSR_ADDR, WATCH_TRANSLATED, Machine
@@ -64,7 +64,7 @@ class CodeHelpers:
                 contract.WRITE_MAP: m.watch,
                 contract.REGISTERS: m.reg,
                 contract.MACHINE: m,
-                **code_tables(),
+                **dict.fromkeys(NAMES, UNBUILT),  # see bind_tables
                 contract.NZP: COND,
                 contract.PSR_CODES: CODES_OF_PSR,
                 contract.EXIT_COUNTS: self.exit_counts,
@@ -82,6 +82,17 @@ class CodeHelpers:
                 contract.DISPLAY.name: m.write_display,
             }
         )
+
+    def bind_tables(self, function: Callable[[int], int]) -> None:
+        """Bind the branch tables the function's code names (runtime.branch_tables): built
+        once a process, when the first code that indexes them is installed. A function
+        not bound to this namespace (a wrapper around generated code) gets them all."""
+        bound = self.globals
+        generated = getattr(function, "__globals__", None) is bound
+        names = NAMES.intersection(function.__code__.co_names) if generated else NAMES  # type: ignore[attr-defined]
+        for name in names:
+            if bound[name] is UNBUILT:
+                bound[name] = code_table(name)
 
     def _load_from_code(self) -> Callable[[int, int], int]:
         """The LOAD helper: the machine's load (checked under access control); a load of

@@ -130,6 +130,7 @@ class Dispatcher(StopProtocol, TranslationPacing, CodeHelpers):
         """Install translations that cover the same words (the entries of one region):
         each word is marked once, however many entries there are."""
         for translation in translations:
+            self.bind_tables(translation.function)
             start = translation.start
             if self.stops:
                 self.cut.add(start)
