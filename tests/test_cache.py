@@ -19,7 +19,13 @@ from typer.testing import CliRunner, Result
 import lc3jit.translator.cache
 from lc3jit.cli import app
 from lc3jit.session import ENGINES, boot, load_images
-from lc3jit.translator.cache import TranslationCache, cache_directory, entry_key, translator_fingerprint
+from lc3jit.translator.cache import (
+    TranslationCache,
+    cache_directory,
+    entry_key,
+    program_key,
+    translator_fingerprint,
+)
 from lc3jit_runtime.compiled import parse_compiled
 from lc3jit_runtime.console import Console
 from lc3jit_runtime.errors import LoadError
@@ -205,18 +211,22 @@ def booted(path: Path) -> Machine:
     return boot(load_images([path]), Console(io.BytesIO(), io.BytesIO()))
 
 
+def program(path: Path) -> tuple[object, ...]:
+    return program_key("regions", 3, None, load_images([path]), ())
+
+
 def test_the_oldest_entries_go_when_the_cache_is_full(translation_cache: Path) -> None:
     warnings: list[str] = []
     programs = ["hello.obj", "fib.obj", "sieve.obj", "strings.obj", "echo.obj"]
     cache = TranslationCache(translation_cache, warnings.append, max_bytes=0)
     for name in programs:
-        cache.build(booted(EXAMPLES / name), "regions", ENGINES["regions"])
+        cache.build(booted(EXAMPLES / name), "regions", ENGINES["regions"], program(EXAMPLES / name))
         assert len(entries(translation_cache)) == 1  # the newest is always kept
     [kept] = entries(translation_cache)
-    assert kept.stem == entry_key(booted(EXAMPLES / "echo.obj"), "regions")
+    assert kept.stem == entry_key(booted(EXAMPLES / "echo.obj"), "regions", program(EXAMPLES / "echo.obj"))
     bounded = TranslationCache(translation_cache, warnings.append, max_bytes=3 * kept.stat().st_size)
     for name in programs:
-        bounded.build(booted(EXAMPLES / name), "regions", ENGINES["regions"])
+        bounded.build(booted(EXAMPLES / name), "regions", ENGINES["regions"], program(EXAMPLES / name))
     assert sum(p.stat().st_size for p in entries(translation_cache)) <= bounded.max_bytes
     assert warnings == []
 
@@ -225,7 +235,7 @@ def test_writes_are_atomic(translation_cache: Path) -> None:
     """A reader never sees half an entry while another run writes it again and again."""
     cache = TranslationCache(translation_cache, pytest.fail)
     machine = booted(EXAMPLES / "2048.obj")
-    cache.build(machine, "regions", ENGINES["regions"])
+    cache.build(machine, "regions", ENGINES["regions"], program(EXAMPLES / "2048.obj"))
     [entry] = entries(translation_cache)
     whole = parse_compiled(entry.read_bytes(), "entry")
     done = threading.Event()
