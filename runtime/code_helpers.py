@@ -1,8 +1,15 @@
-"""The runtime's side of translated code: the namespace it is bound to and the slow paths
-it calls (runtime.contract declares both), and the ways out they raise.
+"""The runtime's side of translated code: the namespace it is bound to (the branch tables
+among it) and the slow paths it calls (runtime.contract declares both), and the ways out
+they raise.
 
 A part of the Dispatcher (runtime.dispatch), which mixes it in: the helpers read the
 machine and write back what translated code left with the dispatcher (`held`).
+
+The namespace's big tables are built, or filled, only when code that names them is
+installed (`bind_tables`): a branch table costs about 1.3 ms of CPU to build (a megabyte
+of pointers, page faults included), the exit counts a quarter of that, where a whole
+short run from the translation cache should add at most 3 (issue 20); most short
+programs never branch on a sum not wrapped yet, and few regions leave through JMP.
 """
 
 from __future__ import annotations
@@ -10,11 +17,41 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from . import contract
-from .branch_tables import NAMES, UNBUILT, code_table
 from .errors import Leave, Stop
-from .isa import COND, WORD_MASK
+from .isa import COND, MEMORY_WORDS, SIGN_BIT, WORD_MASK
 from .machine import CODES_OF_PSR, ILLEGAL_OPCODE, IO_BASE, KBDR, KBSR, PSR_ADDR, WATCH_TRANSLATED, Machine
 from .traps import trap
+
+#: POSITIVE, NEGATIVE and ZERO, by their names in runtime.contract: how to make each table
+#: of bools indexed by the value. CPython specialises indexing a tuple, and one index costs
+#: less than the two comparisons 0 < v < x8000 of BRp. Each table is periodic over 2^17
+#: entries, so that it is right for a sum not wrapped to 16 bits yet: any v from 0 to
+#: 2^17 - 1 gives the codes of v mod 2^16. A sum of two words needs no wrap before its
+#: branch. (Negative indices would be right too, but CPython's specialised indexing gives
+#: up on them.)
+_MAKERS: dict[str, Callable[[], tuple[bool, ...]]] = {
+    contract.POSITIVE: lambda: ((False,) + (True,) * (SIGN_BIT - 1) + (False,) * SIGN_BIT) * 2,
+    contract.NEGATIVE: lambda: ((False,) * SIGN_BIT + (True,) * SIGN_BIT) * 2,
+    contract.ZERO: lambda: ((True,) + (False,) * (2 * SIGN_BIT - 1)) * 2,
+}
+BRANCH_TABLES = frozenset(_MAKERS)
+NAMES = BRANCH_TABLES | {contract.EXIT_COUNTS}  # what bind_tables binds
+#: What a table's name is bound to until code that names it is installed: indexing it
+#: fails loudly (IndexError), never a silent wrong branch.
+UNBUILT: tuple[bool, ...] = ()
+_BUILT: dict[str, tuple[bool, ...]] = {}  # once a process: every dispatcher shares them
+
+
+def code_table(name: str) -> tuple[bool, ...]:
+    """The table named `name` in runtime.contract (see _MAKERS)."""
+    if (table := _BUILT.get(name)) is None:
+        table = _BUILT[name] = _MAKERS[name]()
+    return table
+
+
+#: The values the tables above are indexed with.
+CODE_TABLE_RANGE = (0, 4 * SIGN_BIT - 1)
+
 
 TYPE_CHECKING = False  # typing's, not imported by a run that loads its translations (issue 20)
 if TYPE_CHECKING:
@@ -64,7 +101,7 @@ class CodeHelpers:
                 contract.WRITE_MAP: m.watch,
                 contract.REGISTERS: m.reg,
                 contract.MACHINE: m,
-                **dict.fromkeys(NAMES, UNBUILT),  # see bind_tables
+                **dict.fromkeys(BRANCH_TABLES, UNBUILT),  # see bind_tables
                 contract.NZP: COND,
                 contract.PSR_CODES: CODES_OF_PSR,
                 contract.EXIT_COUNTS: self.exit_counts,
@@ -84,15 +121,17 @@ class CodeHelpers:
         )
 
     def bind_tables(self, function: Callable[[int], int]) -> None:
-        """Bind the branch tables the function's code names (runtime.branch_tables): built
-        once a process, when the first code that indexes them is installed. A function
-        not bound to this namespace (a wrapper around generated code) gets them all."""
+        """Bind the branch tables the function's code names, and fill the exit counts if it
+        names them. A function not bound to this namespace (a wrapper around generated code)
+        gets them all."""
         bound = self.globals
         generated = getattr(function, "__globals__", None) is bound
-        names = NAMES.intersection(function.__code__.co_names) if generated else NAMES  # type: ignore[attr-defined]
-        for name in names:
+        names = function.__code__.co_names if generated else NAMES  # type: ignore[attr-defined]
+        for name in BRANCH_TABLES.intersection(names):
             if bound[name] is UNBUILT:
                 bound[name] = code_table(name)
+        if contract.EXIT_COUNTS in names and not self.exit_counts:
+            self.exit_counts.extend([0] * MEMORY_WORDS)
 
     def _load_from_code(self) -> Callable[[int, int], int]:
         """The LOAD helper: the machine's load (checked under access control); a load of
@@ -171,7 +210,7 @@ class CodeHelpers:
 
     def exits_through(self, site: int) -> int:
         """How often regions left through the JMP or JSRR at site (their code counts it)."""
-        return self.exit_counts[site]
+        return self.exit_counts[site] if self.exit_counts else 0
 
     def store_from_block(self, address: int, value: int, at: int) -> None:
         """The slow path of a translated store; leaves the block if it wrote code."""

@@ -109,7 +109,9 @@ class Dispatcher(StopProtocol, TranslationPacing, CodeHelpers):
         self.stops: set[int] = set()  # PCs to stop before (breakpoints): see set_stop
         self.cut: set[int] = set()  # starts of translations made while a stop stood
         self.region_count = [0]  # instructions the last region ran
-        self.exit_counts = [0] * len(machine.mem)  # by address: a region's exits through that JMP or JSRR
+        self.exit_counts: list[
+            int
+        ] = []  # by address: a region's exits through that JMP or JSRR (bind_tables)
         self.deferred: deque[int] = deque()  # PCs interpreted while translating waits for its share
         self.retry_countdown = RETRY_EVERY
         self.held: Stop | Leave | None = None  # what READ held back for REREAD

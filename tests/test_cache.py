@@ -24,6 +24,7 @@ from lc3jit.translator.cache import (
     cache_directory,
     entry_key,
     program_key,
+    source_stamps,
     translator_fingerprint,
 )
 from lc3jit_runtime.compiled import parse_compiled
@@ -286,3 +287,57 @@ def test_runs_at_the_same_time_share_one_cache(tmp_path: Path, translation_cache
             if wave == "filled":
                 assert lines[0].endswith("(from the cache)")
         assert [p.name for p in translation_cache.iterdir()] == [entries(translation_cache)[0].name]
+
+
+@pytest.mark.parametrize("change", ["a word of code", "a word of data", "a label"])
+def test_another_program_under_the_same_name_is_translated_again(
+    translation_cache: Path, tmp_path: Path, change: str
+) -> None:
+    """The key is made of what booted the machine (the images, their labels), not of its memory."""
+    program, labels = tmp_path / "prog.obj", tmp_path / "prog.sym"
+    words = bytearray((EXAMPLES / "hello.obj").read_bytes())
+    program.write_bytes(words)
+    labels.write_text("//\tGREETING          3003\n")
+    assert not stats(run(program)).endswith("(from the cache)") and len(entries(translation_cache)) == 1
+    if change == "a word of code":
+        words[2:4] = (0xE003).to_bytes(2, "big")  # LEA R0, GREETING+1
+    elif change == "a word of data":
+        words[8:10] = b"\x00J"
+    program.write_bytes(words)
+    labels.write_text(
+        "//\tGREETING          3004\n" if change == "a label" else "//\tGREETING          3003\n"
+    )
+    second = run(program)
+    assert not stats(second).endswith("(from the cache)")
+    assert len(entries(translation_cache)) == 2
+    expected = {
+        "a word of code": "ello, World!",
+        "a word of data": "Jello, World!",
+        "a label": "Hello, World!",
+    }
+    assert second.stdout == f"{expected[change]}\nHALT\n"
+    assert stats(run(program)).endswith("(from the cache)")
+
+
+def test_the_fingerprint_sees_every_source_file_and_no_bytecode_cache(tmp_path: Path) -> None:
+    (tmp_path / "regions" / "__pycache__").mkdir(parents=True)
+    (tmp_path / "engine.py").write_text("x = 1\n")
+    (tmp_path / "regions" / "compiler.py").write_text("y = 2\n")
+    (tmp_path / "regions" / "__pycache__" / "compiler.cpython-311.pyc").write_bytes(b"pyc")
+    first = source_stamps([str(tmp_path)])
+    assert [Path(path).relative_to(tmp_path).as_posix() for path, _, _ in first] == [
+        "engine.py",
+        "regions/compiler.py",
+    ]
+    (tmp_path / "regions" / "__pycache__" / "compiler.cpython-315.pyc").write_bytes(b"pyc")
+    assert source_stamps([str(tmp_path)]) == first
+    for edit in ("regions/compiler.py", "regions/graph.py"):  # a file edited, a file added
+        before = source_stamps([str(tmp_path)])
+        (tmp_path / edit).write_text("z = 345\n")
+        os.utime(tmp_path / edit, ns=(1, 10**18))
+        assert source_stamps([str(tmp_path)]) != before
+    same_size = source_stamps([str(tmp_path)])
+    os.utime(tmp_path / "engine.py", ns=(1, 2 * 10**18))  # touched: same size, another time
+    assert source_stamps([str(tmp_path)]) != same_size
+    roots = [str(EXAMPLES.parent / "lc3jit" / "translator"), str(EXAMPLES.parent / "runtime")]
+    assert repr(source_stamps(roots)) in translator_fingerprint().decode()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from lc3jit_runtime import contract
-from lc3jit_runtime.branch_tables import CODE_TABLE_RANGE, code_table
+from lc3jit_runtime.code_helpers import CODE_TABLE_RANGE, code_table
 from lc3jit_runtime.interp import HANDLERS
 from lc3jit_runtime.isa import (
     COND,

@@ -81,14 +81,24 @@ def translator_fingerprint() -> bytes:
     size and modification time of every source file of the translator and the runtime (what
     translated code is made by and runs with), as CPython's own bytecode cache tells an
     edited source (once a process, a fraction of a millisecond: not lc3jit's other 150 files)."""
-    sources = []
-    for package in (os.path.join(lc3jit.__path__[0], "translator"), lc3jit_runtime.__path__[0]):
-        for directory, _, names in os.walk(package):
-            for name in names:
-                if name.endswith(".py"):
-                    found = os.stat(path := os.path.join(directory, name))
-                    sources.append((path, found.st_size, found.st_mtime_ns))
-    return repr((__version__, importlib.util.MAGIC_NUMBER, sorted(sources))).encode()
+    roots = (os.path.join(lc3jit.__path__[0], "translator"), lc3jit_runtime.__path__[0])
+    return repr((__version__, importlib.util.MAGIC_NUMBER, source_stamps(roots))).encode()
+
+
+def source_stamps(roots: Iterable[str]) -> list[tuple[str, int, int]]:
+    """The path, size and modification time of every .py file under the roots, sorted; not
+    looking into bytecode caches (`__pycache__`: a few hundred .pyc files, one per Python)."""
+    stamps: list[tuple[str, int, int]] = []
+    folders = list(roots)
+    while folders:
+        with os.scandir(folders.pop()) as entries:
+            for entry in entries:
+                if entry.name.endswith(".py"):
+                    info = entry.stat()
+                    stamps.append((entry.path, info.st_size, info.st_mtime_ns))
+                elif entry.name != "__pycache__" and entry.is_dir():
+                    folders.append(entry.path)
+    return sorted(stamps)
 
 
 def program_key(

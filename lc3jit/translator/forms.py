@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from lc3jit.translator.bounds import EMPTY, FULL, SIGN, WRAP
 from lc3jit.translator.emitter import BinaryOp, Compare
 from lc3jit_runtime import contract
-from lc3jit_runtime.branch_tables import CODE_TABLE_RANGE
+from lc3jit_runtime.code_helpers import CODE_TABLE_RANGE
 from lc3jit_runtime.isa import WORD_MASK, Instruction
 
 if TYPE_CHECKING:
