@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from lc3jit.translator.codegen import BlockCompiler
 
 #: A branch test on the value v that set the codes: a comparison, the name of a global
-#: table of bools to index with v (runtime.dispatch: right for v not wrapped yet too), or
+#: table of bools to index with v (runtime.code_helpers: right for v not wrapped yet too), or
 #: None for v's own truth.
 Test = tuple[Compare, int] | str | None
 
