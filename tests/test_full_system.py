@@ -346,13 +346,13 @@ def test_a_stop_request_is_taken_while_the_getc_routine_polls() -> None:
             machine = os_machine(ECHO, b"", 3, Console(keyboard, io.BytesIO()))
             engine = region_engine(machine)
             polling = threading.Event()
-            real_key_ready = machine.console.key_ready
+            real_next_key = machine.console.next_key
 
-            def key_ready(wait: float = 0.0) -> bool:
+            def next_key(wait: float | None = 0.0) -> int | None:
                 polling.set()
-                return real_key_ready(wait)
+                return real_next_key(wait)
 
-            machine.console.key_ready = key_ready  # type: ignore[method-assign]
+            machine.console.next_key = next_key  # type: ignore[method-assign]
             threading.Thread(
                 target=lambda: polling.wait(60) and machine.request_stop(interrupted(signal.SIGTERM)),
                 daemon=True,
