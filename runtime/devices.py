@@ -15,7 +15,7 @@ state of its own: the machine's constructor makes the fields declared here.
 from __future__ import annotations
 
 from .console import Console
-from .errors import Ended, Halted, InputExhausted, Leave, StopRequested
+from .errors import Ended, Halted, InputExhausted, Leave, Stop, StopRequested
 from .isa import WORD_MASK
 from .outcome import Outcome, output_limit, output_lost
 
@@ -51,6 +51,7 @@ class Devices:
     written_at_poll: int  # the console's bytes_written at the last of them
     key_wait_below: int  # a poll from below this address waits OS_KEY_WAIT (the OS's routines)
     ending: Outcome | None
+    held: Stop | None  # what READ held back for REREAD
     stop_hooks: list  # of Callable[[bool], None]: called with True to stop, False to go on
 
     def load_io(self, address: int, at: int) -> int:
@@ -79,6 +80,24 @@ class Devices:
         if address == PSR_ADDR and self.edition == 3:
             return self.psr
         return self.mem[address]
+
+    def read_device(self, address: int, at: int) -> int:
+        """READ (runtime.contract) while KBSR[14] is clear (Dispatcher.bind_os_calls): a
+        load from the device page that cannot take an exception. -1 where the load is to
+        be done again once the registers are written back (REREAD): the PSR, whose codes
+        are not, and a poll that ends the run (the input used up, a stop while it waits),
+        what ends it held in `held`. KBDR inline: every key an OS reads is a KBDR read."""
+        if address == KBDR:  # load_io's, one call fewer
+            if self.kbd_latch is not None:
+                self.kbdr, self.kbd_latch = self.kbd_latch, None
+            return self.kbdr
+        if address == PSR_ADDR:
+            return -1
+        try:
+            return self.load_io(address, at)
+        except Stop as stop:
+            self.held = stop
+            return -1
 
     def _no_key(self, at: int) -> int:
         """KBSR with no key: with the input used up, the WAITING_POLLS-th such poll in a row

@@ -142,6 +142,7 @@ class Machine(Devices):
         # An ending asked for from outside the program (a signal, a lost display), and
         # what each engine does to take it before its next instruction.
         self.ending = None
+        self.held = None
         self.stop_hooks = []
         console.when_lost = self._output_lost
         console.when_full = self._output_full
