@@ -1,4 +1,6 @@
 """The machine state every engine shares: memory, registers, PSR, devices, write map.
+What the device registers do (the keyboard, the display, MCR) is runtime.devices', the
+half of the Machine that talks to the console.
 
 Condition codes are kept lazily, as the 16-bit value that last set them (`ccv`): the
 interpreter and translated code alike store the value and test its sign only when a
