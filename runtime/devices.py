@@ -155,7 +155,7 @@ class Devices:
         traps.trap). Translated code calls it directly (contract.DISPLAY) where the store
         is known to be the supervisor's or access control is off: it raises nothing, so
         the registers need not be written back first."""
-        self.console.put(value & 0xFF)
+        self.console.put(value)
         return self.ending is not None
 
     def request_stop(self, ending: Outcome) -> None:
