@@ -116,7 +116,7 @@ class CodeHelpers:
                 contract.INDIRECT.name: self.left_through,
                 contract.READ.name: self._read,
                 contract.REREAD.name: self._reread,
-                contract.DISPLAY.name: m.write_display,
+                contract.DISPLAY.name: m.console.put,
             }
         )
 
@@ -187,6 +187,7 @@ class CodeHelpers:
         bound[contract.TRAP.name] = m.trap_through_table if direct and not m.host_traps else self._trap
         bound[contract.RTI.name] = m.return_from_interrupt if direct else self._return_from_interrupt
         bound[contract.READ.name] = m.read_device if direct else self._read
+        bound[contract.DISPLAY.name] = m.console.put  # a debugger may have put its console in
 
     def _trap(self, vector: int, at: int) -> int:
         """TRAP for translated code, which goes on inside where the next PC is its own:

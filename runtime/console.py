@@ -154,14 +154,18 @@ class Console:
         if self.on_terminal or line_due or len(out) >= FLUSH_SIZE:
             self.flush()
 
-    def put(self, byte: int) -> None:
-        """`write` of one byte (DDR and OUT: most of what an OS prints): held without making
-        a bytes object, unless a limit, a newline, a terminal or a full buffer needs `write`."""
-        out = self._out
+    def put(self, value: int) -> bool:
+        """`write` of value's low byte (DDR and OUT: most of what an OS prints), held
+        without making a bytes object unless a limit, a newline, a terminal or a full
+        buffer needs `write`. True when the machine has been asked to stop (the output
+        limit, a lost display, a signal): translated code calls it directly as DISPLAY
+        (runtime.contract) and leaves at the next instruction then."""
+        out, byte = self._out, value & 0xFF
         if byte == 0x0A or self.on_terminal or self.max_output is not None or len(out) >= FLUSH_SIZE - 1:
             self.write(bytes((byte,)))
         else:
             out.append(byte)  # in place, as in `write`
+        return self.stop_requested
 
     @property
     def mid_line(self) -> bool:

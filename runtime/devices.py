@@ -4,9 +4,9 @@ stores of the device registers do, and how a run is asked to end from outside.
 The keyboard is read at the console's pace: a KBSR poll takes the next key if one is
 waiting and latches it (`kbd_latch`) until KBDR, GETC or IN reads it, so a program that
 polls and then reads sees one key, and scripted input runs the same way every time. Every
-key an OS echoes is a KBSR poll, a KBDR read and a DDR store, through READ and DISPLAY
-(runtime.contract) from translated code: each is one call into here, and a poll one more
-into the console (`Console.next_key`), nothing else.
+key an OS echoes is a KBSR poll, a KBDR read and a DDR store, from translated code READ
+and DISPLAY (runtime.contract): a KBDR read is one call (`read_device`), a poll one more
+into the console (`Console.next_key`), a DDR store one call into the console (`put`).
 
 `Devices` is the `Machine`'s (runtime.machine) half that talks to the console; it holds no
 state of its own: the machine's constructor makes the fields declared here.
@@ -138,7 +138,7 @@ class Devices:
             if self.kbsr_ie and not enabled:
                 raise Leave(at, (at + 1) & WORD_MASK)
         elif address == DDR:
-            if self.write_display(value):
+            if self.console.put(value):  # the output limit, a lost display: the run ends after the store
                 raise Leave(at, (at + 1) & WORD_MASK)
         elif address == MCR:
             self.mcr = value
@@ -148,15 +148,6 @@ class Devices:
             self.psr = value
             raise Leave(at, (at + 1) & WORD_MASK)
         # KBDR and DSR are read-only: stores to them are ignored, as on LC3Tools.
-
-    def write_display(self, value: int) -> bool:
-        """A store into DDR: its low byte to the display. True when the run is to end after
-        the store (the output limit, a lost display: taken at the next instruction, as in
-        traps.trap). Translated code calls it directly (contract.DISPLAY) where the store
-        is known to be the supervisor's or access control is off: it raises nothing, so
-        the registers need not be written back first."""
-        self.console.put(value & 0xFF)
-        return self.ending is not None
 
     def request_stop(self, ending: Outcome) -> None:
         """End the run before the next instruction, exactly, with `ending` (the first

@@ -25,7 +25,7 @@ def getc(m: Machine, at: int) -> None:
 
 def out(m: Machine, at: int) -> None:
     """x21: write R0[7:0]."""
-    m.console.put(m.reg[0] & 0xFF)
+    m.console.put(m.reg[0])
 
 
 def puts(m: Machine, at: int) -> None:

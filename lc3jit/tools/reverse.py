@@ -127,8 +127,9 @@ class RecordedConsole:
     def mid_line(self, value: bool) -> None:
         self._console.mid_line = value
 
-    def put(self, byte: int) -> None:
-        self.write(bytes((byte,)))
+    def put(self, value: int) -> bool:
+        self.write(bytes((value & 0xFF,)))
+        return self._console.stop_requested
 
     def write(self, data: bytes) -> None:
         start, self.position = self.position, self.position + len(data)
