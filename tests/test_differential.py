@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from lc3jit.session import ENGINES, boot, load_images, os_images
 from lc3jit.translator.regions import MAX_HINTS, learning, region_engine
-from lc3jit_runtime import dispatch
+from lc3jit_runtime import translation_pacing
 from lc3jit_runtime.console import Console
 from lc3jit_runtime.isa import FORMS_BY_NAME, WORD_MASK, form_of
 from lc3jit_runtime.loader import Image
@@ -241,15 +241,12 @@ class HumanConsole(Console):
         self.pace = random.Random(seed)
         self.polls_left = self.pace.randrange(400)
 
-    def key_ready(self, wait: float = 0.0) -> bool:
-        if self.polls_left > 0 and not self.exhausted:
+    def next_key(self, wait: float | None = 0.0) -> int | None:
+        if wait is not None and self.polls_left > 0 and not self.exhausted:
             self.polls_left -= 1
-            return False
-        return super().key_ready(wait)
-
-    def read_key(self) -> int | None:
+            return None
         self.polls_left = self.pace.randrange(400)
-        return super().read_key()
+        return super().next_key(wait)
 
 
 @pytest.mark.parametrize("engine", OTHER_ENGINES)
@@ -373,7 +370,7 @@ def test_a_jump_table_program_learns_its_targets_and_agrees(
 ) -> None:
     """Retranslation with what the run taught, at any budget (time to translate granted).
     Without its labels (an .obj without .sym) nothing is guessed: the targets are learnt."""
-    monkeypatch.setattr(dispatch, "TRANSLATION_SHARE", 1e9)
+    monkeypatch.setattr(translation_pacing, "TRANSLATION_SHARE", 1e9)
     monkeypatch.setattr(learning, "WORTH_LEARNING", 0)
     runs = []
     for name in ("interp", "regions"):

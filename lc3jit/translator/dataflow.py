@@ -61,7 +61,7 @@ def dead_codes(block: Block, edition: int, access_control: bool) -> list[bool]:
 def word_reads(ins: Instruction, unwrapped_bases: bool) -> set[int]:
     """The registers an instruction that is not register-to-register reads as words: a
     value stored, a jump's target, a base address (unless bases may be sums not wrapped
-    yet: see codegen.SlowPaths)."""
+    yet: see block_state.SlowPaths)."""
     base = () if unwrapped_bases and ins.form.name in ("LDR", "STR") else (ins.baser,)
     return {r for r in (ins.sr, *base) if r is not None}
 

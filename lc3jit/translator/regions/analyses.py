@@ -146,7 +146,7 @@ def region_exact_results(
     graph: RegionGraph, live: Mapping[int, set[int]], access_control: bool
 ) -> dict[int, list[bool]]:
     """For each block, dataflow.exact_results with what the region reads after it; a base
-    address may be a sum not wrapped yet (a region's slow paths leave: codegen.LEAVE)."""
+    address may be a sum not wrapped yet (a region's slow paths leave: block_state.LEAVE)."""
     return {
         b.start: exact_results(b, wanted_after(graph, live, b.start), access_control, unwrapped_bases=True)
         for b in graph.blocks

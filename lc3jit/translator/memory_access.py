@@ -1,0 +1,214 @@
+"""Loads and stores in generated code: the fast path through memory and the write map, and
+the slow paths for device registers, watched words and addresses not wrapped yet.
+
+A constant address is known now to be a device register or not; a computed one is
+checked against xFE00 (and, for a block that may run in user mode under access control,
+against x3000). Stores check the write map `W` and take the slow path `STORE` for watched
+words. Where a slow path goes once done (back into the block, or out to the dispatcher)
+is the compiler's SlowPaths.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from lc3jit.translator.block_state import BlockState
+from lc3jit.translator.bounds import ADDRESS_BOUNDS, FULL, OFFSET6_REACH, WRAP
+from lc3jit.translator.emitter import BinaryOp, Compare, Label
+from lc3jit_runtime import contract
+from lc3jit_runtime.isa import WORD_MASK
+from lc3jit_runtime.machine import IO_BASE, USER_BASE, WATCH_PROTECTED, user_address
+
+
+class MemoryAccess(BlockState):
+    """Loads and stores, their fast and slow paths (regions override the slow paths)."""
+
+    def load_const_address(self, address: int, at: int) -> None:
+        """Push mem[address] for an address known now."""
+        if address >= IO_BASE or (self.checked_loads and address < USER_BASE):
+            self.slow_load(lambda: self.e.const(address), at, True)
+        else:
+            self.push_table(contract.MEMORY)
+            self.e.const(address)
+            self.e.subscript()
+
+    def watched_for_good(self, address: int) -> bool:
+        """Is every store to this word a slow path: a device register, or (under access
+        control) a word closed to user mode, which the OS's own stores write?"""
+        return address >= IO_BASE or (self.access_control and not user_address(address))
+
+    def load_computed_address(
+        self, local: str, bounds: tuple[int, int], at: int, rejoins: bool = False
+    ) -> None:
+        """Push mem[local]: local is an address within bounds, not yet wrapped (see
+        ADDRESS_BOUNDS); `rejoins`: see slow_load."""
+        e, slow, retry = self.e, Label(), Label()
+        if self.may_retry(bounds):
+            e.place(retry)
+        e.load(local)
+        e.const(IO_BASE)
+        e.compare(Compare.LT)
+        e.jump_if_false(slow)
+        if bounds[0] < 0 or self.checked_loads:
+            e.load(local)
+            e.const(USER_BASE if self.checked_loads else 0)
+            e.compare(Compare.GE)
+            e.jump_if_false(slow)
+        self.push_table(contract.MEMORY)
+        e.load(local)
+        e.subscript()
+        self.access_path(
+            slow,
+            lambda: self.slow_access(
+                local, bounds, retry, lambda: self.slow_load(lambda: e.load(local), at, rejoins)
+            ),
+            rejoins,
+        )
+
+    def store(
+        self,
+        address: int | str,
+        push_value: Callable[[], None],
+        at: int,
+        bounds: tuple[int, int] = FULL,
+        rejoins: bool = False,
+    ) -> None:
+        """mem[address] = value; address a constant or a local within bounds, not yet
+        wrapped (see ADDRESS_BOUNDS); `rejoins`: see slow_load."""
+        e, slow, retry = self.e, Label(), Label()
+
+        def push_address() -> None:
+            e.load(address) if isinstance(address, str) else e.const(address)
+
+        def slow_store() -> None:
+            self.slow_store(push_address, push_value, at, rejoins)
+
+        if self.slow_paths.settle_codes_before_store:
+            self.settle_cc()
+        if self.may_retry(bounds):
+            e.place(retry)
+        self.push_table(contract.WRITE_MAP)
+        push_address()
+        e.subscript()
+        if self.access_control and not self.checked_loads:  # the supervisor's: a word closed to
+            e.const(~WATCH_PROTECTED)  # user mode is plain data to it (the OS saving registers)
+            e.binary(BinaryOp.AND)
+        e.jump_if_true(slow, is_bool=False)
+        push_value()
+        self.push_table(contract.MEMORY)
+        push_address()
+        e.store_subscript()
+        if isinstance(address, str):
+            self.access_path(slow, lambda: self.slow_access(address, bounds, retry, slow_store), rejoins)
+        else:
+            self.access_path(slow, slow_store, rejoins)
+
+    def slow_access(
+        self, local: str, bounds: tuple[int, int], retry: Label, slow: Callable[[], None]
+    ) -> None:
+        """The slow path of a load or store at an address in a local: where the base was a
+        sum not wrapped yet (the address may pass a word plus an offset6), an address
+        outside 0..xFFFF is wrapped and the access tried again; the rest is `slow`, which
+        the few addresses a word plus an offset takes past them also take."""
+        if bounds[1] > WORD_MASK + OFFSET6_REACH:
+            self.wrap_and_retry(local, Compare.GT, WORD_MASK, BinaryOp.SUBTRACT, retry)
+        if bounds[0] < -OFFSET6_REACH:
+            self.wrap_and_retry(local, Compare.LT, 0, BinaryOp.ADD, retry)
+        slow()
+
+    @staticmethod
+    def may_retry(bounds: tuple[int, int]) -> bool:
+        """May an access at an address within bounds be wrapped and tried again?"""
+        return bounds[1] > WORD_MASK + OFFSET6_REACH or bounds[0] < -OFFSET6_REACH
+
+    def wrap_and_retry(self, local: str, beyond: Compare, limit: int, step: BinaryOp, retry: Label) -> None:
+        e, within = self.e, Label()
+        e.load(local)
+        e.const(limit)
+        e.compare(beyond)
+        e.jump_if_false(within)
+        e.load(local)
+        e.const(WRAP)
+        e.binary(step)
+        e.store(local)
+        e.jump(retry)
+        e.place(within)
+
+    def slow_path(self, slow: Label, emit: Callable[[], None]) -> None:
+        """The code at `slow`, jumped to from the fast path just emitted, which it rejoins."""
+        done = Label()
+        self.e.jump_forward(done)
+        self.e.place(slow)
+        emit()
+        self.e.place(done)
+
+    def access_path(self, slow: Label, emit: Callable[[], None], rejoins: bool) -> None:
+        """The slow path of a load or store (see slow_load): one that rejoins."""
+        self.slow_path(slow, emit)
+
+    # Slow paths, entered with an empty stack (regions override these).
+    def slow_load(self, push_address: Callable[[], None], at: int, rejoins: bool) -> None:
+        """Push what the machine reads at an address >= xFE00 or not yet wrapped.
+
+        `rejoins`: a slow path regions take too, coming back after the runtime's
+        access instead of leaving (RegionCompiler.access_path): LDI and STI, whose
+        address no register keeps (LDR and STR narrow their base register's bounds
+        after the access, which only the fast path makes true: address_checked), and
+        ST to a word always watched (`watched_for_good`)."""
+        self.sync()
+        self.call(contract.LOAD, self.wrapped(push_address), at)
+
+    def wrapped(self, push_address: Callable[[], None]) -> Callable[[], None]:
+        """Code that pushes the address push_address pushes, wrapped to 16 bits (a slow
+        path's address may be a sum not wrapped yet)."""
+
+        def push_wrapped() -> None:
+            push_address()
+            self.e.const(WORD_MASK)
+            self.e.binary(BinaryOp.AND)
+
+        return push_wrapped
+
+    def slow_store(
+        self,
+        push_address: Callable[[], None],
+        push_value: Callable[[], None],
+        at: int,
+        rejoins: bool,
+    ) -> None:
+        """A store into a watched word: a device, code, or an address not yet wrapped
+        (`rejoins`: see slow_load)."""
+        e = self.e
+        self.sync()
+        self.call(contract.STORE, push_address, push_value, at)
+        e.pop()
+        if self.cc_local and self.slow_paths.settle_codes_before_store:  # a store into the PSR sets the codes
+            e.global_(contract.MACHINE)
+            e.load_attr(contract.CODES)
+            e.store("cc")
+
+    def address_checked(self, baser: int, offset: int) -> None:
+        """After the fast path of a load or store at BaseR + offset, which only addresses
+        below xFE00 take (the write map watches every word from there on), BaseR's bounds
+        say so: an increment of a pointer just used then needs no wrap. (Not where the
+        address was wrapped and tried again: BaseR itself was not, unless offset is 0.)"""
+        lo, hi = self.range_of(baser)
+        if self.slow_paths.bound_base_after_access and (
+            0 <= lo + offset <= hi + offset <= WORD_MASK or not offset
+        ):
+            self.ranges[baser] = (max(lo, -offset), min(hi, IO_BASE - 1 - offset))
+
+    def base_plus_offset(self, baser: int, offset: int) -> tuple[str, tuple[int, int]]:
+        """BaseR + offset, unwrapped: the local that holds it (BaseR's own for offset 0),
+        and its bounds. A BaseR beyond ADDRESS_BOUNDS is wrapped first."""
+        lo, hi = self.range_of(baser)
+        if not ADDRESS_BOUNDS[0] <= lo <= hi <= ADDRESS_BOUNDS[1]:
+            self.wrap_register(baser)
+            lo, hi = self.range_of(baser)
+        if not offset:
+            return self.reg(baser), (lo, hi)
+        self.push_reg(baser)
+        self.e.const(abs(offset))
+        self.e.binary(BinaryOp.ADD if offset > 0 else BinaryOp.SUBTRACT)
+        self.e.store("a")
+        return "a", (lo + offset, hi + offset)

@@ -1,0 +1,293 @@
+"""What a region compiler keeps across its blocks, and the ways between them and out.
+
+Every register the region names is a local from entry to exit; a jump between blocks
+carries the bounds of those locals, where the codes are, and which registers are not
+written back yet (known.dirty_at_entry says which may be, at each block); every way out
+goes through one shared exit that writes back what changed and the count. Slow paths
+are placed out of line, after the blocks emitted so far (near them: short jumps), and
+leave, so the fast path needs no jump over them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+
+from lc3jit.translator.block_state import LEAVE, load_registers
+from lc3jit.translator.blocks import Block
+from lc3jit.translator.bounds import EMPTY, FULL, LOOSE
+from lc3jit.translator.codegen import BlockCompiler
+from lc3jit.translator.dataflow import ALL_REGISTERS, REGISTER_ONLY
+from lc3jit.translator.emitter import BinaryOp, Compare, Emitter, Label
+from lc3jit.translator.regions.analyses import RegionFacts, wanted_after
+from lc3jit.translator.regions.graph import RegionGraph
+from lc3jit.translator.regions.known import CODES, dirty_at_entry, supervised
+from lc3jit.translator.regions.os_calls import SP
+from lc3jit.translator.regions.select import NO_HINTS, Hints
+from lc3jit_runtime import contract
+from lc3jit_runtime.dispatch import INTERPRET_AT
+
+#: Where a slow path was left for later: block, instruction index, line, the register
+#: standing for the codes, the bounds of the registers' locals, the registers (and CODES)
+#: not written back since they changed.
+Where = tuple[Block, int, int, int | None, dict[int, tuple[int, int]], frozenset[int]]
+
+
+class AcrossBlocks(BlockCompiler):
+    """A region's state across its blocks; the compiler's other parts build on it."""
+
+    def __init__(
+        self,
+        graph: RegionGraph,
+        facts: RegionFacts,
+        edition: int,
+        access_control: bool = False,
+        hints: Hints = NO_HINTS,
+    ) -> None:
+        root = graph.root
+        super().__init__(root, edition, access_control, LEAVE)
+        self.graph, self.facts, self.hints = graph, facts, hints
+        self.e = Emitter(f"region_x{root.start:04X}", root.start)
+        self.labels = {b.start: Label() for b in graph.blocks}
+        self.order = {b.start: index for index, b in enumerate(graph.blocks)}  # as laid out
+        self.written = set(facts.written)
+        #: The registers the region names, loaded at entry: R6 too where an OS call may be inlined.
+        self.used = facts.used | ({SP} if access_control else set())
+        self.cc_local = True  # `cc` is loaded at entry: one local for the whole region
+        #: Slow paths not yet emitted, with where they were (see `slow_path`).
+        self.cold: list[tuple[Label, Where, Callable[[], None]]] = []
+        #: start -> the bounds of the registers, and the register standing for the codes,
+        #: on each jump there emitted so far
+        self.arriving: dict[int, list[tuple[dict[int, tuple[int, int]], int | None]]] = {
+            b.start: [] for b in graph.blocks
+        }
+        self.way_out = Label()
+        self.current = root
+        self.tables: set[str] = set()  # of TABLES, those the code indexes
+        self.unwrapped_out: set[int] = set()  # registers some way to `way_out` may leave unwrapped
+        self.dirty_in = dirty_at_entry(graph, edition, access_control)
+        self.dirty: set[int] = set()  # registers (and CODES) whose locals may differ from R here
+        self.supervised = supervised(graph, access_control)
+
+    # Registers: every register the region names is a local from entry to exit.
+    def reg(self, r: int) -> str:
+        return f"r{r}"
+
+    def push_table(self, name: str) -> None:
+        """A fast local, loaded at entry (only those the region uses): cheaper than a
+        global in a loop."""
+        self.tables.add(name)
+        self.e.load(name)
+
+    def set_reg(self, r: int, sets_cc: bool) -> None:
+        super().set_reg(r, sets_cc)
+        self.dirty.add(r)
+        if sets_cc:
+            self.dirty.add(CODES)
+
+    def write_back(self) -> None:
+        """Only what changed since R and the machine were last in step (known.dirty_at_entry):
+        the rest are there already."""
+        self.write_registers(self.written & self.dirty, CODES in self.dirty)
+
+    def supervisor_at(self, index: int) -> bool:
+        return index == 0 and self.current.start in self.supervised
+
+    def reload(self, changed: Iterable[int] = ALL_REGISTERS) -> None:
+        """Registers and codes from the machine: at entry, and after a helper that may
+        change them (contract.CHANGED: a host GETC, TRAP and RTI entering and leaving the
+        supervisor). The registers it leaves alone keep their locals, as words, as if
+        read again: the ways on assume words after a helper."""
+        e = self.e
+        kept = self.used - set(changed)
+        for r in sorted(kept):
+            if not self.is_word(r):
+                self.wrap_register(r)
+        load_registers(e, self.used - kept)
+        e.global_(contract.MACHINE)
+        e.load_attr(contract.CODES)
+        e.store("cc")
+        self.cc_alias = None
+        self.ranges = {r: bounds for r, bounds in self.ranges.items() if r in kept}
+
+    def count(self, pending: int) -> None:
+        """N[0] = instructions run so far, less `pending` of the current block."""
+        e = self.e
+        e.load("budget")
+        e.load("n")
+        e.binary(BinaryOp.SUBTRACT)
+        if pending:
+            e.const(pending)
+            e.binary(BinaryOp.SUBTRACT)
+        e.global_(contract.REGION_COUNT)
+        e.const(0)
+        e.store_subscript()
+
+    def sync(self) -> None:
+        self.write_back()
+        self.count(self.unpaid())
+
+    def leave(self, pending: int) -> None:
+        """Go to the shared way out with (next PC on the stack, instructions not run). The
+        registers whose locals may not hold words here are wrapped there, with those of
+        every other way out (one `&` each: less code than a wrap on every way)."""
+        self.settle_cc()
+        self.unwrapped_out |= {r for r in self.written if not self.is_word(r)}
+        self.e.const(pending)
+        self.e.jump(self.way_out)
+
+    def bail(self, at: int) -> None:
+        """Leave before the instruction at `at`, for the dispatcher to interpret it.
+
+        Device registers, stores into code and unwrapped addresses are rare: sending
+        them to the interpreter keeps each region's code small.
+        """
+        self.e.const(at | INTERPRET_AT)
+        self.leave(self.unpaid())
+
+    def unpaid(self) -> int:
+        """Instructions counted but not run, at the current instruction (not yet run)."""
+        return self.current.length - self.index + self.facts.ahead[self.current.start]
+
+    def slow_path(self, slow: Label, emit: Callable[[], None]) -> None:
+        """Out of line, after every block: a slow path here leaves, so the fast path needs
+        no jump over it."""
+        where = (
+            self.current,
+            self.index,
+            self.e.line,
+            self.cc_alias,
+            dict(self.ranges),
+            frozenset(self.dirty),
+        )
+        self.cold.append((slow, where, emit))
+
+    def emit_cold(self) -> None:
+        """The slow paths of the blocks emitted so far, near them (short jumps)."""
+        e = self.e
+        for slow, (block, index, line, alias, ranges, dirty), emit in self.cold:
+            self.current, self.index, e.line, self.cc_alias, self.ranges = block, index, line, alias, ranges
+            self.dirty = set(dirty)
+            e.place(slow)
+            emit()
+        self.cold = []
+
+    # Exits: inside the region they become jumps.
+    def exit_to(self, pc: int) -> None:
+        if pc in self.labels:
+            if self.codes_seen_at(pc):
+                self.settle_cc()
+            self.refund(pc)
+            self.go_to(pc)
+        else:
+            self.e.const(pc)
+            self.leave(self.facts.ahead[self.current.start])
+        self.exited = True
+
+    def exit_if(
+        self, pc: int, when: bool = True, is_bool: bool = True, facts: Mapping[int, tuple[int, int]] = EMPTY
+    ) -> None:
+        if pc not in self.labels:
+            super().exit_if(pc, when, is_bool)
+            return
+        ranges = self.ranges
+        self.ranges = {**ranges, **facts}  # on the way there
+        self.jump_inside_if(pc, when, is_bool)
+        self.ranges = ranges
+
+    def jump_inside_if(self, pc: int, when: bool, is_bool: bool) -> None:
+        if self.off_chain(pc):  # the refund (and the codes) out of line
+            refund = Label()
+            self.e.jump_if(refund, when, is_bool)
+            alias = None if self.codes_seen_at(pc) else self.cc_alias  # as exit_to will leave it
+            self.arriving[pc].append((dict(self.ranges), alias))  # what the way out of line tells
+            self.slow_path(refund, lambda: self.exit_to(pc))
+        else:
+            if self.codes_seen_at(pc):
+                self.settle_cc()
+            self.go_to(pc, lambda label: self.e.jump_if(label, when, is_bool))
+
+    def jump_if_top_is(self, pc: int) -> None:
+        """If the PC on the stack is pc (a block of the region), pop it and go there."""
+        e, other = self.e, Label()
+        e.dup()
+        e.const(pc)
+        e.compare(Compare.EQ)
+        e.jump_if_false(other)
+        e.pop()
+        self.go_to(pc)
+        e.place(other)
+
+    def go_to(self, pc: int, jump: Callable[[Label], None] | None = None) -> None:
+        """Jump (with `jump`, conditionally) to the region's block at pc, telling it the
+        bounds of the registers' locals on this way in."""
+        if not self.dirty <= self.dirty_in[pc]:  # known.dirty_at_entry missed a way in
+            raise RuntimeError(f"block x{pc:04X} entered with {sorted(self.dirty)} not written back")
+        self.arriving[pc].append((dict(self.ranges), self.cc_alias))
+        (jump or self.e.jump)(self.labels[pc])
+
+    def entry_ranges(self, block: Block) -> dict[int, tuple[int, int]]:
+        """The bounds of the registers where the block starts: what every way in told it
+        (see go_to), when all of them were emitted before it and none is entered from the
+        dispatcher; otherwise words, but for the registers that may hold sums not wrapped."""
+        start = block.start
+        if not (self.arriving[start] and self.ways_in_before(start)):
+            return {r: (-LOOSE + 1, LOOSE - 1) for r in self.facts.unwrapped[start]}
+        first, *others = [ranges for ranges, _ in self.arriving[start]]
+        joined = {}
+        for r in ALL_REGISTERS:  # plain loops: this runs for every block of every region
+            lo, hi = first.get(r, FULL)
+            for way in others:
+                way_lo, way_hi = way.get(r, FULL)
+                lo, hi = min(lo, way_lo), max(hi, way_hi)
+            if (lo, hi) != FULL:
+                joined[r] = (lo, hi)
+        return joined
+
+    def entry_alias(self, block: Block) -> int | None:
+        """A block with one way in starts with the codes where that way left them: in a
+        register (a compare's difference, maybe unwrapped) rather than copied to `cc`."""
+        if not self.one_way_in(block.start):
+            return None
+        aliases = {alias for _, alias in self.arriving[block.start]}
+        if len(aliases) != 1:  # the one way in, emitted before, told where its codes are
+            raise RuntimeError(f"block x{block.start:04X} entered {len(aliases)} ways, not one")
+        return aliases.pop()
+
+    def one_way_in(self, start: int) -> bool:
+        return len(self.graph.ways_in[start]) == 1 and self.ways_in_before(start)
+
+    def ways_in_before(self, start: int) -> bool:
+        """Is every way into the block at start emitted (or, out of line, announced) before
+        it, and is it never entered from the dispatcher?"""
+        return start not in self.facts.entries and all(
+            self.order[p] < self.order[start] for p in self.graph.ways_in[start]
+        )
+
+    def codes_seen_at(self, pc: int) -> bool:
+        """Must the codes be in `cc` where the region's block at pc starts? Not if it checks
+        no budget (whose way out keeps them) and its first instruction sets them, nor if it
+        has one way in, which tells it where they are (entry_alias)."""
+        first = self.graph.by_start[pc].instructions[0]
+        sets_first = first.form.name in REGISTER_ONLY and first.sets_cc(self.edition)
+        if pc in self.facts.budget.checks or self.access_control:
+            return True
+        return not sets_first and not self.one_way_in(pc)
+
+    def off_chain(self, pc: int) -> bool:
+        """Does going to pc leave blocks the current block's count paid for unrun?"""
+        return self.facts.paid_by.get(pc) != self.current.start and self.facts.ahead[self.current.start] > 0
+
+    def refund(self, pc: int) -> None:
+        """Before going to pc off the chain: give back the count of the chain not run."""
+        if self.off_chain(pc):
+            self.e.load("n")
+            self.e.const(self.facts.ahead[self.current.start])
+            self.e.binary(BinaryOp.ADD)
+            self.e.store("n")
+
+    def wanted_after(self, block: Block) -> Iterable[int]:
+        """The registers a block of the region goes on to read: their locals hold words."""
+        return wanted_after(self.graph, self.facts.live, block.start)
+
+    def exact_results(self, block: Block) -> list[bool]:
+        return self.facts.exact[block.start]

@@ -1,0 +1,106 @@
+"""A region's loads and stores that leave the fast path: most leave for the interpreter;
+the device registers' idioms (LDI and STI, ST to a device or a system word) call the
+runtime and come back, so that a loop polling a device and an OS routine saving
+registers run inside the region.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from lc3jit.translator.emitter import Compare, Label
+from lc3jit.translator.regions.across_blocks import AcrossBlocks
+from lc3jit_runtime import contract
+from lc3jit_runtime.isa import WORD_MASK
+from lc3jit_runtime.machine import DDR, DISPLAY_STATUS, DSR, user_address
+
+
+class DeviceAccess(AcrossBlocks):
+    """The slow paths of a region's loads and stores."""
+
+    def access_path(self, slow: Label, emit: Callable[[], None], rejoins: bool) -> None:
+        """Out of line like any slow path. One that `rejoins` (memory_access.slow_load: LDI
+        and STI, the device registers' idiom, and ST to a device or a system word) calls
+        the runtime and comes back, so that a loop polling a device (`LDI R0, KBSR_PTR;
+        BRzp`) and an OS routine saving registers run inside the region; the rest leave
+        for the interpreter (rare: stores into code, addresses not wrapped yet)."""
+        if not rejoins:
+            self.slow_path(slow, emit)
+            return
+        back = Label()
+        self.e.place(back)
+
+        def rejoin() -> None:
+            emit()
+            self.e.jump(back)
+
+        self.slow_path(slow, rejoin)
+
+    def slow_load(self, push_address: Callable[[], None], at: int, rejoins: bool) -> None:
+        """Leave for the interpreter, or (`rejoins`) call the runtime. A load that cannot
+        take an access-control exception, which would change R6 and push the codes,
+        reads first (READ) and writes the registers back only when the read was stopped."""
+        if not rejoins:
+            self.bail(at)
+        elif self.checked_loads:
+            super().slow_load(push_address, at, rejoins)
+        else:
+            e, stopped, read, device = self.e, Label(), Label(), Label()
+            push_address()  # DSR reads the same always: no call
+            e.const(DSR)
+            e.compare(Compare.NE)
+            e.jump_if_true(device)
+            e.const(DISPLAY_STATUS)
+            e.jump(read)
+            e.place(device)
+            self.call(contract.READ, self.wrapped(push_address), at)
+            e.dup()
+            e.const(0)
+            e.compare(Compare.LT)
+            e.jump_if_true(stopped)
+            e.place(read)
+            self.slow_path(stopped, lambda: self.reread(push_address, at, read))
+
+    def reread(self, push_address: Callable[[], None], at: int, read: Label) -> None:
+        """READ returned -1 (on the stack): the registers back, then REREAD, which raises
+        what stopped the read or reads what READ could not; the word goes on at `read`."""
+        self.e.pop()
+        self.sync()
+        self.call(contract.REREAD, self.wrapped(push_address), at)
+        self.e.jump(read)
+
+    def slow_store(
+        self,
+        push_address: Callable[[], None],
+        push_value: Callable[[], None],
+        at: int,
+        rejoins: bool,
+    ) -> None:
+        if not rejoins:
+            self.bail(at)
+        elif self.access_control and user_address(at):  # may be user mode: STORE checks
+            super().slow_store(push_address, push_value, at, rejoins)
+        else:
+            self.write_display(push_address, push_value, at)
+
+    def write_display(
+        self, push_address: Callable[[], None], push_value: Callable[[], None], at: int
+    ) -> None:
+        """A store that cannot take an exception, to DDR (every OS's OUT, a program writing
+        the display itself): DISPLAY, which raises nothing, so nothing is written back
+        first; when the run is to end after it, the region leaves at the next instruction.
+        Another device or a watched word: STORE, the registers written back."""
+        e, other, written = self.e, Label(), Label()
+        push_address()
+        e.const(DDR)
+        e.compare(Compare.NE)
+        e.jump_if_true(other)
+        self.call(contract.DISPLAY, push_value)
+        e.jump_if_false(written, is_bool=False)
+        alias = self.cc_alias
+        e.const((at + 1) & WORD_MASK)
+        self.leave(self.unpaid() - 1)
+        self.cc_alias = alias  # the way out settled the codes on its own path only
+        e.place(other)
+        super().slow_store(push_address, push_value, at, True)
+        e.place(written)

@@ -1,0 +1,89 @@
+"""A region's ways through a runtime helper (TRAP, RTI, the exceptions): where the helper
+goes on inside the region, the region goes on there. Under an OS a TRAP into a routine
+the region holds and an RTI back go on inline in their common case (os_calls); a
+2nd-edition TRAP is a plain call while the vector names the routine.
+"""
+
+from __future__ import annotations
+
+from lc3jit.translator.emitter import Compare, Label
+from lc3jit.translator.regions.across_blocks import AcrossBlocks
+from lc3jit.translator.regions.os_calls import SP, inline_rti, inline_trap
+from lc3jit_runtime import contract
+from lc3jit_runtime.machine import user_address
+
+
+class HelperExits(AcrossBlocks):
+    """TRAP, RTI and the exceptions in a region."""
+
+    def exit_through(self, helper: contract.Helper, *args: int) -> None:
+        """Where the helper goes on inside the region, the region goes on there: a host
+        TRAP comes back to the next word; under an OS a TRAP goes to its routine and the
+        routine's RTI to the word after a TRAP that called it (regions.system). The
+        helper may have changed any register (a host GETC, R6 and R7 entering or leaving
+        the supervisor) and the codes (RTI): they are read again."""
+        e, block = self.e, self.current
+        if helper is contract.TRAP and self.edition == 2:
+            for routine in self.hints.get(block.end, ()):
+                if routine in self.labels:
+                    self.call_routine(args[0], routine, block.last.next_pc)
+        if self.access_control:
+            self.inline_os_call(helper, args)
+        self.sync()
+        self.call(helper, *args)
+        targets = {
+            contract.TRAP: [*self.hints.get(block.end, ()), block.last.next_pc],  # under an OS, the routine
+            contract.RTI: self.graph.returns.get(block.start, ()),
+        }.get(helper, ())
+        inside = [target for target in dict.fromkeys(targets) if target in self.labels]
+        if inside:
+            self.reload(contract.CHANGED[helper.name])
+            self.dirty = set()  # the helper's write-back and the reload put R and the locals in step
+            for target in inside:
+                self.jump_if_top_is(target)
+        self.count(self.facts.ahead[block.start])
+        e.return_top()
+        self.exited = True
+
+    def inline_os_call(self, helper: contract.Helper, args: tuple[int, ...]) -> None:
+        """Under an OS (3rd edition), a TRAP into a routine the region holds and an RTI in
+        system space (so in supervisor mode) go on inline in their common case
+        (regions.os_calls); the helper's way, emitted next, takes the rest."""
+        block = self.current
+        inside = [target for target in self.hints.get(block.end, ()) if target in self.labels]
+        returns = [target for target in self.graph.returns.get(block.start, ()) if target in self.labels]
+        if helper is contract.TRAP and inside:
+            fast = lambda: inline_trap(self, args[0], inside[0], block.last.next_pc)  # noqa: E731
+        elif helper is contract.RTI and not user_address(block.last.address):
+            fast = lambda: inline_rti(self, returns, self.facts.ahead[block.start])  # noqa: E731
+        else:
+            return
+        if not self.is_word(SP):
+            self.wrap_register(SP)
+        self.settle_cc()
+        ranges, alias, dirty = dict(self.ranges), self.cc_alias, set(self.dirty)
+        slow = fast()
+        self.ranges, self.cc_alias, self.dirty = ranges, alias, dirty
+        self.e.place(slow)
+
+    def call_routine(self, vector: int, routine: int, following: int) -> None:
+        """A 2nd-edition TRAP under an OS is `R7 = PC; PC = M[vector]`: while the vector
+        table still names the routine the region holds, a JSR to it, with no helper
+        (it changes neither the privilege nor the priority); otherwise the way on."""
+        e, other = self.e, Label()
+        self.settle_cc()  # the routine's one way in (this TRAP) arrives with the codes in `cc` both ways
+        ranges = dict(self.ranges)
+        self.push_table(contract.MEMORY)
+        e.const(vector)
+        e.subscript()
+        e.const(routine)
+        e.compare(Compare.EQ)
+        e.jump_if_false(other)
+        for r in sorted(self.used):  # words, as if read again after a helper (see reload)
+            if not self.is_word(r):
+                self.wrap_register(r)
+        e.const(following)
+        self.result(7, False, (following, following))
+        self.exit_to(routine)
+        e.place(other)
+        self.ranges, self.exited = ranges, False
