@@ -190,7 +190,11 @@ def region_engine(
             following = (s.address for b in region for s in b.successors if s.kind in LOCAL)
             more = [a for a in following if a in blocks and a not in inside and a not in queued]
             queued.update(more)
-            roots += more
+            # Lowest first: a region from there holds most of the others (the chain goes on
+            # forward), which it then skips; in the order found, a branch's target 3 words on
+            # rooted a region of 160 blocks, and the fall-through before it another of the same
+            # blocks (16k words: 19,086 words translated, 16,256 so).
+            roots += sorted(more)
     for region, more in zip(regions, entries_for_ways_out(regions, hints), strict=True):
         dispatcher.install_entries(translator.translate_region(dispatcher, region, more))
     return dispatcher
