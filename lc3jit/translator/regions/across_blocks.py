@@ -32,6 +32,12 @@ from lc3jit_runtime.dispatch import INTERPRET_AT
 Where = tuple[Block, int, int, int | None, dict[int, tuple[int, int]], frozenset[int]]
 
 
+class FactsDisagreeError(Exception):
+    """What emission met contradicts a fact the analyses gave: a way into a block that
+    known.dirty_at_entry or graph.ways_in missed. A compiler bug, never the program's: the
+    region is refused (engine.translate_region) and its code runs on the interpreter."""
+
+
 class AcrossBlocks(BlockCompiler):
     """A region's state across its blocks; the compiler's other parts build on it."""
 
@@ -221,7 +227,7 @@ class AcrossBlocks(BlockCompiler):
         """Jump (with `jump`, conditionally) to the region's block at pc, telling it the
         bounds of the registers' locals on this way in."""
         if not self.dirty <= self.dirty_in[pc]:  # known.dirty_at_entry missed a way in
-            raise RuntimeError(f"block x{pc:04X} entered with {sorted(self.dirty)} not written back")
+            raise FactsDisagreeError(f"block x{pc:04X} entered with {sorted(self.dirty)} not written back")
         self.arriving[pc].append((dict(self.ranges), self.cc_alias))
         (jump or self.e.jump)(self.labels[pc])
 
@@ -250,7 +256,7 @@ class AcrossBlocks(BlockCompiler):
             return None
         aliases = {alias for _, alias in self.arriving[block.start]}
         if len(aliases) != 1:  # the one way in, emitted before, told where its codes are
-            raise RuntimeError(f"block x{block.start:04X} entered {len(aliases)} ways, not one")
+            raise FactsDisagreeError(f"block x{block.start:04X} entered {len(aliases)} ways, not one")
         return aliases.pop()
 
     def one_way_in(self, start: int) -> bool:
