@@ -19,7 +19,7 @@ import math
 import os
 import stat
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from lc3jit.run_options import RunOptions, parse_run
@@ -68,7 +68,9 @@ def run_program(options: RunOptions, compiled: Compiled | None = None) -> int:
     from lc3jit.tools.runaway import explain, run_watched  # a run off the end, a loop: said where
 
     prefix = f"lc3jit: {options.programs[0]}"
-    build, cache = engine_builder(compiled, sim.engine_name, options.no_cache, sim.booted)
+    build, cache = engine_builder(
+        compiled, sim.engine_name, options.no_cache, sim.program, lambda: sim.booted().mem
+    )
     sim.build = long_lived(build or ENGINES[sim.engine_name])
     if sim.translate_after and trace is None:  # a tiered start builds its translated engine mid-run
         long_lived(lambda _: sim.engine)(sim.machine)
@@ -186,11 +188,16 @@ def write_whole(path: Path, text: str) -> None:
 
 
 def engine_builder(
-    compiled: Compiled | None, engine: str, no_cache: bool, booted: Callable[[], Machine]
+    compiled: Compiled | None,
+    engine: str,
+    no_cache: bool,
+    program: Callable[[], object],
+    booted: Callable[[], Sequence[int]],
 ) -> tuple[Callable[[Machine], Engine] | None, CachedBuild | None]:
     """How to build the engine: from the compiled file's translations, through the cache, or
     (None) as usual; and the cache's builder, to tell whether it had the translations.
-    `booted` gives the machine as booted, before it ran: what the cache is keyed by."""
+    `program` gives what booted the machine, what the cache is keyed by; `booted` its
+    memory as booted, before it ran."""
     if compiled is not None:
         from lc3jit.translator.saved import restored
 
@@ -198,18 +205,21 @@ def engine_builder(
         return (None if saved is None else lambda machine: restored(machine, saved, engine)), None
     if engine == "interp" or no_cache:
         return None, None
-    cached = CachedBuild(engine, booted)
+    cached = CachedBuild(engine, program, booted)
     return cached, cached
 
 
 class CachedBuild:
-    """Builds an engine through the translation cache, keyed by the machine as booted even
+    """Builds an engine through the translation cache, keyed by what booted the machine even
     when the engine is built later (a tiered run): the cache module, hashing and loading
     are paid only by a run that translates."""
 
-    def __init__(self, engine: str, booted: Callable[[], Machine]) -> None:
+    def __init__(
+        self, engine: str, program: Callable[[], object], booted: Callable[[], Sequence[int]]
+    ) -> None:
         self.engine = engine
-        self.booted = booted  # booted again when needed: a short run never copies its memory
+        self.program = program
+        self.booted = booted  # booted again only to save what a tiered run translated
         self.cache: TranslationCache | None = None
 
     @property
@@ -222,9 +232,9 @@ class CachedBuild:
         if disabled_by_environment():
             return ENGINES[self.engine](machine)
         self.cache = TranslationCache(cache_directory(), _warn)
-        first = machine if machine.icount == 0 else self.booted()  # built before the run: as booted
+        booted = None if machine.icount == 0 else self.booted  # built before the run: as booted
         builder = ENGINES[self.engine]
-        return self.cache.build(machine, self.engine, builder, (first.mem, first.pc))  # type: ignore[arg-type,return-value]
+        return self.cache.build(machine, self.engine, builder, self.program(), booted)  # type: ignore[arg-type,return-value]
 
 
 def main() -> None:

@@ -29,7 +29,8 @@ marshal stores them:
 
 an image being (origin, words as big-endian bytes, name, ((label, address), ...)), a
 region (code, entries, ((start, length, exit), ...)) and a block (code, start, length,
-exit). Code objects hold only such constants; the machine's state and the runtime's
+exit). A translation cache entry holds the payload itself, not packed (see
+`Compiled.pyc_bytes`). Code objects hold only such constants; the machine's state and the runtime's
 slow paths are globals, bound when a dispatcher installs the code (runtime.dispatch).
 
 Marshalled code belongs to one CPython version: another refuses the file by its magic
@@ -45,7 +46,6 @@ import importlib.util
 import marshal
 import os
 import sys
-import zlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import CodeType, FunctionType
@@ -214,15 +214,26 @@ class Compiled(
         except (KeyError, TypeError, ValueError, LC3Error) as e:
             raise LoadError(name, f"malformed compiled program ({e.__class__.__name__}: {e})") from None
 
-    def module_code(self) -> CodeType:
-        """The code object of the compiled file: MODULE_SOURCE with the payload's bytes in it."""
+    def module_code(self, packed: bool = True) -> CodeType:
+        """The code object of the compiled file: MODULE_SOURCE with the payload's bytes in it;
+        or, not `packed`, with the payload itself (see pyc_bytes)."""
         code = compile(MODULE_SOURCE, f"<{self.program} compiled by lc3jit>", "exec")
-        data = zlib.compress(marshal.dumps(self.to_payload()))
-        payload = PAYLOAD_MARK + importlib.util.source_hash(data) + data
+        payload: object = self.to_payload()
+        if packed:
+            import zlib  # not on the way of a run that loads a cache entry (issue 20)
+
+            data = zlib.compress(marshal.dumps(payload))
+            payload = PAYLOAD_MARK + importlib.util.source_hash(data) + data
         return code.replace(co_consts=tuple(payload if c == PLACEHOLDER else c for c in code.co_consts))
 
-    def pyc_bytes(self) -> bytes:
-        body = marshal.dumps(self.module_code())
+    def pyc_bytes(self, packed: bool = True) -> bytes:
+        """The file's bytes. A translation cache entry is not `packed`: its payload is a
+        constant of the module code, unmarshalled with it in one pass, once the header's
+        checksum of the whole is checked (parse_compiled); not compressed, not hashed again:
+        read back on the machine that wrote it, where zlib's import and inflating cost a
+        run more than the bytes do. `python ENTRY.pyc` does not check that checksum: an
+        entry is not a program to run (`lc3jit run` refuses one)."""
+        body = marshal.dumps(self.module_code(packed))
         flags = HASH_BASED_UNCHECKED.to_bytes(4, "little")
         return importlib.util.MAGIC_NUMBER + flags + importlib.util.source_hash(body) + body
 
@@ -239,7 +250,8 @@ def is_payload(value: object) -> bool:
 
 def unpack(payload: object, name: str) -> Compiled:
     """The payload's bytes (PAYLOAD_MARK, hash, compressed payload), checked, then unmarshalled.
-    An older format's payload (a tuple) is refused by its format, with what to do."""
+    A payload that is a tuple already (a cache entry's, see pyc_bytes; or an older format's,
+    refused by its format, with what to do) is read as it is."""
     if is_payload(payload):
         return Compiled.from_payload(payload, name)
     if not isinstance(payload, bytes) or not payload.startswith(PAYLOAD_MARK):
@@ -248,6 +260,8 @@ def unpack(payload: object, name: str) -> Compiled:
     checksum, data = payload[start : start + 8], payload[start + 8 :]
     if importlib.util.source_hash(data) != checksum:
         raise LoadError(name, "corrupt (its program's checksum does not match its contents)")
+    import zlib  # only for a compiled program's packed payload
+
     with contextlib.suppress(zlib.error):  # not compressed: an older lc3jit's, refused by its format
         data = zlib.decompress(data)
     try:

@@ -36,7 +36,7 @@ REGISTERS = "R"
 MACHINE = "m"  # the Machine itself, for the attributes below
 REGION_COUNT = "N"  # N[0]: the instructions a region ran, before it leaves
 EXIT_COUNTS = "EXITS"  # by address: a region's exits through that JMP or JSRR
-#: Tables of bools indexed by the value that set the codes (runtime.dispatch).
+#: Tables of bools indexed by the value that set the codes (runtime.code_helpers).
 POSITIVE = "POSITIVE"
 NEGATIVE = "NEGATIVE"
 ZERO = "ZERO"

@@ -21,64 +21,23 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
-from . import contract
+from .code_helpers import CodeHelpers, LoadedKey
 from .errors import Leave, Stop, StopRequested
-from .interp import Interpreter, stop_requested
-from .isa import COND, MEMORY_WORDS, SIGN_BIT, WORD_MASK
-from .machine import (
-    CODES_OF_PSR,
-    ILLEGAL_OPCODE,
-    IO_BASE,
-    KBDR,
-    KBSR,
-    PSR_ADDR,
-    WATCH_TRANSLATED,
-    Machine,
-)
+from .interp import Interpreter
+from .isa import MEMORY_WORDS, WORD_MASK
+from .machine import WATCH_TRANSLATED, Machine
 from .outcome import UNLIMITED, Outcome
 from .record import Record
-from .traps import trap
+from .stopping import StopProtocol
+from .translation_pacing import RETRY_EVERY, TranslationPacing
 
-#: The codes a value sets, as tables for translated code's branches, indexed by the value
-#: (here, not in isa, so that a run that never translates does not build them).
-#: CPython specialises indexing a tuple, and one index costs less than the two comparisons
-#: 0 < v < x8000 of BRp. Each table is periodic over 2^17 entries, so that it is right
-#: for a sum not wrapped to 16 bits yet: any v from 0 to 2^17 - 1 gives the codes of
-#: v mod 2^16. A sum of two words needs no wrap before its branch. (Negative indices
-#: would be right too, but CPython's specialised indexing gives up on them.)
-#: Built when the first dispatcher needs them (`code_tables`), not when this module is
-#: imported: the API and the grader import it on every run, translated or not (1-3 ms).
-_CODE_TABLES: dict[str, tuple[bool, ...]] = {}
-
-
-def code_tables() -> dict[str, tuple[bool, ...]]:
-    """POSITIVE, NEGATIVE and ZERO (see above), by their names in runtime.contract."""
-    if not _CODE_TABLES:
-        _CODE_TABLES[contract.POSITIVE] = ((False,) + (True,) * (SIGN_BIT - 1) + (False,) * SIGN_BIT) * 2
-        _CODE_TABLES[contract.NEGATIVE] = ((False,) * SIGN_BIT + (True,) * SIGN_BIT) * 2
-        _CODE_TABLES[contract.ZERO] = ((True,) + (False,) * (2 * SIGN_BIT - 1)) * 2
-    return _CODE_TABLES
-
-
-#: The values the tables above are indexed with.
-CODE_TABLE_RANGE = (0, 4 * SIGN_BIT - 1)
-
-#: How often a block may be invalidated by stores before its words stay interpreted.
-RETRANSLATE_LIMIT = 2
 #: Visits to a PC with no code before it is translated; more when translated code already
 #: covers its word (the PC is inside a block or region entered elsewhere, which will
 #: most often run it once control gets back there).
 HOT_VISITS = 2
 COVERED_HOT_VISITS = 32
-#: Translating at run time takes at most this share of the time since the run began,
-#: after a first allowance (seconds): see `Dispatcher.translate`.
-TRANSLATION_SHARE = 0.2
-TRANSLATION_ALLOWANCE = 0.05
-#: While PCs wait for translation's share of the time, how many region calls apart the
-#: dispatcher looks whether the share allows again (a clock read costs as much as a call).
-RETRY_EVERY = 64
 #: Added to the PC a region returns when it leaves the instruction there to the interpreter:
 #: a PC past the memory's end is never an address, so it cannot be mistaken for one.
 INTERPRET_AT = MEMORY_WORDS
@@ -87,28 +46,6 @@ INTERRUPT_SLICE = 1000
 #: Otherwise: a region comes back this often (a few milliseconds), so that a requested
 #: stop (a signal, a lost display) is taken soon, at an exact instruction.
 RUN_SLICE = 1 << 20
-
-
-class LeaveBlock(Leave):
-    """Raised by a translated store that wrote into translated code."""
-
-    def __init__(self, at: int) -> None:
-        super().__init__(at, (at + 1) & WORD_MASK)
-
-
-class LoadedKey(Leave):
-    """Raised by a translated load of KBSR or KBDR while KBSR[14] is set, after the load:
-    the read may have made a keyboard interrupt due, which the interpreter takes before
-    the next instruction, so translated code leaves for the dispatcher to look. The
-    dispatcher finishes the load (`finish`): its register and codes get `value`."""
-
-    def __init__(self, at: int, value: int) -> None:
-        super().__init__(at, (at + 1) & WORD_MASK)
-        self.value = value
-
-    def finish(self, m: Machine) -> None:
-        """DR (bits 11:9 of LD, LDI and LDR alike) = value; setcc."""
-        m.ccv = m.reg[(m.mem[self.at] >> 9) & 7] = self.value
 
 
 class Translation(Record, fields=("start", "length", "function", "words"), defaults={"words": ()}):
@@ -145,8 +82,12 @@ if TYPE_CHECKING:
             Dispatcher.left_through): a translator may learn the target, or ignore it."""
 
 
-class Dispatcher:
-    """Runs a machine through a table of translated blocks and interpreter steps."""
+class Dispatcher(StopProtocol, TranslationPacing, CodeHelpers):
+    """Runs a machine through a table of translated blocks and interpreter steps.
+
+    Its parts: the stop protocol and breakpoints (runtime.stopping), when to translate
+    (runtime.translation_pacing), and the helpers translated code calls (runtime.code_helpers).
+    """
 
     name = "blocks"
 
@@ -168,7 +109,9 @@ class Dispatcher:
         self.stops: set[int] = set()  # PCs to stop before (breakpoints): see set_stop
         self.cut: set[int] = set()  # starts of translations made while a stop stood
         self.region_count = [0]  # instructions the last region ran
-        self.exit_counts = [0] * len(machine.mem)  # by address: a region's exits through that JMP or JSRR
+        self.exit_counts: list[
+            int
+        ] = []  # by address: a region's exits through that JMP or JSRR (bind_tables)
         self.deferred: deque[int] = deque()  # PCs interpreted while translating waits for its share
         self.retry_countdown = RETRY_EVERY
         self.held: Stop | Leave | None = None  # what READ held back for REREAD
@@ -176,104 +119,6 @@ class Dispatcher:
         self.globals = self._block_globals()
         machine.code_write_hooks.append(self._code_written)
         machine.stop_hooks.append(self._stop)
-
-    def _block_globals(self) -> dict[str, object]:
-        """What generated code may name: the machine's state and the slow paths (runtime.contract)."""
-        m = self.machine
-        return contract.bind(
-            {
-                contract.REGION_COUNT: self.region_count,
-                contract.MEMORY: m.mem,
-                contract.WRITE_MAP: m.watch,
-                contract.REGISTERS: m.reg,
-                contract.MACHINE: m,
-                **code_tables(),
-                contract.NZP: COND,
-                contract.PSR_CODES: CODES_OF_PSR,
-                contract.EXIT_COUNTS: self.exit_counts,
-                contract.LOAD.name: self.load_from_code,
-                contract.FETCH.name: m.fetch_violation,
-                contract.STORE.name: self.store_from_block,
-                contract.TRAP.name: self._trap,
-                contract.RTI.name: self._return_from_interrupt,
-                contract.ILLEGAL.name: lambda word, at: m.exception(
-                    ILLEGAL_OPCODE, at, f"illegal opcode x{word:04X}"
-                ),
-                contract.INDIRECT.name: self.left_through,
-                contract.READ.name: self._read,
-                contract.REREAD.name: self._reread,
-                contract.DISPLAY.name: m.write_display,
-            }
-        )
-
-    def _load_from_code(self) -> Callable[[int, int], int]:
-        """The LOAD helper: the machine's load (checked under access control); a load of
-        the keyboard's registers while KBSR[14] is set leaves (LoadedKey)."""
-        m = self.machine
-        load = m.load_checked if m.access_control else m.load
-
-        def load_from_code(address: int, at: int) -> int:
-            value = load(address, at)
-            if m.kbsr_ie and address in (KBSR, KBDR):
-                raise LoadedKey(at, value)
-            return value
-
-        return load_from_code
-
-    def _read(self, address: int, at: int) -> int:
-        """READ (runtime.contract): LOAD with what stops it held back, returning -1; -1
-        without reading for the PSR, whose codes the caller has not written back. It is
-        called only where a load cannot take an access-control exception, and every OS call
-        reads a device or two through it: the load is the machine's, unchecked, inline."""
-        m = self.machine
-        if address < IO_BASE:
-            return m.mem[address]
-        if address == PSR_ADDR:
-            return -1
-        try:
-            value = m.load_io(address, at)
-        except (Stop, Leave) as held:
-            self.held = held
-            return -1
-        if m.kbsr_ie and address in (KBSR, KBDR):
-            self.held = LoadedKey(at, value)
-            return -1
-        return value
-
-    def _reread(self, address: int, at: int) -> int:
-        """REREAD: what READ held back, raised now that the registers are written back;
-        or, nothing held, the load READ left (the PSR)."""
-        held, self.held = self.held, None
-        if held is not None:
-            raise held
-        return self.load_from_code(address, at)
-
-    def bind_os_calls(self) -> None:
-        """TRAP (under an OS) and RTI straight to the machine while KBSR[14] is clear: one
-        call fewer for each of an OS call's two. While it is set, through `_trap` and
-        `_return_from_interrupt`, which leave for the interrupt. Bound when a run begins and
-        after every way out by Leave: KBSR[14] gets set only between runs or by a store
-        that leaves (Machine._store_device)."""
-        m, bound = self.machine, self.globals
-        direct = not m.kbsr_ie
-        bound[contract.TRAP.name] = m.trap_through_table if direct and not m.host_traps else self._trap
-        bound[contract.RTI.name] = m.return_from_interrupt if direct else self._return_from_interrupt
-
-    def _trap(self, vector: int, at: int) -> int:
-        """TRAP for translated code, which goes on inside where the next PC is its own:
-        while KBSR[14] is set it leaves instead (a completed instruction), so the
-        dispatcher looks for the interrupt a key read or a lower priority made due."""
-        pc = trap(self.machine, vector, at)
-        if self.machine.kbsr_ie:
-            raise Leave(at, pc)
-        return pc
-
-    def _return_from_interrupt(self, at: int) -> int:
-        """RTI for translated code: as TRAP (`_trap`)."""
-        pc = self.machine.return_from_interrupt(at)
-        if self.machine.kbsr_ie:
-            raise Leave(at, pc)
-        return pc
 
     def install(self, translation: Translation) -> None:
         self.install_entries([translation])
@@ -283,22 +128,11 @@ class Dispatcher:
         function = translation.function if self.runs is None else self._counted(translation)
         self.keep(translation.start, function, translation.length)
 
-    def keep(self, start: int, entry: Callable[[int], int], size: int) -> None:
-        """The table's entry at start: the one way the running thread writes entries.
-
-        As with Interpreter.keep: a stop requested from another thread while this thread
-        translates swaps the whole table for the stopper (`_stop`); an entry written after
-        that swap would run on, a region for ever. The entry goes in first, then the stopper
-        over it if a stop was requested meanwhile.
-        """
-        self.table[start], self.sizes[start] = entry, size
-        if self.machine.ending is not None:
-            self.table[start], self.sizes[start] = stop_requested, 1
-
     def install_entries(self, translations: Sequence[Translation]) -> None:
         """Install translations that cover the same words (the entries of one region):
         each word is marked once, however many entries there are."""
         for translation in translations:
+            self.bind_tables(translation.function)
             start = translation.start
             if self.stops:
                 self.cut.add(start)
@@ -347,86 +181,6 @@ class Dispatcher:
             self._settle(pc)
         return self.interpreter.step_at(pc)(pc)
 
-    def _settle(self, pc: int) -> None:
-        """Give pc its lasting entry: a translation, or the interpreter for good; or, when
-        translating had to wait for its share of the time, the interpreter until the share
-        allows again (see `_retry_deferred`)."""
-        if not self.translate(pc):
-            self.keep(pc, self.interpreter.step_at(pc), 1)
-            self.covering.setdefault(pc, set()).add(pc)
-            waits = self.translator is not None and self.machine.translation_budget > 0
-            if waits and not self.may_translate():
-                self.deferred.append(pc)
-
-    def _retry_deferred(self) -> None:
-        """Called as a region comes back while PCs wait (see `_settle`): every RETRY_EVERY
-        times, while translating is within its share again, the PCs that waited longest
-        are translated now, in the order they got hot; one that a translation made since
-        covers goes back to the cold path instead (it is inside code that will most
-        often run it), and one dropped, translated or made a breakpoint meanwhile is let go.
-
-        A big program's code gets hot all at once (its second pass), far faster than 20% of
-        the time can pay for: without this, all but the first few regions stayed
-        interpreted to the end (a 16k-word program ran tiered at 0.68x the interpreter).
-        They are translated from here, not sent back to the cold path to get hot again:
-        that sent a 48k-word program's 400,000 waiting PCs round the cold path, each
-        refused again, and ran it at 0.88x the interpreter.
-        """
-        self.retry_countdown -= 1
-        if self.retry_countdown > 0:
-            return
-        self.retry_countdown = RETRY_EVERY
-        step_at, table, covering = self.interpreter.step_at, self.table, self.covering
-        deferred = self.deferred
-        while deferred and self.machine.ending is None and self.may_translate():
-            pc = deferred.popleft()
-            if pc in self.stops or table[pc] is not step_at(pc):
-                continue
-            if (covered_by := covering.get(pc)) is not None:
-                covered_by.discard(pc)
-                if not covered_by:
-                    del covering[pc]
-            if pc in covering:
-                self.keep(pc, self._miss, 1)
-                self.visits.pop(pc, None)
-            elif not self.translate(pc):
-                covering.setdefault(pc, set()).add(pc)  # the interpreter for good (see `_settle`)
-
-    def may_translate(self) -> bool:
-        """Is there time to translate now, and budget left (see `translate`)?"""
-        elapsed = time.perf_counter() - self.started
-        within = self.translating <= TRANSLATION_ALLOWANCE + TRANSLATION_SHARE * elapsed
-        return within and self.machine.translation_budget > 0
-
-    def translate(self, pc: int) -> bool:
-        """Translate from pc now and install the code, if the translator gives any (a PC
-        grown hot, or a region to translate again with what the run taught the translator).
-
-        Translation must pay for itself: a program that keeps landing on fresh words
-        (running through data, a wild jump) would spend its time translating code that
-        runs once. So translating at run time may take at most TRANSLATION_SHARE of the
-        time run so far, after TRANSLATION_ALLOWANCE; past that, new PCs are interpreted.
-        What is translated is taken from the machine's translation budget (a translation
-        begun within it is finished): once spent, new PCs are interpreted for good.
-        """
-        if self.translator is None or not self.may_translate():
-            return False
-        if self.invalidations.get(pc, 0) >= RETRANSLATE_LIMIT:  # code that rewrites itself
-            return False
-        began = time.perf_counter()
-        translations = self.translator(self, pc)
-        self.translating += time.perf_counter() - began
-        if translations:  # the entries of a region cover the same words: counted once
-            covered = tuple(translations[0].covered())
-            self.machine.translation_budget -= len(covered)
-            # Their visits start again: the interpreter is about to run the words after pc
-            # on this pass, each as hot as pc was, and would translate a region from each.
-            for word in covered:
-                self.visits.pop(word, None)
-        for translation in translations:
-            self.install(translation)
-        return bool(translations)
-
     def _install_noops(self, start: int, end: int) -> None:
         """An entry that runs the no-op words start..end-1 (see Machine.noop_run_end)."""
         following = end & WORD_MASK
@@ -448,71 +202,6 @@ class Dispatcher:
         """The starts of the runs of no-ops that cover address: few, one or two per 4,096
         words a runaway went through."""
         return [start for start, end in self.noop_runs.items() if start <= address < end]
-
-    def _drop(self, starts: Collection[int]) -> list[int]:
-        """Send the PCs back to the cold path (a stop stays); the starts of the translations dropped."""
-        dropped = [start for start in starts if self.blocks.pop(start, None) is not None]
-        for start in starts:
-            self.noop_runs.pop(start, None)
-            self.keep(start, self.interpreter.steps[start] if start in self.stops else self._miss, 1)
-        return dropped
-
-    def set_stop(self, pc: int, on: bool) -> None:
-        """Stop before the instruction at pc (a breakpoint), or no longer.
-
-        Like a store into code, a new stop drops the translations that cover pc; they are
-        translated again at once, from the same starts, and the translator (which reads
-        `stops`) ends blocks and regions before pc, so only a jump to pc comes back here,
-        where the table's entry stops. The dispatch loop is unchanged: code that does not
-        reach pc runs as fast as before. Removing a stop translates again, whole, what was
-        translated while stops stood.
-        """
-        self.interpreter.set_stop(pc, on)
-        if on:
-            self.stops.add(pc)
-            starts = {pc, *self.covering.pop(pc, ()), *self._noops_over(pc)}
-        else:
-            self.stops.discard(pc)
-            starts, self.cut = {pc, *self.cut}, set()
-        order = [start for start in self.blocks if start in starts]  # a region's root first
-        self._drop(starts)
-        for start in order:
-            if start not in self.blocks and start not in self.stops:
-                self._settle(start)
-
-    def _stop(self, on: bool) -> None:
-        """A stop was requested: whatever the loop calls next raises StopRequested (the
-        table first: an entry whose size is already read gets the stopper, never a
-        function of another size). Or no longer: the translations back in the table, the
-        breakpoints' steps too, and every other PC cold again."""
-        self.table[:] = [stop_requested if on else self._miss] * len(self.table)
-        self.sizes[:] = [1] * len(self.sizes)
-        if not on:
-            for translation in self.blocks.values():
-                self._enter(translation)
-            for pc in self.stops:
-                self.table[pc] = self.interpreter.steps[pc]
-
-    def left_through(self, site: int, target: int) -> None:
-        """Translated code left through the JMP or JSRR at site for target (every so many
-        times: a sample); a translator that learns targets is told."""
-        if self.translator is not None:
-            self.translator.left_through(self, site, target)
-
-    def exits_through(self, site: int) -> int:
-        """How often regions left through the JMP or JSRR at site (their code counts it)."""
-        return self.exit_counts[site]
-
-    def store_from_block(self, address: int, value: int, at: int) -> None:
-        """The slow path of a translated store; leaves the block if it wrote code."""
-        address &= WORD_MASK
-        m = self.machine
-        if flags := m.watch[address]:  # the machine's store, inline: every OS's OUT comes here
-            m.store_slow(address, value, at)
-        else:
-            m.mem[address] = value
-        if flags & WATCH_TRANSLATED:
-            raise LeaveBlock(at)
 
     def run(self, max_steps: int | None = None) -> Outcome:
         """Dispatch until a stop or max_steps instructions, counted exactly.

@@ -19,7 +19,14 @@ from typer.testing import CliRunner, Result
 import lc3jit.translator.cache
 from lc3jit.cli import app
 from lc3jit.session import ENGINES, boot, load_images
-from lc3jit.translator.cache import TranslationCache, cache_directory, entry_key, translator_fingerprint
+from lc3jit.translator.cache import (
+    TranslationCache,
+    cache_directory,
+    entry_key,
+    program_key,
+    source_stamps,
+    translator_fingerprint,
+)
 from lc3jit_runtime.compiled import parse_compiled
 from lc3jit_runtime.console import Console
 from lc3jit_runtime.errors import LoadError
@@ -205,18 +212,22 @@ def booted(path: Path) -> Machine:
     return boot(load_images([path]), Console(io.BytesIO(), io.BytesIO()))
 
 
+def program(path: Path) -> tuple[object, ...]:
+    return program_key("regions", 3, None, load_images([path]), ())
+
+
 def test_the_oldest_entries_go_when_the_cache_is_full(translation_cache: Path) -> None:
     warnings: list[str] = []
     programs = ["hello.obj", "fib.obj", "sieve.obj", "strings.obj", "echo.obj"]
     cache = TranslationCache(translation_cache, warnings.append, max_bytes=0)
     for name in programs:
-        cache.build(booted(EXAMPLES / name), "regions", ENGINES["regions"])
+        cache.build(booted(EXAMPLES / name), "regions", ENGINES["regions"], program(EXAMPLES / name))
         assert len(entries(translation_cache)) == 1  # the newest is always kept
     [kept] = entries(translation_cache)
-    assert kept.stem == entry_key(booted(EXAMPLES / "echo.obj"), "regions")
+    assert kept.stem == entry_key(booted(EXAMPLES / "echo.obj"), "regions", program(EXAMPLES / "echo.obj"))
     bounded = TranslationCache(translation_cache, warnings.append, max_bytes=3 * kept.stat().st_size)
     for name in programs:
-        bounded.build(booted(EXAMPLES / name), "regions", ENGINES["regions"])
+        bounded.build(booted(EXAMPLES / name), "regions", ENGINES["regions"], program(EXAMPLES / name))
     assert sum(p.stat().st_size for p in entries(translation_cache)) <= bounded.max_bytes
     assert warnings == []
 
@@ -225,7 +236,7 @@ def test_writes_are_atomic(translation_cache: Path) -> None:
     """A reader never sees half an entry while another run writes it again and again."""
     cache = TranslationCache(translation_cache, pytest.fail)
     machine = booted(EXAMPLES / "2048.obj")
-    cache.build(machine, "regions", ENGINES["regions"])
+    cache.build(machine, "regions", ENGINES["regions"], program(EXAMPLES / "2048.obj"))
     [entry] = entries(translation_cache)
     whole = parse_compiled(entry.read_bytes(), "entry")
     done = threading.Event()
@@ -276,3 +287,57 @@ def test_runs_at_the_same_time_share_one_cache(tmp_path: Path, translation_cache
             if wave == "filled":
                 assert lines[0].endswith("(from the cache)")
         assert [p.name for p in translation_cache.iterdir()] == [entries(translation_cache)[0].name]
+
+
+@pytest.mark.parametrize("change", ["a word of code", "a word of data", "a label"])
+def test_another_program_under_the_same_name_is_translated_again(
+    translation_cache: Path, tmp_path: Path, change: str
+) -> None:
+    """The key is made of what booted the machine (the images, their labels), not of its memory."""
+    program, labels = tmp_path / "prog.obj", tmp_path / "prog.sym"
+    words = bytearray((EXAMPLES / "hello.obj").read_bytes())
+    program.write_bytes(words)
+    labels.write_text("//\tGREETING          3003\n")
+    assert not stats(run(program)).endswith("(from the cache)") and len(entries(translation_cache)) == 1
+    if change == "a word of code":
+        words[2:4] = (0xE003).to_bytes(2, "big")  # LEA R0, GREETING+1
+    elif change == "a word of data":
+        words[8:10] = b"\x00J"
+    program.write_bytes(words)
+    labels.write_text(
+        "//\tGREETING          3004\n" if change == "a label" else "//\tGREETING          3003\n"
+    )
+    second = run(program)
+    assert not stats(second).endswith("(from the cache)")
+    assert len(entries(translation_cache)) == 2
+    expected = {
+        "a word of code": "ello, World!",
+        "a word of data": "Jello, World!",
+        "a label": "Hello, World!",
+    }
+    assert second.stdout == f"{expected[change]}\nHALT\n"
+    assert stats(run(program)).endswith("(from the cache)")
+
+
+def test_the_fingerprint_sees_every_source_file_and_no_bytecode_cache(tmp_path: Path) -> None:
+    (tmp_path / "regions" / "__pycache__").mkdir(parents=True)
+    (tmp_path / "engine.py").write_text("x = 1\n")
+    (tmp_path / "regions" / "compiler.py").write_text("y = 2\n")
+    (tmp_path / "regions" / "__pycache__" / "compiler.cpython-311.pyc").write_bytes(b"pyc")
+    first = source_stamps([str(tmp_path)])
+    assert [Path(path).relative_to(tmp_path).as_posix() for path, _, _ in first] == [
+        "engine.py",
+        "regions/compiler.py",
+    ]
+    (tmp_path / "regions" / "__pycache__" / "compiler.cpython-315.pyc").write_bytes(b"pyc")
+    assert source_stamps([str(tmp_path)]) == first
+    for edit in ("regions/compiler.py", "regions/graph.py"):  # a file edited, a file added
+        before = source_stamps([str(tmp_path)])
+        (tmp_path / edit).write_text("z = 345\n")
+        os.utime(tmp_path / edit, ns=(1, 10**18))
+        assert source_stamps([str(tmp_path)]) != before
+    same_size = source_stamps([str(tmp_path)])
+    os.utime(tmp_path / "engine.py", ns=(1, 2 * 10**18))  # touched: same size, another time
+    assert source_stamps([str(tmp_path)]) != same_size
+    roots = [str(EXAMPLES.parent / "lc3jit" / "translator"), str(EXAMPLES.parent / "runtime")]
+    assert repr(source_stamps(roots)) in translator_fingerprint().decode()

@@ -4,12 +4,14 @@ reports through the contract's names."""
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from types import FunctionType
 
 import pytest
 
 from lc3jit.session import ENGINES, boot
 from lc3jit_runtime import contract, interp
+from lc3jit_runtime.code_helpers import code_table
 from lc3jit_runtime.console import Console
 from lc3jit_runtime.dispatch import Dispatcher, Translation
 from lc3jit_runtime.endings import Ending
@@ -30,15 +32,38 @@ class Listening:
         self.told.append((site, target))
 
 
+def generated(namespace: dict[str, object], source: str, mode: str = "exec") -> Callable[[int], int]:
+    """A function bound to the namespace as generated code is, running `source`."""
+    return FunctionType(compile(source, "<region>", mode), namespace)  # type: ignore[return-value]
+
+
 def test_a_sample_from_generated_code_reaches_the_translator_and_exits_are_counted() -> None:
     translator = Listening()
     dispatcher = Dispatcher(boot([], Console(io.BytesIO(), io.BytesIO()), 3, 0x3000), translator)
     namespace = dispatcher.globals
-    namespace[contract.EXIT_COUNTS][0x3010] += 3  # type: ignore[index]  # as a region's code counts
+    counting = generated(namespace, f"{contract.EXIT_COUNTS}[0x3010] += 3")  # as a region's code counts
+    assert dispatcher.exits_through(0x3010) == 0  # before any code that counts
+    dispatcher.install(Translation(0x3010, 0, counting, (0x3010,)))
+    counting()  # type: ignore[call-arg]
     namespace[contract.INDIRECT.name](0x3010, 0x4000)  # type: ignore[operator]
     assert translator.told == [(0x3010, 0x4000)]
     assert dispatcher.exits_through(0x3010) == 3
     assert dispatcher.exits_through(0x3011) == 0
+
+
+def test_the_namespace_gets_the_big_tables_that_installed_code_names() -> None:
+    """Each branch table is a megabyte to build: bound when code that indexes it is installed."""
+    dispatcher = Dispatcher(boot([], Console(io.BytesIO(), io.BytesIO()), 3, 0x3000))
+    namespace, tables = dispatcher.globals, (contract.POSITIVE, contract.NEGATIVE, contract.ZERO)
+    assert all(namespace[name] == () for name in tables) and dispatcher.exit_counts == []
+    branching = generated(namespace, f"{contract.POSITIVE}[0x1FFFF] or {contract.ZERO}[0x10000]", "eval")
+    dispatcher.install(Translation(0x3000, 1, branching))
+    assert namespace[contract.POSITIVE] == code_table(contract.POSITIVE)
+    assert namespace[contract.ZERO] == code_table(contract.ZERO) and branching() is True  # type: ignore[call-arg]
+    assert namespace[contract.NEGATIVE] == () and dispatcher.exit_counts == []
+    dispatcher.install(Translation(0x3001, 1, lambda pc: pc + 1))  # not generated code: gets them all
+    assert namespace[contract.NEGATIVE] == code_table(contract.NEGATIVE)
+    assert len(dispatcher.exit_counts) == 0x10000
 
 
 def test_without_a_translator_samples_are_dropped() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from lc3jit_runtime import contract
-from lc3jit_runtime.dispatch import CODE_TABLE_RANGE, code_tables
+from lc3jit_runtime.code_helpers import CODE_TABLE_RANGE, code_table
 from lc3jit_runtime.interp import HANDLERS
 from lc3jit_runtime.isa import (
     COND,
@@ -152,12 +152,12 @@ def test_branch_tables_give_the_codes_of_every_value_they_are_indexed_with() -> 
     """Translated code indexes them with sums not wrapped yet."""
     low, high = CODE_TABLE_RANGE
     assert (low, high) == (0, 0x1FFFF)
-    tables = code_tables()
+    positive, negative, zero = (code_table(n) for n in (contract.POSITIVE, contract.NEGATIVE, contract.ZERO))
     for value in range(low, high + 1):
         codes = cond_of(value & 0xFFFF)
-        assert tables[contract.POSITIVE][value] is (codes == 0b001), value
-        assert tables[contract.NEGATIVE][value] is (codes == 0b100), value
-        assert tables[contract.ZERO][value] is (codes == 0b010), value
+        assert positive[value] is (codes == 0b001), value
+        assert negative[value] is (codes == 0b100), value
+        assert zero[value] is (codes == 0b010), value
 
 
 def test_register_fields_are_the_three_bit_fields_that_name_registers() -> None:

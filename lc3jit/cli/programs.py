@@ -52,7 +52,7 @@ def compiled_program(
     from lc3jit_runtime.compiled import read_compiled
 
     compiled = read_compiled(programs[0])
-    if not compiled.images:
+    if compiled.key:
         raise LC3Error(f"{programs[0]}: an entry of the translation cache, not a compiled program")
     if _given(ctx, "edition") and edition != compiled.edition:
         raise typer.BadParameter(

@@ -192,10 +192,7 @@ class SimulatorBase:
         shared = self.translations
         if shared is None:
             return translate
-        from lc3jit.translator.shared import program_key  # the translator's side: only when shared
-
-        images, edition, start, system = self._boot
-        key = program_key(name, edition, start, images, system)
+        key = self.program()
         dispatcher: Callable[[Machine], Dispatcher] = translate  # type: ignore[assignment]  # regions', blocks'
         return lambda machine: shared.build(machine, name, key, dispatcher, self._booted_state)
 
@@ -260,6 +257,14 @@ class SimulatorBase:
                 base = watcher
             self._runner = base
         return self._runner
+
+    def program(self) -> tuple[object, ...]:
+        """What booted the machine, for its engine: what its translations are kept by, in
+        this process and in the translation cache (lc3jit.translator.cache.program_key)."""
+        from lc3jit.translator.cache import program_key  # the translator's side: only when kept
+
+        images, edition, start, system = self._boot
+        return program_key(self.engine_name, edition, start, images, system)
 
     def booted(self) -> Machine:
         """A machine booted as this one was (memory as loaded, start PC), with a console of

@@ -145,7 +145,7 @@ class BlockState:
         """Pop a value within bounds into register r, wrapped to 16 bits where it must be.
 
         The codes it sets need no wrap: a branch tests an unwrapped value with a table
-        (POSITIVE: runtime.dispatch.code_tables), and `cc`, `R` and `m.ccv` get words where they are set."""
+        (POSITIVE: runtime.code_helpers), and `cc`, `R` and `m.ccv` get words where they are set."""
         lo, hi = bounds
         if self.exact[self.index] or not -LOOSE < lo <= hi < LOOSE:
             bounds = self.wrap(lo, hi)

@@ -1,15 +1,20 @@
 """The translation cache of `lc3jit run`: what one run translated ahead of time, the next loads.
 
 Translating 2048 ahead of time takes about 100 ms; loading the same code objects back
-with marshal takes well under one. An entry is a compiled file (runtime/compiled.py)
-holding one engine's translations, named by the hash of everything they depend on:
-- the machine as booted: all of memory, the labels, the start PC, the edition, host
-  traps or an OS, access control;
+with marshal takes well under one. An entry is a compiled file (runtime/compiled.py; its
+payload not packed) holding one engine's translations and, as its images, the words they
+were translated from, named by the hash of everything they depend on:
+- the program as booted: what booted it (`program_key`: the images and OS images with
+  their labels, the start PC, the edition), and host traps or an OS, access control; not
+  memory itself: hashing 65,536 words, and booting again to have them at a tiered switch,
+  cost a run from the cache two of the three milliseconds it may add (issue 20);
 - the engine;
 - the translator: lc3jit's version and the size and modification time of each source file
   of lc3jit and runtime (an edited checkout never loads code its old translator made);
 - `importlib.util.MAGIC_NUMBER`: marshalled code of another Python version crashes this
   one, so it is never loaded (the file's header is checked as well).
+Code is saved only where it is the code of the program as booted, and loaded only where
+memory holds the words it was translated from (a tiered run may have rewritten them).
 The entry repeats its key inside, so a file renamed or copied over another is refused.
 
 The directory is `$XDG_CACHE_HOME/lc3jit` (`~/.cache/lc3jit` by default), created
@@ -30,8 +35,7 @@ import importlib.util
 import os
 import stat
 import time
-from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import lc3jit
@@ -42,6 +46,7 @@ from lc3jit_runtime.compiled import Compiled, SavedEngine, parse_compiled, write
 from lc3jit_runtime.dispatch import Dispatcher
 from lc3jit_runtime.errors import LoadError
 from lc3jit_runtime.isa import WORD_MASK
+from lc3jit_runtime.loader import Image
 from lc3jit_runtime.machine import Machine
 
 #: Set to anything but "" or "0" to turn the cache off.
@@ -76,27 +81,40 @@ def translator_fingerprint() -> bytes:
     size and modification time of every source file of the translator and the runtime (what
     translated code is made by and runs with), as CPython's own bytecode cache tells an
     edited source (once a process, a fraction of a millisecond: not lc3jit's other 150 files)."""
-    sources = []
-    for package in (os.path.join(lc3jit.__path__[0], "translator"), lc3jit_runtime.__path__[0]):
-        for directory, _, names in os.walk(package):
-            for name in names:
-                if name.endswith(".py"):
-                    found = os.stat(path := os.path.join(directory, name))
-                    sources.append((path, found.st_size, found.st_mtime_ns))
-    return repr((__version__, importlib.util.MAGIC_NUMBER, sorted(sources))).encode()
+    roots = (os.path.join(lc3jit.__path__[0], "translator"), lc3jit_runtime.__path__[0])
+    return repr((__version__, importlib.util.MAGIC_NUMBER, source_stamps(roots))).encode()
 
 
-#: Memory and start PC of a machine as booted, before it ran.
-Booted = tuple[Sequence[int], int]
+def source_stamps(roots: Iterable[str]) -> list[tuple[str, int, int]]:
+    """The path, size and modification time of every .py file under the roots, sorted; not
+    looking into bytecode caches (`__pycache__`: a few hundred .pyc files, one per Python)."""
+    stamps: list[tuple[str, int, int]] = []
+    folders = list(roots)
+    while folders:
+        with os.scandir(folders.pop()) as entries:
+            for entry in entries:
+                if entry.name.endswith(".py"):
+                    info = entry.stat()
+                    stamps.append((entry.path, info.st_size, info.st_mtime_ns))
+                elif entry.name != "__pycache__" and entry.is_dir():
+                    folders.append(entry.path)
+    return sorted(stamps)
 
 
-def entry_key(machine: Machine, engine: str, booted: Booted | None = None) -> str:
-    """The hash of everything the engine's translations depend on: the machine as booted
-    (`booted`, or the machine as it is)."""
-    mem, pc = booted or (machine.mem, machine.pc)
-    setting = (engine, machine.edition, machine.host_traps, machine.access_control, pc)
-    labels = repr((setting, sorted(machine.labels))).encode()
-    return digest(b"".join((translator_fingerprint(), labels, array("H", mem).tobytes())))
+def program_key(
+    engine: str, edition: int, pc: int | None, images: Sequence[Image], system: Sequence[Image]
+) -> tuple[object, ...]:
+    """What an engine's translations of a booted machine depend on, from what booted it."""
+    loaded = tuple((image.origin, image.words, tuple(sorted(image.symbols.values()))) for image in system)
+    loaded += tuple((image.origin, image.words, tuple(sorted(image.symbols.values()))) for image in images)
+    return (engine, edition, pc, loaded)
+
+
+def entry_key(machine: Machine, engine: str, program: object) -> str:
+    """The hash of everything the engine's translations depend on: the program as booted
+    (`program`, its program_key) and how the machine runs it."""
+    setting = (engine, machine.edition, machine.host_traps, machine.access_control)
+    return digest(translator_fingerprint() + repr((setting, program)).encode())
 
 
 def digest(data: bytes) -> str:
@@ -106,13 +124,34 @@ def digest(data: bytes) -> str:
     return (importlib.util.source_hash(data) + importlib.util.source_hash(b"lc3jit" + data)).hex()
 
 
+def covered_words(saved: SavedEngine) -> list[int]:
+    """The addresses of the words the saved code was translated from, in order."""
+    words = {w for region in saved.regions for w in region.words}
+    words.update((b.start + i) & WORD_MASK for b in saved.blocks for i in range(b.length))
+    return sorted(words)
+
+
 def unchanged(saved: SavedEngine, mem: Sequence[int], booted: Sequence[int]) -> bool:
     """Are the words the saved code was translated from what memory held at boot? A tiered
     run translates after it has run a while, when the program may have rewritten them; code
-    keyed by the boot's memory must be code of the boot's words."""
-    words = [w for region in saved.regions for w in region.words]
-    words += [(b.start + i) & WORD_MASK for b in saved.blocks for i in range(b.length)]
-    return all(mem[w] == booted[w] for w in words)
+    keyed by the boot's program must be code of the boot's words."""
+    return all(mem[w] == booted[w] for w in covered_words(saved))
+
+
+def as_images(addresses: Iterable[int], mem: Sequence[int]) -> tuple[Image, ...]:
+    """The words at the addresses (in order), as images of consecutive words."""
+    runs: list[list[int]] = []
+    for address in addresses:
+        if runs and runs[-1][0] + len(runs[-1]) - 1 == address:
+            runs[-1].append(mem[address])
+        else:
+            runs.append([address, mem[address]])
+    return tuple(Image(run[0], tuple(run[1:]), "translated", {}) for run in runs)
+
+
+def holds(mem: Sequence[int], images: Sequence[Image]) -> bool:
+    """Does memory hold the images' words?"""
+    return all(mem[i.origin : i.origin + len(i.words)] == list(i.words) for i in images)
 
 
 class TranslationCache:
@@ -126,6 +165,7 @@ class TranslationCache:
         self.max_bytes = max_bytes
         self.warned = False
         self.hit = False  # did the last build load its translations from here?
+        self.loaded: SavedEngine | None = None  # and those translations
 
     def warn(self, message: str) -> None:
         """One warning line a run at most: the first problem is the one worth reading."""
@@ -138,28 +178,30 @@ class TranslationCache:
         machine: Machine,
         engine: str,
         translate: Callable[[Machine], Dispatcher],
-        booted: Booted | None = None,
+        program: object,
+        booted: Callable[[], Sequence[int]] | None = None,
     ) -> Dispatcher:
         """The engine from the cache when an entry fits, else translated by `translate` and saved.
 
-        `booted` is the machine's memory and PC at boot, for an engine built after the run
-        began (a tiered run): the entry is keyed by them, and holds only code translated
-        from words the program has not rewritten since.
+        `program` is what booted the machine (its program_key). `booted` gives its memory at
+        boot, for an engine built after the run began (a tiered run), which saves only code
+        translated from words the program has not rewritten since.
         """
-        self.hit = False
+        self.hit, self.loaded = False, None
         usable = self.usable_directory()
-        key = entry_key(machine, engine, booted) if usable else ""
-        saved = self.load(key, engine) if usable else None
-        boot_mem = machine.mem if booted is None else booted[0]
-        if saved is not None and unchanged(saved, machine.mem, boot_mem):
-            self.hit = True
-            return restored(machine, saved, engine)
+        key = entry_key(machine, engine, program) if usable else ""
+        entry = self.load(key, engine) if usable else None
+        if entry is not None and holds(machine.mem, entry.images):
+            self.hit, self.loaded = True, entry.engines[engine]
+            return restored(machine, self.loaded, engine)
         dispatcher = translate(machine)
-        if usable and unchanged(made := saved_engine(dispatcher), machine.mem, boot_mem):
-            entry = Compiled(
-                "cache entry", __version__, machine.edition, None, (), engines={engine: made}, key=key
-            )
-            self.save(key, entry)
+        if usable:
+            made = saved_engine(dispatcher)
+            if booted is None or unchanged(made, machine.mem, booted()):
+                words = as_images(covered_words(made), machine.mem)
+                entry = Compiled("cache entry", __version__, machine.edition, None, words, key=key)
+                entry.engines[engine] = made
+                self.save(key, entry)
         return dispatcher
 
     def usable_directory(self) -> bool:
@@ -184,8 +226,9 @@ class TranslationCache:
         assert self.directory is not None  # usable_directory() said so
         return self.directory / f"{key}.pyc"
 
-    def load(self, key: str, engine: str) -> SavedEngine | None:
-        """The entry's translations, or None (with a warning if one was there but unusable)."""
+    def load(self, key: str, engine: str) -> Compiled | None:
+        """The entry, with the engine's translations, or None (with a warning if one was there
+        but unusable)."""
         path = self.path(key)
         try:  # not blocking: a FIFO put there would wait for a writer forever
             fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
@@ -212,11 +255,11 @@ class TranslationCache:
             return None
         with contextlib.suppress(OSError):  # evicted meanwhile by another run: what was read is good
             os.utime(path)  # its last use, for eviction
-        return entry.engines[engine]
+        return entry
 
     def save(self, key: str, entry: Compiled) -> None:
         try:
-            write_atomically(self.path(key), entry.pyc_bytes(), PRIVATE_FILE)
+            write_atomically(self.path(key), entry.pyc_bytes(packed=False), PRIVATE_FILE)
             self.evict(keep=self.path(key))
         except OSError as e:
             self.warn(f"could not save translations: {e.strerror or e}")

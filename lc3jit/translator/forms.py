@@ -10,14 +10,14 @@ from typing import TYPE_CHECKING
 from lc3jit.translator.bounds import EMPTY, FULL, SIGN, WRAP
 from lc3jit.translator.emitter import BinaryOp, Compare
 from lc3jit_runtime import contract
-from lc3jit_runtime.dispatch import CODE_TABLE_RANGE
+from lc3jit_runtime.code_helpers import CODE_TABLE_RANGE
 from lc3jit_runtime.isa import WORD_MASK, Instruction
 
 if TYPE_CHECKING:
     from lc3jit.translator.codegen import BlockCompiler
 
 #: A branch test on the value v that set the codes: a comparison, the name of a global
-#: table of bools to index with v (runtime.dispatch: right for v not wrapped yet too), or
+#: table of bools to index with v (runtime.code_helpers: right for v not wrapped yet too), or
 #: None for v's own truth.
 Test = tuple[Compare, int] | str | None
 

@@ -28,27 +28,18 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from lc3jit.translator.cache import Booted, TranslationCache, entry_key, unchanged
+from lc3jit.translator.cache import TranslationCache, unchanged
 from lc3jit.translator.saved import restored, saved_engine
 from lc3jit_runtime.compiled import SavedEngine
 from lc3jit_runtime.dispatch import Dispatcher
-from lc3jit_runtime.loader import Image
 from lc3jit_runtime.machine import Machine
 
 #: Programs kept at most (the least recently used go first): a class of 300 submissions
 #: graded by two workers keeps each worker's recent ones, a few KB of code each.
 CAPACITY = 64
 
-Key = tuple[object, ...]
-
-
-def program_key(
-    engine: str, edition: int, pc: int | None, images: Sequence[Image], system: Sequence[Image]
-) -> Key:
-    """What an engine's translations of a booted machine depend on, from what booted it."""
-    loaded = tuple((image.origin, image.words, tuple(sorted(image.symbols.values()))) for image in system)
-    loaded += tuple((image.origin, image.words, tuple(sorted(image.symbols.values()))) for image in images)
-    return (engine, edition, pc, loaded)
+Key = tuple[object, ...]  # a program_key
+Booted = tuple[Sequence[int], int]  # memory and start PC at boot
 
 
 @dataclass(frozen=True)
@@ -100,12 +91,9 @@ class SharedTranslations:
             dispatcher = translate(machine)
             made = saved_engine(dispatcher)
         else:
-            dispatcher = self.cache.build(machine, engine, translate, boot)
-            # loaded: its translator keeps no records; read the entry again (once a program)
-            if self.cache.hit:
-                made = self.cache.load(entry_key(machine, engine, boot), engine)
-            else:
-                made = saved_engine(dispatcher)
+            dispatcher = self.cache.build(machine, engine, translate, key, lambda: boot[0])
+            # loaded: its translator keeps no records
+            made = self.cache.loaded if self.cache.hit else saved_engine(dispatcher)
         if made is not None and unchanged(made, machine.mem, boot[0]):
             words = sorted({w for r in made.regions for w in r.words} | _block_words(made))
             self.programs[key] = Shared(made, tuple((w, machine.mem[w]) for w in words))

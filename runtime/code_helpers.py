@@ -1,0 +1,224 @@
+"""The runtime's side of translated code: the namespace it is bound to (the branch tables
+among it) and the slow paths it calls (runtime.contract declares both), and the ways out
+they raise.
+
+A part of the Dispatcher (runtime.dispatch), which mixes it in: the helpers read the
+machine and write back what translated code left with the dispatcher (`held`).
+
+The namespace's big tables are built, or filled, only when code that names them is
+installed (`bind_tables`): a branch table costs about 1.3 ms of CPU to build (a megabyte
+of pointers, page faults included), the exit counts a quarter of that, where a whole
+short run from the translation cache should add at most 3 (issue 20); most short
+programs never branch on a sum not wrapped yet, and few regions leave through JMP.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from . import contract
+from .errors import Leave, Stop
+from .isa import COND, MEMORY_WORDS, SIGN_BIT, WORD_MASK
+from .machine import CODES_OF_PSR, ILLEGAL_OPCODE, IO_BASE, KBDR, KBSR, PSR_ADDR, WATCH_TRANSLATED, Machine
+from .traps import trap
+
+#: POSITIVE, NEGATIVE and ZERO, by their names in runtime.contract: how to make each table
+#: of bools indexed by the value. CPython specialises indexing a tuple, and one index costs
+#: less than the two comparisons 0 < v < x8000 of BRp. Each table is periodic over 2^17
+#: entries, so that it is right for a sum not wrapped to 16 bits yet: any v from 0 to
+#: 2^17 - 1 gives the codes of v mod 2^16. A sum of two words needs no wrap before its
+#: branch. (Negative indices would be right too, but CPython's specialised indexing gives
+#: up on them.)
+_MAKERS: dict[str, Callable[[], tuple[bool, ...]]] = {
+    contract.POSITIVE: lambda: ((False,) + (True,) * (SIGN_BIT - 1) + (False,) * SIGN_BIT) * 2,
+    contract.NEGATIVE: lambda: ((False,) * SIGN_BIT + (True,) * SIGN_BIT) * 2,
+    contract.ZERO: lambda: ((True,) + (False,) * (2 * SIGN_BIT - 1)) * 2,
+}
+BRANCH_TABLES = frozenset(_MAKERS)
+NAMES = BRANCH_TABLES | {contract.EXIT_COUNTS}  # what bind_tables binds
+#: What a table's name is bound to until code that names it is installed: indexing it
+#: fails loudly (IndexError), never a silent wrong branch.
+UNBUILT: tuple[bool, ...] = ()
+_BUILT: dict[str, tuple[bool, ...]] = {}  # once a process: every dispatcher shares them
+
+
+def code_table(name: str) -> tuple[bool, ...]:
+    """The table named `name` in runtime.contract (see _MAKERS)."""
+    if (table := _BUILT.get(name)) is None:
+        table = _BUILT[name] = _MAKERS[name]()
+    return table
+
+
+#: The values the tables above are indexed with.
+CODE_TABLE_RANGE = (0, 4 * SIGN_BIT - 1)
+
+
+TYPE_CHECKING = False  # typing's, not imported by a run that loads its translations (issue 20)
+if TYPE_CHECKING:
+    from .dispatch import Translator
+
+
+class LeaveBlock(Leave):
+    """Raised by a translated store that wrote into translated code."""
+
+    def __init__(self, at: int) -> None:
+        super().__init__(at, (at + 1) & WORD_MASK)
+
+
+class LoadedKey(Leave):
+    """Raised by a translated load of KBSR or KBDR while KBSR[14] is set, after the load:
+    the read may have made a keyboard interrupt due, which the interpreter takes before
+    the next instruction, so translated code leaves for the dispatcher to look. The
+    dispatcher finishes the load (`finish`): its register and codes get `value`."""
+
+    def __init__(self, at: int, value: int) -> None:
+        super().__init__(at, (at + 1) & WORD_MASK)
+        self.value = value
+
+    def finish(self, m: Machine) -> None:
+        """DR (bits 11:9 of LD, LDI and LDR alike) = value; setcc."""
+        m.ccv = m.reg[(m.mem[self.at] >> 9) & 7] = self.value
+
+
+class CodeHelpers:
+    """The helpers translated code calls, bound into its namespace (`globals`)."""
+
+    machine: Machine
+    translator: Translator | None
+    region_count: list[int]
+    exit_counts: list[int]
+    held: Stop | Leave | None  # what READ held back for REREAD
+    load_from_code: Callable[[int, int], int]
+    globals: dict[str, object]
+
+    def _block_globals(self) -> dict[str, object]:
+        """What generated code may name: the machine's state and the slow paths (runtime.contract)."""
+        m = self.machine
+        return contract.bind(
+            {
+                contract.REGION_COUNT: self.region_count,
+                contract.MEMORY: m.mem,
+                contract.WRITE_MAP: m.watch,
+                contract.REGISTERS: m.reg,
+                contract.MACHINE: m,
+                **dict.fromkeys(BRANCH_TABLES, UNBUILT),  # see bind_tables
+                contract.NZP: COND,
+                contract.PSR_CODES: CODES_OF_PSR,
+                contract.EXIT_COUNTS: self.exit_counts,
+                contract.LOAD.name: self.load_from_code,
+                contract.FETCH.name: m.fetch_violation,
+                contract.STORE.name: self.store_from_block,
+                contract.TRAP.name: self._trap,
+                contract.RTI.name: self._return_from_interrupt,
+                contract.ILLEGAL.name: lambda word, at: m.exception(
+                    ILLEGAL_OPCODE, at, f"illegal opcode x{word:04X}"
+                ),
+                contract.INDIRECT.name: self.left_through,
+                contract.READ.name: self._read,
+                contract.REREAD.name: self._reread,
+                contract.DISPLAY.name: m.write_display,
+            }
+        )
+
+    def bind_tables(self, function: Callable[[int], int]) -> None:
+        """Bind the branch tables the function's code names, and fill the exit counts if it
+        names them. A function not bound to this namespace (a wrapper around generated code)
+        gets them all."""
+        bound = self.globals
+        generated = getattr(function, "__globals__", None) is bound
+        names = function.__code__.co_names if generated else NAMES  # type: ignore[attr-defined]
+        for name in BRANCH_TABLES.intersection(names):
+            if bound[name] is UNBUILT:
+                bound[name] = code_table(name)
+        if contract.EXIT_COUNTS in names and not self.exit_counts:
+            self.exit_counts.extend([0] * MEMORY_WORDS)
+
+    def _load_from_code(self) -> Callable[[int, int], int]:
+        """The LOAD helper: the machine's load (checked under access control); a load of
+        the keyboard's registers while KBSR[14] is set leaves (LoadedKey)."""
+        m = self.machine
+        load = m.load_checked if m.access_control else m.load
+
+        def load_from_code(address: int, at: int) -> int:
+            value = load(address, at)
+            if m.kbsr_ie and address in (KBSR, KBDR):
+                raise LoadedKey(at, value)
+            return value
+
+        return load_from_code
+
+    def _read(self, address: int, at: int) -> int:
+        """READ (runtime.contract): LOAD with what stops it held back, returning -1; -1
+        without reading for the PSR, whose codes the caller has not written back. It is
+        called only where a load cannot take an access-control exception, and every OS call
+        reads a device or two through it: the load is the machine's, unchecked, inline."""
+        m = self.machine
+        if address < IO_BASE:
+            return m.mem[address]
+        if address == PSR_ADDR:
+            return -1
+        try:
+            value = m.load_io(address, at)
+        except (Stop, Leave) as held:
+            self.held = held
+            return -1
+        if m.kbsr_ie and address in (KBSR, KBDR):
+            self.held = LoadedKey(at, value)
+            return -1
+        return value
+
+    def _reread(self, address: int, at: int) -> int:
+        """REREAD: what READ held back, raised now that the registers are written back;
+        or, nothing held, the load READ left (the PSR)."""
+        held, self.held = self.held, None
+        if held is not None:
+            raise held
+        return self.load_from_code(address, at)
+
+    def bind_os_calls(self) -> None:
+        """TRAP (under an OS) and RTI straight to the machine while KBSR[14] is clear: one
+        call fewer for each of an OS call's two. While it is set, through `_trap` and
+        `_return_from_interrupt`, which leave for the interrupt. Bound when a run begins and
+        after every way out by Leave: KBSR[14] gets set only between runs or by a store
+        that leaves (Machine._store_device)."""
+        m, bound = self.machine, self.globals
+        direct = not m.kbsr_ie
+        bound[contract.TRAP.name] = m.trap_through_table if direct and not m.host_traps else self._trap
+        bound[contract.RTI.name] = m.return_from_interrupt if direct else self._return_from_interrupt
+
+    def _trap(self, vector: int, at: int) -> int:
+        """TRAP for translated code, which goes on inside where the next PC is its own:
+        while KBSR[14] is set it leaves instead (a completed instruction), so the
+        dispatcher looks for the interrupt a key read or a lower priority made due."""
+        pc = trap(self.machine, vector, at)
+        if self.machine.kbsr_ie:
+            raise Leave(at, pc)
+        return pc
+
+    def _return_from_interrupt(self, at: int) -> int:
+        """RTI for translated code: as TRAP (`_trap`)."""
+        pc = self.machine.return_from_interrupt(at)
+        if self.machine.kbsr_ie:
+            raise Leave(at, pc)
+        return pc
+
+    def left_through(self, site: int, target: int) -> None:
+        """Translated code left through the JMP or JSRR at site for target (every so many
+        times: a sample); a translator that learns targets is told."""
+        if self.translator is not None:
+            self.translator.left_through(self, site, target)  # type: ignore[arg-type]
+
+    def exits_through(self, site: int) -> int:
+        """How often regions left through the JMP or JSRR at site (their code counts it)."""
+        return self.exit_counts[site] if self.exit_counts else 0
+
+    def store_from_block(self, address: int, value: int, at: int) -> None:
+        """The slow path of a translated store; leaves the block if it wrote code."""
+        address &= WORD_MASK
+        m = self.machine
+        if flags := m.watch[address]:  # the machine's store, inline: every OS's OUT comes here
+            m.store_slow(address, value, at)
+        else:
+            m.mem[address] = value
+        if flags & WATCH_TRANSLATED:
+            raise LeaveBlock(at)
