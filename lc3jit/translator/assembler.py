@@ -111,14 +111,27 @@ def _varint(value: int, out: bytearray) -> None:
             return
 
 
-def _line_entries(line: int, previous: int, units: int, out: bytearray) -> None:
-    """Location entries (form 13: a line, no columns) for `units` code units on `line`."""
-    delta = line - previous
-    while units > 0:
-        out.append(0x80 | (13 << 3) | (min(units, 8) - 1))
+def _line_entries(delta: int, units: int) -> bytes:
+    """Location entries (form 13: a line, no columns) for `units` code units on the line
+    `delta` after the one before."""
+    key = delta << 16 | units
+    if (found := _LINE_ENTRIES.get(key)) is not None:
+        return found
+    out, left = bytearray(), units
+    while left > 0:
+        out.append(0x80 | (13 << 3) | (min(left, 8) - 1))
         _varint((-delta << 1) | 1 if delta < 0 else delta << 1, out)
         delta = 0
-        units -= 8
+        left -= 8
+    found = bytes(out)
+    if len(_LINE_ENTRIES) < _ENCODED_KEPT and units < 1 << 16:  # the key holds units in 16 bits
+        _LINE_ENTRIES[key] = found
+    return found
+
+
+#: The line table's entries by (line delta, code units): a few hundred pairs come again
+#: and again (an LC-3 instruction is a few code units, a line or two after the last).
+_LINE_ENTRIES: dict[int, bytes] = {}
 
 
 def assemble(
@@ -187,10 +200,11 @@ def assemble(
         _resolve_jumps(units, jumps, at)
     starts = [0, *accumulate(map(len, units))]  # in bytes
     run_starts.append(len(units))
-    table = bytearray()
+    entries = []
     previous = first_line
     for k, line in enumerate(run_lines):
-        _line_entries(line, previous, (starts[run_starts[k + 1]] - starts[run_starts[k]]) >> 1, table)
+        units_on_line = (starts[run_starts[k + 1]] - starts[run_starts[k]]) >> 1
+        entries.append(_line_entries(line - previous, units_on_line))
         previous = line
     return _TEMPLATE.replace(
         co_argcount=len(argnames),
@@ -202,7 +216,7 @@ def assemble(
         co_varnames=tuple(local),
         co_name=name,
         co_firstlineno=first_line,
-        co_linetable=bytes(table),
+        co_linetable=b"".join(entries),
     )
 
 

@@ -25,6 +25,7 @@ from lc3jit.translator.regions.os_calls import SP
 from lc3jit.translator.regions.select import NO_HINTS, Hints
 from lc3jit_runtime import contract
 from lc3jit_runtime.dispatch import INTERPRET_AT
+from lc3jit_runtime.isa import WORD_MASK
 
 #: Where a slow path was left for later: block, instruction index, line, the register
 #: standing for the codes, the bounds of the registers' locals, the registers (and CODES)
@@ -137,7 +138,9 @@ class AcrossBlocks(BlockCompiler):
         registers whose locals may not hold words here are wrapped there, with those of
         every other way out (one `&` each: less code than a wrap on every way)."""
         self.settle_cc()
-        self.unwrapped_out |= {r for r in self.written if not self.is_word(r)}
+        self.unwrapped_out |= {  # a register with no bounds holds a word
+            r for r, (lo, hi) in self.ranges.items() if (lo < 0 or hi > WORD_MASK) and r in self.written
+        }
         self.e.const(pending)
         self.e.jump(self.way_out)
 

@@ -125,10 +125,13 @@ class RegionTranslator(BlockTranslator):
         compiler = region_compiler(blocks, self.edition, self.access_control, self.hints, more_entries)
         entries = compiler.facts.entries
         sites = {b.end for b in blocks if hinted_site(b)}
-        key = (tuple((b.start, *(i.word for i in b.instructions)) for b in blocks), *entries)
-        learnt = ((site, *self.hints[site]) for site in sorted(sites & self.hints.keys()))
-        key += (self.edition, self.access_control, *learnt)  # code differs with what jumps learnt
-        code = shared_code.get(key) if shared_code is not None else None
+        code: CodeType | None = None
+        key: tuple[object, ...] = ()
+        if shared_code is not None:  # the key, every word of the region, only where code is shared
+            key = (tuple((b.start, *(i.word for i in b.instructions)) for b in blocks), *entries)
+            learnt = ((site, *self.hints[site]) for site in sorted(sites & self.hints.keys()))
+            key += (self.edition, self.access_control, *learnt)  # code differs with what jumps learnt
+            code = shared_code.get(key)
         if code is None:
             try:
                 code = compiler.compile()
