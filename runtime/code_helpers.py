@@ -116,7 +116,7 @@ class CodeHelpers:
                 contract.INDIRECT.name: self.left_through,
                 contract.READ.name: self._read,
                 contract.REREAD.name: self._reread,
-                contract.DISPLAY.name: m.write_display,
+                contract.DISPLAY.name: m.console.put,
             }
         )
 
@@ -170,21 +170,24 @@ class CodeHelpers:
     def _reread(self, address: int, at: int) -> int:
         """REREAD: what READ held back, raised now that the registers are written back;
         or, nothing held, the load READ left (the PSR)."""
-        held, self.held = self.held, None
+        held, self.held = self.held or self.machine.held, None
+        self.machine.held = None
         if held is not None:
             raise held
         return self.load_from_code(address, at)
 
     def bind_os_calls(self) -> None:
-        """TRAP (under an OS) and RTI straight to the machine while KBSR[14] is clear: one
-        call fewer for each of an OS call's two. While it is set, through `_trap` and
-        `_return_from_interrupt`, which leave for the interrupt. Bound when a run begins and
-        after every way out by Leave: KBSR[14] gets set only between runs or by a store
-        that leaves (Machine._store_device)."""
+        """TRAP (under an OS), RTI and READ straight to the machine while KBSR[14] is clear:
+        one call fewer for each of an OS call's two, and for a device read. While it is
+        set, through `_trap`, `_return_from_interrupt` and `_read`, which leave for the
+        interrupt. Bound when a run begins and after every way out by Leave: KBSR[14] gets
+        set only between runs or by a store that leaves (Machine._store_device)."""
         m, bound = self.machine, self.globals
         direct = not m.kbsr_ie
         bound[contract.TRAP.name] = m.trap_through_table if direct and not m.host_traps else self._trap
         bound[contract.RTI.name] = m.return_from_interrupt if direct else self._return_from_interrupt
+        bound[contract.READ.name] = m.read_device if direct else self._read
+        bound[contract.DISPLAY.name] = m.console.put  # a debugger may have put its console in
 
     def _trap(self, vector: int, at: int) -> int:
         """TRAP for translated code, which goes on inside where the next PC is its own:

@@ -47,6 +47,8 @@ FLUSH_SIZE = 1 << 16
 LINE_GAP = 0.001
 #: Seconds a wait for a key sleeps in select() between looks at whether the run must end.
 WAIT_SLICE = 0.05
+#: Bytes read at a time from a keyboard whose keys come at once (memory, a regular file).
+READ_AHEAD = 4096
 
 
 def _regular_file(fd: int) -> bool:
@@ -101,7 +103,8 @@ class Console:
         self._keys_at_once = self._keyboard_fd is None or _regular_file(self._keyboard_fd)
         self._display = display
         self._interactive = interactive
-        self._pending: int | None = None  # a byte read ahead by a scripted poll
+        self._ahead = b""  # keys read ahead (see _read_byte), from index _taken on not taken yet
+        self._taken = 0
         self._out = bytearray()  # only ever changed in place: the flusher thread holds it too
         self._flushing = threading.Lock()  # one writer at a time, in order
         self.exhausted = keyboard is None
@@ -151,6 +154,19 @@ class Console:
         if self.on_terminal or line_due or len(out) >= FLUSH_SIZE:
             self.flush()
 
+    def put(self, value: int) -> bool:
+        """`write` of value's low byte (DDR and OUT: most of what an OS prints), held
+        without making a bytes object unless a limit, a newline, a terminal or a full
+        buffer needs `write`. True when the machine has been asked to stop (the output
+        limit, a lost display, a signal): translated code calls it directly as DISPLAY
+        (runtime.contract) and leaves at the next instruction then."""
+        out, byte = self._out, value & 0xFF
+        if byte == 0x0A or self.on_terminal or self.max_output is not None or len(out) >= FLUSH_SIZE - 1:
+            self.write(bytes((byte,)))
+        else:
+            out.append(byte)  # in place, as in `write`
+        return self.stop_requested
+
     @property
     def mid_line(self) -> bool:
         """Did the output so far stop in the middle of a line?"""
@@ -189,24 +205,25 @@ class Console:
         if self.when_lost is not None:
             self.when_lost(self.lost)
 
-    def key_ready(self, wait: float = 0.0) -> bool:
-        """Is a key waiting? A terminal is looked at for up to `wait` seconds (returning
-        as soon as a key comes); a script gives its next byte at once."""
-        if self._pending is None and not self.exhausted:
-            if self._interactive:
-                if self._out:  # a program polling for a key waits for the user, who must see the screen
-                    self.flush()
-                if not self._select(wait):
-                    return False
-            self._pending = self._read_byte()
-        return self._pending is not None
+    def next_key(self, wait: float | None = 0.0) -> int | None:
+        """The next key, taken; None when none came or the input has ended.
 
-    def read_key(self) -> int | None:
-        """The next key, waiting for it; None once the input has ended."""
-        if self._pending is not None:
-            key, self._pending = self._pending, None
-            return key
-        return None if self.exhausted else self._read_byte()
+        A terminal is looked at for up to `wait` seconds (None: until a key comes),
+        returning as soon as a key comes; a script gives its next byte, waiting for a pipe's.
+        One call a KBSR poll: every key an OS reads is one (tests and the reverse debugger's
+        recording console override this one method)."""
+        taken = self._taken
+        if taken < len(self._ahead):  # read ahead: memory or a regular file
+            self._taken = taken + 1
+            return self._ahead[taken]
+        if self.exhausted:
+            return None
+        if self._interactive and wait is not None:
+            if self._out:  # a program polling for a key waits for the user, who must see the screen
+                self.flush()
+            if not self._select(wait):
+                return None
+        return self._read_byte()
 
     def _select(self, timeout: float) -> bool:
         """Can the keyboard be read within timeout (None: however long it takes)?
@@ -228,20 +245,35 @@ class Console:
                     return False
 
     def _read_byte(self) -> int | None:
+        """The next byte of the keyboard. Keys that come at once are read READ_AHEAD at a
+        time (a regular file gets back what is left unread when the run ends: `raw_mode`);
+        a pipe or a terminal one at a time, what it holds being the sender's until taken."""
         keyboard = self._keyboard
         assert keyboard is not None  # not exhausted, so there is a keyboard
+        size = READ_AHEAD if self._keys_at_once else 1
         if not self._keys_at_once:  # the read may wait: whoever sends the keys sees the output first
             self.flush()
             self._select(None)
         try:
             fd = self._keyboard_fd
-            data = keyboard.read(1) if fd is None else os.read(fd, 1)
+            data = keyboard.read(size) if fd is None else os.read(fd, size)
         except OSError:  # unreadable (a directory, a descriptor open for writing): no more keys
             data = b""
         if not data:
             self.exhausted = True
             return None
+        self._ahead, self._taken = data, 1
         return data[0]
+
+    def _give_back(self) -> None:
+        """Keys read ahead and not taken go back to a regular file (its offset may be
+        shared: `(lc3jit run a.obj; cat) < keys`), so the next reader, or a run after a
+        debugger's stop, starts at the first key not taken."""
+        unread = len(self._ahead) - self._taken
+        if unread and self._keyboard_fd is not None:  # memory keeps them where they are
+            self._ahead, self._taken = b"", 0
+            with contextlib.suppress(OSError):
+                os.lseek(self._keyboard_fd, -unread, os.SEEK_CUR)
 
     @contextlib.contextmanager
     def running(self) -> Iterator[None]:
@@ -275,6 +307,7 @@ class Console:
                 yield
             finally:
                 self.flush()
+                self._give_back()
             return
         fd = self._keyboard.fileno()  # type: ignore[union-attr]
         saved = termios.tcgetattr(fd)

@@ -85,7 +85,7 @@ INDIRECT = Helper("INDIRECT", 2)  # (site, target): where a JMP or JSRR went (a 
 READ = Helper("READ", 2)  # (address, at) -> word or -1
 REREAD = Helper("REREAD", 2)  # (address, at) -> word
 #: A store into DDR that cannot take an exception: (value) -> true when the run is to end
-#: after it; it raises nothing (Machine.write_display).
+#: after it; it raises nothing (the console's `put`, bound at each run's start).
 DISPLAY = Helper("DISPLAY", 1)
 HELPERS = (LOAD, STORE, FETCH, TRAP, RTI, ILLEGAL, INDIRECT, READ, REREAD, DISPLAY)
 #: The registers TRAP and RTI may change when they come back, besides the codes: a host

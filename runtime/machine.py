@@ -1,4 +1,6 @@
 """The machine state every engine shares: memory, registers, PSR, devices, write map.
+What the device registers do (the keyboard, the display, MCR) is runtime.devices', the
+half of the Machine that talks to the console.
 
 Condition codes are kept lazily, as the 16-bit value that last set them (`ccv`): the
 interpreter and translated code alike store the value and test its sign only when a
@@ -21,21 +23,29 @@ import functools
 from collections.abc import Callable
 
 from .console import Console
-from .errors import Ended, Halted, InputExhausted, Leave, MachineFault, StopRequested
+from .devices import (  # noqa: F401 - the device page's names, where the engines and tools find them
+    DDR,
+    DISPLAY_STATUS,
+    DSR,
+    IO_BASE,
+    KBDR,
+    KBSR,
+    KBSR_IE,
+    KBSR_READY,
+    MCR,
+    MCR_CLOCK,
+    OS_KEY_WAIT,
+    PSR_ADDR,
+    WAITING_POLLS,
+    Devices,
+)
+from .errors import Leave, MachineFault
 from .isa import CC_VALUE, COND, MEMORY_WORDS, NOOP_WORDS, WORD_MASK
-from .outcome import Outcome, output_limit, output_lost
 
 #: The codes' word (`ccv`) for each value of the PSR's low 3 bits: no code set, or more
 #: than one, reads as Z, as in LC3Tools.
 CODES_OF_PSR = tuple(CC_VALUE.get(bits, 0) for bits in range(8))
 
-KBSR, KBDR, DSR, DDR, PSR_ADDR, MCR = 0xFE00, 0xFE02, 0xFE04, 0xFE06, 0xFFFC, 0xFFFE
-IO_BASE = 0xFE00
-
-KBSR_READY = 0x8000
-DISPLAY_STATUS = KBSR_READY  # what DSR reads: the display is always ready
-KBSR_IE = 0x4000
-MCR_CLOCK = 0x8000
 PSR_USER = 0x8000
 PSR_PRIORITY = 0x0700
 TRAP_TABLE, EXCEPTION_TABLE = 0x0000, 0x0100
@@ -64,13 +74,6 @@ WATCH_CODE = WATCH_DECODED | WATCH_TRANSLATED
 #: Memory itself needs no guard: a negative index wraps, a load checks the address.
 GUARD_WORDS = MEMORY_WORDS + 32
 
-#: With scripted input used up, a KBSR read finds no key and reads 0. The program is
-#: evidently waiting for a key, and the run ends (exit 5), at the read that is the
-#: WAITING_POLLS-th in a row to find no key with nothing written to the display since.
-WAITING_POLLS = 10_000
-#: Under an OS, on a terminal, a KBSR read from system space (the OS's GETC and IN)
-#: that finds no key sleeps up to this many seconds for one, instead of spinning.
-OS_KEY_WAIT = 0.05
 #: The most no-op words an engine runs as one step (see `Machine.noop_run_end`): it sets
 #: up a run in time proportional to its length, wherever control enters it.
 MAX_NOOP_RUN = 4096
@@ -110,7 +113,7 @@ def fresh_write_map(edition: int, access_control: bool) -> list[int]:
     return watch
 
 
-class Machine:
+class Machine(Devices):
     """An LC-3: 65,536 words, R0-R7, PC, PSR, the saved stack pointers, the devices."""
 
     def __init__(self, console: Console, edition: int = 3, full_system: bool = False) -> None:
@@ -129,18 +132,20 @@ class Machine:
         self.saved_ssp = INITIAL_SSP
         self.saved_usp = 0
         self.kbsr_ie = 0
-        self.kbd_latch: int | None = None  # a key seen by a KBSR poll, not yet read
+        self.kbd_latch = None
         self.kbdr = 0
-        self.empty_polls = 0  # KBSR reads in a row that found no key, with nothing written since
-        self.written_at_poll = 0  # the console's bytes_written at the last of them
+        self.empty_polls = 0
+        self.written_at_poll = 0
+        self.key_wait_below = USER_BASE if full_system else 0
         self.mcr = MCR_CLOCK
         self.watch = fresh_write_map(edition, self.access_control).copy()
         self.code_write_hooks: list[CodeWriteHook] = []
         self.code_writes = 0  # stores into words some engine holds decoded or translated
         # An ending asked for from outside the program (a signal, a lost display), and
         # what each engine does to take it before its next instruction.
-        self.ending: Outcome | None = None
-        self.stop_hooks: list[Callable[[bool], None]] = []  # called with True to stop, False to go on
+        self.ending = None
+        self.held = None
+        self.stop_hooks = []
         console.when_lost = self._output_lost
         console.when_full = self._output_full
         self.observer: StoreObserver | None = None
@@ -217,81 +222,6 @@ class Machine:
             raise Leave(at, self.access_violation(address, at))
         return self.load(address, at)
 
-    def request_stop(self, ending: Outcome) -> None:
-        """End the run before the next instruction, exactly, with `ending` (the first
-        asked for wins); safe from a signal handler or another thread, as the engines'
-        hooks only swap what they call next."""
-        if self.ending is None:
-            self.ending = ending
-        self.console.stop_requested = True
-        for hook in self.stop_hooks:
-            hook(True)
-
-    def take_ending(self) -> Outcome | None:
-        """The ending requested during the run that just ended, cleared: the engines put
-        back what they call, and the machine may run on (a debugger after Ctrl-C)."""
-        ending, self.ending = self.ending, None
-        if ending is not None:
-            self.console.stop_requested = False
-            for hook in self.stop_hooks:
-                hook(False)
-        return ending
-
-    def _output_lost(self, error: OSError) -> None:
-        self.request_stop(output_lost(error))
-
-    def _output_full(self, limit: int) -> None:
-        self.request_stop(output_limit(limit))
-
-    def _ended(self, at: int) -> Ended:
-        """The requested ending, taken inside the instruction at `at` that waited for a key."""
-        ending = self.ending
-        assert ending is not None  # the console gives up a wait only once one is requested
-        return Ended(at, ending.ending, ending.message)
-
-    def key_waiting(self, wait: float = 0.0) -> bool:
-        """KBSR[15]: a key seen by a poll and not yet read (scripted: input remains)."""
-        if self.kbd_latch is None and self.console.key_ready(wait):
-            self.kbd_latch = self.console.read_key()
-        return self.kbd_latch is not None
-
-    def poll_keyboard(self, at: int) -> int:
-        """A read of KBSR by the instruction at `at` (see WAITING_POLLS and OS_KEY_WAIT)."""
-        console = self.console
-        wait = OS_KEY_WAIT if not self.host_traps and at < USER_BASE else 0.0
-        try:
-            ready = self.key_waiting(wait)
-        except StopRequested:
-            raise self._ended(at) from None
-        if ready:
-            self.empty_polls = 0
-            return KBSR_READY | self.kbsr_ie
-        if console.exhausted:
-            written = console.bytes_written
-            self.empty_polls = self.empty_polls + 1 if written == self.written_at_poll else 1
-            self.written_at_poll = written
-            if self.empty_polls >= WAITING_POLLS:
-                raise InputExhausted(at, False, "input ended while the program polls KBSR")
-        return self.kbsr_ie
-
-    def load_io(self, address: int, at: int) -> int:
-        """A load from xFE00-xFFFF: device registers read live, the rest is memory."""
-        if address == KBSR:
-            return self.poll_keyboard(at)
-        if address == KBDR:
-            if self.kbd_latch is not None:
-                self.kbdr, self.kbd_latch = self.kbd_latch, None
-            return self.kbdr
-        if address == DSR:
-            return DISPLAY_STATUS
-        if address == DDR:
-            return 0
-        if address == MCR:
-            return self.mcr
-        if address == PSR_ADDR and self.edition == 3:
-            return self.psr
-        return self.mem[address]
-
     def store_slow(self, address: int, value: int, at: int, pushed: bool = False) -> None:
         """A store into a device register, a word some engine holds as code, a protected
         word, or a word observed by a debugger or a trace."""
@@ -312,47 +242,6 @@ class Machine:
         self.watch[address] &= ~WATCH_CODE
         for hook in self.code_write_hooks:
             hook(address, at)
-
-    def _store_device(self, address: int, value: int, at: int) -> None:
-        """Engines run without looking for interrupts while KBSR[14] is clear: setting it,
-        or writing the PSR (privilege, priority), leaves their fast paths after the store."""
-        if address == KBSR:
-            enabled, self.kbsr_ie = self.kbsr_ie, value & KBSR_IE
-            if self.kbsr_ie and not enabled:
-                raise Leave(at, (at + 1) & WORD_MASK)
-        elif address == DDR:
-            if self.write_display(value):
-                raise Leave(at, (at + 1) & WORD_MASK)
-        elif address == MCR:
-            self.mcr = value
-            if not value & MCR_CLOCK:  # the clock stops: the way the OS's HALT routine ends a run
-                raise Halted(at, True, "the program cleared the clock enable bit of MCR")
-        elif address == PSR_ADDR:
-            self.psr = value
-            raise Leave(at, (at + 1) & WORD_MASK)
-        # KBDR and DSR are read-only: stores to them are ignored, as on LC3Tools.
-
-    def write_display(self, value: int) -> bool:
-        """A store into DDR: its low byte to the display. True when the run is to end after
-        the store (the output limit, a lost display: taken at the next instruction, as in
-        traps.trap). Translated code calls it directly (contract.DISPLAY) where the store
-        is known to be the supervisor's or access control is off: it raises nothing, so
-        the registers need not be written back first."""
-        self.console.write(bytes((value & 0xFF,)))
-        return self.ending is not None
-
-    def read_key(self, at: int) -> int:
-        """The next key for GETC or IN: one a KBSR poll already saw, or wait for one."""
-        key, self.kbd_latch = self.kbd_latch, None
-        if key is None:
-            try:
-                key = self.console.read_key()
-            except StopRequested:
-                raise self._ended(at) from None
-            if key is None:
-                raise InputExhausted(at, False, "input ended while the program waits for a key")
-        self.kbdr = key
-        return key
 
     # Entering and leaving the supervisor: TRAP (3rd edition), exceptions, interrupts, RTI.
     # Every OS call runs these twice (TRAP in, RTI out), so they read the machine's fields

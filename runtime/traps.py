@@ -25,7 +25,7 @@ def getc(m: Machine, at: int) -> None:
 
 def out(m: Machine, at: int) -> None:
     """x21: write R0[7:0]."""
-    m.console.write(bytes((m.reg[0] & 0xFF,)))
+    m.console.put(m.reg[0])
 
 
 def puts(m: Machine, at: int) -> None:
@@ -59,7 +59,7 @@ def in_(m: Machine, at: int) -> None:
     """x23: prompt, read one character, echo it; R0 = its code."""
     m.console.write(IN_PROMPT)
     key = m.read_key(at)
-    m.console.write(bytes((key,)))
+    m.console.put(key)
     m.reg[0] = key
     if m.edition == 2:
         m.ccv = key

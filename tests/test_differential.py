@@ -241,15 +241,12 @@ class HumanConsole(Console):
         self.pace = random.Random(seed)
         self.polls_left = self.pace.randrange(400)
 
-    def key_ready(self, wait: float = 0.0) -> bool:
-        if self.polls_left > 0 and not self.exhausted:
+    def next_key(self, wait: float | None = 0.0) -> int | None:
+        if wait is not None and self.polls_left > 0 and not self.exhausted:
             self.polls_left -= 1
-            return False
-        return super().key_ready(wait)
-
-    def read_key(self) -> int | None:
+            return None
         self.polls_left = self.pace.randrange(400)
-        return super().read_key()
+        return super().next_key(wait)
 
 
 @pytest.mark.parametrize("engine", OTHER_ENGINES)

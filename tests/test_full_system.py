@@ -14,6 +14,7 @@ import io
 import os
 import random
 import signal
+import tempfile
 import threading
 from pathlib import Path
 
@@ -337,6 +338,42 @@ def test_user_code_that_reaches_into_the_os_is_stopped_by_it(engine: str, keys: 
     assert report in expected.output and expected.outcome.reason == "halt"
 
 
+ECHO_ALL = images_of(
+    """
+        .ORIG x3000
+LOOP    GETC
+        OUT
+        BRnzp LOOP
+        .END
+"""
+)
+
+
+@pytest.mark.parametrize("engine", sorted(ENGINES))
+@pytest.mark.parametrize("edition", [3, 2])
+@settings(max_examples=5)
+@given(slices=st.lists(st.integers(0, 400), min_size=1, max_size=6))
+def test_keys_from_a_file_run_in_pieces_as_in_one_run(engine: str, edition: int, slices: list[int]) -> None:
+    """A run stopped at step limits and run on (a debugger's stops) takes its keys from a
+    regular file as one run does: the keys read ahead and not taken go back to the file
+    whenever the console stops running, and are read again after (each once: the program
+    echoes every key until the input ends)."""
+    keys = bytes(random.Random(len(slices)).choices(b"ab\n", k=300))
+    whole = run_os("interp", ECHO_ALL, keys, edition)
+    with tempfile.TemporaryFile() as keyboard:  # a regular file (not tmp_path: hypothesis runs it again)
+        keyboard.write(keys)
+        keyboard.seek(0)
+        machine = os_machine(ECHO_ALL, b"", edition, Console(keyboard, io.BytesIO()))
+        built = ENGINES[engine](machine)
+        outcome = None
+        for budget in [*slices, None]:
+            with machine.console.running():
+                outcome = built.run(budget)
+            if outcome.reason != "step-limit":
+                break
+        assert_same(whole, finish(machine, outcome))
+
+
 def test_a_stop_request_is_taken_while_the_getc_routine_polls() -> None:
     """No key ever comes (a pipe left open): GETC's routine polls inside the region; a
     SIGTERM-style stop request ends the run soon, at an exact instruction."""
@@ -346,13 +383,13 @@ def test_a_stop_request_is_taken_while_the_getc_routine_polls() -> None:
             machine = os_machine(ECHO, b"", 3, Console(keyboard, io.BytesIO()))
             engine = region_engine(machine)
             polling = threading.Event()
-            real_key_ready = machine.console.key_ready
+            real_next_key = machine.console.next_key
 
-            def key_ready(wait: float = 0.0) -> bool:
+            def next_key(wait: float | None = 0.0) -> int | None:
                 polling.set()
-                return real_key_ready(wait)
+                return real_next_key(wait)
 
-            machine.console.key_ready = key_ready  # type: ignore[method-assign]
+            machine.console.next_key = next_key  # type: ignore[method-assign]
             threading.Thread(
                 target=lambda: polling.wait(60) and machine.request_stop(interrupted(signal.SIGTERM)),
                 daemon=True,

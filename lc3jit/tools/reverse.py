@@ -65,8 +65,8 @@ def changed_words(old: list[int], new: list[int]) -> dict[int, int]:
 class RecordedConsole:
     """Stands in for the machine's console while the debugger keeps a history.
 
-    Every answer the keyboard gives (a key ready or not, the key, whether the input has
-    ended) is logged in order; a replay from a checkpoint is asked the same questions in
+    Every answer the keyboard gives (the next key or none, whether the input has ended)
+    is logged in order; a replay from a checkpoint is asked the same questions in
     the same order and gets the logged answers, until it goes past the log, where the real
     console answers again. Output is counted (`position`, what the program has written by
     now, which `bytes_written` reports as the machine expects) and logged from the oldest
@@ -108,11 +108,8 @@ class RecordedConsole:
         self.cursor += 1
         return answer
 
-    def key_ready(self, wait: float = 0.0) -> bool:
-        return bool(self._answer(lambda: self._console.key_ready(wait)))
-
-    def read_key(self) -> int | None:
-        return self._answer(self._console.read_key)  # type: ignore[return-value]
+    def next_key(self, wait: float | None = 0.0) -> int | None:
+        return self._answer(lambda: self._console.next_key(wait))  # type: ignore[return-value]
 
     @property
     def exhausted(self) -> bool:
@@ -129,6 +126,10 @@ class RecordedConsole:
     @mid_line.setter
     def mid_line(self, value: bool) -> None:
         self._console.mid_line = value
+
+    def put(self, value: int) -> bool:
+        self.write(bytes((value & 0xFF,)))
+        return self._console.stop_requested
 
     def write(self, data: bytes) -> None:
         start, self.position = self.position, self.position + len(data)
