@@ -352,6 +352,15 @@ STACK_EFFECTS = {
 }
 
 
+#: What borrowable_loads does at each instruction of STACK_EFFECTS: values popped and
+#: pushed, whether it uses them up, whether it scrambles the stack (COPY, SWAP), whether
+#: straight-line code ends there (a jump, whose argument is a label, or a return).
+_BORROW_STEPS = {
+    name: (pops, pushes, name in USES_THEN_DROPS, name in ("COPY", "SWAP"), "JUMP" in name or name in ENDS)
+    for name, (pops, pushes) in STACK_EFFECTS.items()
+}
+
+
 def _stack_effect(item: Instr) -> tuple[int, int] | None:
     """(values popped, values pushed) by item, or None for an instruction not written here."""
     if item.name == "CALL":
@@ -374,7 +383,7 @@ def borrowable_loads(items: Sequence[Instr | Label]) -> list[int]:
     on_stack: list[int | None] = []  # per value: the index of the LOAD_FAST that pushed it
     borrowed: list[int] = []
     for i, item in enumerate(items):
-        if isinstance(item, Label):
+        if type(item) is Label:
             on_stack.clear()
             continue
         name = item.name
@@ -386,20 +395,24 @@ def borrowable_loads(items: Sequence[Instr | Label]) -> list[int]:
                 on_stack.pop()
             on_stack = [None if p is not None and items[p].arg == item.arg else p for p in on_stack]
             continue
-        effect = _stack_effect(item)
-        if effect is None:  # not an instruction this module writes: trust nothing below it
-            on_stack.clear()
-            continue
-        pops, pushes = effect
+        step = _BORROW_STEPS.get(name)
+        if step is None:
+            effect = _stack_effect(item)
+            if effect is None:  # not an instruction this module writes: trust nothing below it
+                on_stack.clear()
+                continue
+            step = (*effect, name in USES_THEN_DROPS, False, type(item.arg) is Label or name in ENDS)
+        pops, pushes, drops, scrambles, ends = step
         used = on_stack[len(on_stack) - pops :] if pops else []
         del on_stack[len(on_stack) - len(used) :]
-        if name in USES_THEN_DROPS:
+        if drops:
             borrowed += [p for p in used if p is not None]
-        if name in ("COPY", "SWAP"):  # which value is where is no longer tracked
-            on_stack = [None] * len(on_stack)
-        on_stack += [None] * pushes
-        if type(item.arg) is Label or name in ENDS:
+        if ends:
             on_stack.clear()
+        elif scrambles:  # which value is where is no longer tracked
+            on_stack = [None] * (len(on_stack) + pushes)
+        elif pushes:
+            on_stack += [None] * pushes
     return borrowed
 
 
@@ -423,25 +436,30 @@ def _fuse_pairs(code: list[Instr | Label], argnames: tuple[str, ...]) -> tuple[s
     tracers still see where every instruction starts.
     """
     number = {name: i for i, name in enumerate(argnames)}
-    items = list(code)
     fused: list[Instr | Label] = []
-    i = 0
-    while i < len(items):
-        first = items[i]
-        second = items[i + 1] if i + 1 < len(items) else None
-        if (
-            isinstance(first, Instr)
-            and isinstance(second, Instr)
-            and (name := FUSED.get((first.name, second.name)))
-            and first.lineno == second.lineno
-            and len(number | dict.fromkeys((first.arg, second.arg), 0)) <= 16
-        ):
-            for local in (first.arg, second.arg):
-                number.setdefault(local, len(number))
-            fused.append(Instr(name, (first.arg, second.arg), first.lineno))
-            i += 2
-        else:
-            fused.append(first)
-            i += 1
+    append = fused.append
+    waiting: Instr | None = None  # the instruction before, unless fused or a label
+    for item in code:
+        if type(item) is Label:
+            if waiting is not None:
+                append(waiting)
+            append(item)
+            waiting = None
+            continue
+        if waiting is not None:
+            name = FUSED.get((waiting.name, item.name))  # type: ignore[union-attr]
+            if name and waiting.lineno == item.lineno:  # type: ignore[union-attr]
+                first, second = waiting.arg, item.arg  # type: ignore[union-attr]
+                new = (first not in number) + (second not in number and second != first)
+                if len(number) + new <= 16:
+                    number.setdefault(first, len(number))  # type: ignore[arg-type]
+                    number.setdefault(second, len(number))  # type: ignore[arg-type]
+                    append(Instr(name, (first, second), waiting.lineno))
+                    waiting = None
+                    continue
+            append(waiting)
+        waiting = item  # type: ignore[assignment]
+    if waiting is not None:
+        append(waiting)
     code[:] = fused
     return tuple(number)
