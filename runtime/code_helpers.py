@@ -5,16 +5,17 @@ they raise.
 A part of the Dispatcher (runtime.dispatch), which mixes it in: the helpers read the
 machine and write back what translated code left with the dispatcher (`held`).
 
-The namespace's big tables are built, or filled, only when code that names them is
-installed (`bind_tables`): a branch table costs about 1.3 ms of CPU to build (a megabyte
-of pointers, page faults included), the exit counts a quarter of that, where a whole
-short run from the translation cache should add at most 3 (issue 20); most short
-programs never branch on a sum not wrapped yet, and few regions leave through JMP.
+The namespace's big tables are built, or filled, only when code that names them first
+runs (`bind_tables`, called by the dispatcher's entry for it): a branch table costs about
+1.3 ms of CPU to build (a megabyte of pointers, page faults included), the exit counts a
+quarter of that, where a whole short run from the translation cache should add at most 3
+(issue 20): most short programs never branch on a sum not wrapped yet, few regions leave
+through JMP, and most of an OS's code loaded from the cache never runs in a short run.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from . import contract
 from .errors import Leave, Stop
@@ -120,13 +121,23 @@ class CodeHelpers:
             }
         )
 
+    def _table_names(self, function: Callable[[int], int]) -> Collection[str]:
+        """The names the function's code reads; all of NAMES for a function not bound to this
+        namespace (a wrapper around generated code)."""
+        if getattr(function, "__globals__", None) is self.globals:
+            return function.__code__.co_names  # type: ignore[attr-defined, no-any-return]
+        return NAMES
+
+    def tables_unbound(self, function: Callable[[int], int]) -> bool:
+        """Does the function's code name a big table not built, or not filled, yet?"""
+        names, bound = self._table_names(function), self.globals
+        unbuilt = any(bound[name] is UNBUILT for name in BRANCH_TABLES.intersection(names))
+        return unbuilt or (contract.EXIT_COUNTS in names and not self.exit_counts)
+
     def bind_tables(self, function: Callable[[int], int]) -> None:
         """Bind the branch tables the function's code names, and fill the exit counts if it
-        names them. A function not bound to this namespace (a wrapper around generated code)
-        gets them all."""
-        bound = self.globals
-        generated = getattr(function, "__globals__", None) is bound
-        names = function.__code__.co_names if generated else NAMES  # type: ignore[attr-defined]
+        names them (see the module's docstring)."""
+        names, bound = self._table_names(function), self.globals
         for name in BRANCH_TABLES.intersection(names):
             if bound[name] is UNBUILT:
                 bound[name] = code_table(name)

@@ -109,9 +109,7 @@ class Dispatcher(StopProtocol, TranslationPacing, CodeHelpers):
         self.stops: set[int] = set()  # PCs to stop before (breakpoints): see set_stop
         self.cut: set[int] = set()  # starts of translations made while a stop stood
         self.region_count = [0]  # instructions the last region ran
-        self.exit_counts: list[
-            int
-        ] = []  # by address: a region's exits through that JMP or JSRR (bind_tables)
+        self.exit_counts: list[int] = []  # by address: regions' exits through that JMP or JSRR
         self.deferred: deque[int] = deque()  # PCs interpreted while translating waits for its share
         self.retry_countdown = RETRY_EVERY
         self.held: Stop | Leave | None = None  # what READ held back for REREAD
@@ -124,15 +122,28 @@ class Dispatcher(StopProtocol, TranslationPacing, CodeHelpers):
         self.install_entries([translation])
 
     def _enter(self, translation: Translation) -> None:
-        """The table's entry at the translation's start."""
+        """The table's entry at the translation's start: its function, through `_binding`
+        while its code names a big table not built yet (runtime.code_helpers)."""
         function = translation.function if self.runs is None else self._counted(translation)
+        if self.tables_unbound(translation.function):
+            function = self._binding(translation, function)
         self.keep(translation.start, function, translation.length)
+
+    def _binding(self, translation: Translation, function: Callable[[int], int]) -> Callable[[int], int]:
+        """An entry that binds the tables the translation's code names when the loop first
+        calls it, then gives its place to the code, and runs it."""
+
+        def binding(argument: int) -> int:
+            self.bind_tables(translation.function)
+            self.keep(translation.start, function, translation.length)
+            return function(argument)
+
+        return binding
 
     def install_entries(self, translations: Sequence[Translation]) -> None:
         """Install translations that cover the same words (the entries of one region):
         each word is marked once, however many entries there are."""
         for translation in translations:
-            self.bind_tables(translation.function)
             start = translation.start
             if self.stops:
                 self.cut.add(start)

@@ -102,6 +102,16 @@ def test_a_directory_of_another_user_is_not_used(
     assert entries(translation_cache) == []
 
 
+def test_a_file_where_the_directory_should_be_is_left_alone(translation_cache: Path) -> None:
+    translation_cache.parent.mkdir(parents=True, exist_ok=True)
+    translation_cache.write_bytes(b"mine")
+    result = run(EXAMPLES / "hello.obj")
+    assert result.stderr.splitlines()[0] == (
+        f"lc3jit: translation cache: {translation_cache} is not a directory of yours: not used"
+    )
+    assert result.stdout == "Hello, World!\nHALT\n" and translation_cache.read_bytes() == b"mine"
+
+
 def test_no_cache_and_the_environment_variable_turn_it_off(translation_cache: Path) -> None:
     assert run(EXAMPLES / "hello.obj", "--no-cache").exit_code == 0
     assert run(EXAMPLES / "hello.obj", env={"LC3JIT_NO_CACHE": "1"}).exit_code == 0

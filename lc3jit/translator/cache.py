@@ -210,8 +210,11 @@ class TranslationCache:
             self.warn("no directory for it (HOME is unset and the user has no home): not used")
             return False
         try:
-            self.directory.mkdir(mode=PRIVATE_DIRECTORY, parents=True, exist_ok=True)
-            info = os.lstat(self.directory)
+            try:  # there already, as on every run but the first: one system call
+                info = os.lstat(self.directory)
+            except FileNotFoundError:
+                self.directory.mkdir(mode=PRIVATE_DIRECTORY, parents=True, exist_ok=True)
+                info = os.lstat(self.directory)
             if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
                 self.warn(f"{self.directory} is not a directory of yours: not used")
                 return False
