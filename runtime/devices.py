@@ -56,17 +56,13 @@ class Devices:
 
     def load_io(self, address: int, at: int) -> int:
         """A load from xFE00-xFFFF by the instruction at `at`: device registers read live,
-        the rest is memory. KBSR first, inline: a program waiting for a key reads it most."""
+        the rest is memory. A KBSR poll is READ's (`read_device`), raising what it held."""
         if address == KBSR:
-            if self.kbd_latch is None:
-                try:
-                    self.kbd_latch = self.console.next_key(OS_KEY_WAIT if at < self.key_wait_below else 0.0)
-                except StopRequested:
-                    raise self._ended(at) from None
-                if self.kbd_latch is None:
-                    return self._no_key(at)
-            self.empty_polls = 0
-            return KBSR_READY | self.kbsr_ie
+            value = self.read_device(KBSR, at)
+            if value < 0:
+                held, self.held = self.held, None
+                raise held  # type: ignore[misc]
+            return value
         if address == KBDR:
             if self.kbd_latch is not None:
                 self.kbdr, self.kbd_latch = self.kbd_latch, None
@@ -86,18 +82,29 @@ class Devices:
         load from the device page that cannot take an exception. -1 where the load is to
         be done again once the registers are written back (REREAD): the PSR, whose codes
         are not, and a poll that ends the run (the input used up, a stop while it waits),
-        what ends it held in `held`. KBDR inline: every key an OS reads is a KBDR read."""
-        if address == KBDR:  # load_io's, one call fewer
+        what ends it held in `held`. The keyboard's registers inline: every key an OS
+        reads is a KBSR poll (one call into the console) and a KBDR read (load_io's)."""
+        if address == KBSR:
+            if self.kbd_latch is None:
+                try:
+                    self.kbd_latch = self.console.next_key(OS_KEY_WAIT if at < self.key_wait_below else 0.0)
+                    if self.kbd_latch is None:
+                        return self._no_key(at)
+                except StopRequested:
+                    self.held = self._ended(at)
+                    return -1
+                except InputExhausted as stop:
+                    self.held = stop
+                    return -1
+            self.empty_polls = 0
+            return KBSR_READY | self.kbsr_ie
+        if address == KBDR:
             if self.kbd_latch is not None:
                 self.kbdr, self.kbd_latch = self.kbd_latch, None
             return self.kbdr
         if address == PSR_ADDR:
             return -1
-        try:
-            return self.load_io(address, at)
-        except Stop as stop:
-            self.held = stop
-            return -1
+        return self.load_io(address, at)  # DSR, DDR, MCR, memory: nothing there stops a run
 
     def _no_key(self, at: int) -> int:
         """KBSR with no key: with the input used up, the WAITING_POLLS-th such poll in a row

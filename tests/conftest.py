@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from lc3jit.session import ENGINES
+from lc3jit.translator.regions.engine import STRICT_REGIONS
 from lc3jit_runtime.console import Console
 from lc3jit_runtime.machine import Machine
 from lc3jit_runtime.outcome import Outcome
@@ -40,6 +41,14 @@ def translation_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pyt
     monkeypatch.setenv("XDG_CACHE_HOME", str(home))
     monkeypatch.delenv("LC3JIT_NO_CACHE", raising=False)
     return home / "lc3jit"
+
+
+@pytest.fixture(autouse=True)
+def strict_regions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A region the compiler's own checks refuse (regions.engine.refused: a user's run
+    would go on, on the interpreter) fails the test where it happens, with the check's
+    error, in this process and in the processes it starts."""
+    monkeypatch.setenv(STRICT_REGIONS, "1")
 
 
 @dataclass

@@ -148,7 +148,7 @@ def _constants() -> list[tuple[str, str]]:
     from lc3jit.tiered import TRANSLATE_AFTER
     from lc3jit.tools.pytest_plugin import DEFAULT_MAX_STEPS
     from lc3jit.translator.cache import MAX_BYTES, PRIVATE_DIRECTORY
-    from lc3jit_runtime.console import FLUSH_INTERVAL, FLUSH_SIZE, WAIT_SLICE
+    from lc3jit_runtime.console import FLUSH_INTERVAL, FLUSH_SIZE, READ_AHEAD, WAIT_SLICE
     from lc3jit_runtime.dispatch import INTERRUPT_SLICE, RUN_SLICE
     from lc3jit_runtime.machine import MAX_NOOP_RUN, OS_KEY_WAIT, WAITING_POLLS
     from lc3jit_runtime.translation_pacing import TRANSLATION_ALLOWANCE, TRANSLATION_SHARE
@@ -165,6 +165,7 @@ def _constants() -> list[tuple[str, str]]:
         ("docs/machine.md", f"At most {FLUSH_SIZE // 1024} KiB is ever held"),
         ("docs/machine.md", f"for up to {ms(OS_KEY_WAIT)}"),
         ("docs/machine.md", f"at the {WAITING_POLLS:,}th KBSR"),
+        ("docs/machine.md", f"are read {READ_AHEAD // 1024} KiB at a time"),
         ("docs/machine.md", f"at most {INTERRUPT_SLICE:,} instructions a call"),
         ("docs/engines.md", f"(after the first {ms(TRANSLATION_ALLOWANCE)})"),
         ("docs/engines.md", f"at most a {'fifth' if TRANSLATION_SHARE == 0.2 else TRANSLATION_SHARE} of"),

@@ -11,7 +11,9 @@ import pytest
 from lc3jit.session import ENGINES
 from lc3jit.toolchain.asm import assemble
 from lc3jit.translator.blocks import Block, Exit, find_blocks
-from lc3jit.translator.regions import region_blocks, region_compiler
+from lc3jit.translator.regions import across_blocks, region_blocks, region_compiler
+from lc3jit.translator.regions import engine as regions_engine
+from lc3jit.translator.regions.across_blocks import FactsDisagreeError
 from lc3jit.translator.regions.analyses import (
     analyse,
     budget_checks,
@@ -21,6 +23,7 @@ from lc3jit.translator.regions.analyses import (
     region_exact_results,
     unwrapped_registers,
 )
+from lc3jit.translator.regions.engine import STRICT_REGIONS
 from lc3jit.translator.regions.graph import build_graph, region_graph
 from lc3jit.translator.regions.select import layout
 from lc3jit_runtime.isa import WORD_MASK, decode
@@ -296,3 +299,34 @@ def test_self_modifying_loop_result() -> None:
     machine, display = make_machine(assembled(REGION_PROGRAMS["store into running loop"]), ORIGIN)
     run = run_on("regions", machine, display, max_steps=None)
     assert (run.outcome.reason, machine.reg[1]) == ("halt", 16)
+
+
+def test_a_region_the_compilers_own_checks_refuse_runs_on_the_interpreter(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """known.dirty_at_entry made to miss every way in (as a bug in it would): the check
+    at each jump fails, the region is refused and counted, not a traceback, and the run
+    ends as the interpreter's; with STRICT_REGIONS (the suite's) the check's error is raised."""
+    words = assembled(
+        """
+        .ORIG x3000
+        AND R1, R1, #0
+        ADD R2, R1, #10
+LOOP    ADD R1, R1, R2
+        ADD R2, R2, #-1
+        BRp LOOP
+        HALT
+        .END
+        """
+    )
+    missed = lambda graph, *_: {b.start: set() for b in graph.blocks}  # noqa: E731
+    monkeypatch.setattr(across_blocks, "dirty_at_entry", missed)
+    with pytest.raises(FactsDisagreeError, match="not written back"):
+        run_on("regions", *make_machine(words))
+    monkeypatch.delenv(STRICT_REGIONS)
+    monkeypatch.setattr(regions_engine, "refused", [])
+    expected = run_on("interp", *make_machine(words))
+    actual = run_on("regions", *make_machine(words))
+    assert_same(expected, actual)
+    assert actual.machine.reg[1] == 55
+    assert ORIGIN in regions_engine.refused

@@ -9,6 +9,8 @@ For each size, one program from synthetic.py, assembled once into a temporary fo
   interpreter's time over the engine's (1.00 or more: at least the interpreter's speed);
 - in this process, what the region engine translated: before the run (ms, words, copies
   counted) and at run time (how many translations, words, ms), with `--translate-after 0`;
+  the time per 1,000 words translated (copies counted) and per 1,000 words reached (each
+  word of code translated counted once: the issue's measure);
 - `lc3jit compile`: CPU time of the process and the .pyc's size, per word of the program.
 """
 
@@ -66,7 +68,9 @@ def translation_work(program: Path) -> dict[str, float]:
     engine.translator.left_through = translator.left_through  # type: ignore[attr-defined]
     engine.run()
     late = [r for root, r in translator.regions.items() if before.get(root) is not r]
+    regions = [*before.values(), *late]
     return {
+        "reached": len({ins.address for r in regions for b in r.blocks for ins in b.instructions}),
         "instructions": machine.icount,
         "ahead_ms": ahead * 1000,
         "ahead_words": ahead_words,
@@ -88,9 +92,9 @@ def main() -> None:
     print(
         "| words | instructions | interp ms | regions -t0 ms (x interp) | tiered ms (x interp) |"
         " ahead ms (words) | run-time translations (words, ms) | ms per 1,000 words translated |"
-        " compile s | .pyc bytes/word |"
+        " ms per 1,000 words reached | compile s | .pyc bytes/word |"
     )
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as folder:
         for words in sizes:
             source = Path(folder) / f"big{words}.asm"
@@ -107,13 +111,16 @@ def main() -> None:
             pyc = Path(folder) / f"big{words}.pyc"
             compile_seconds = child_cpu([*lc3jit, "compile", str(program), "-o", str(pyc)])
             translated = work["ahead_words"] + work["late_words"]
-            per_kword = (work["ahead_ms"] + work["late_ms"]) / translated * 1000 if translated else 0.0
+            ms = work["ahead_ms"] + work["late_ms"]
+            per_kword = ms / translated * 1000 if translated else 0.0
+            per_reached = ms / work["reached"] * 1000 if work["reached"] else 0.0
             print(
                 f"| {words:,} | {work['instructions']:,.0f} | {best['interp'] * 1000:.0f} |"
                 f" {best['regions -t0'] * 1000:.0f} ({best['interp'] / best['regions -t0']:.2f}) |"
                 f" {best['tiered'] * 1000:.0f} ({best['interp'] / best['tiered']:.2f}) |"
                 f" {work['ahead_ms']:.0f} ({work['ahead_words']:,}) |"
                 f" {work['late']} ({work['late_words']:,}, {work['late_ms']:.0f}) | {per_kword:.0f} |"
+                f" {per_reached:.0f} |"
                 f" {compile_seconds:.2f} | {pyc.stat().st_size / words:.0f} |",
                 flush=True,
             )

@@ -111,14 +111,27 @@ def _varint(value: int, out: bytearray) -> None:
             return
 
 
-def _line_entries(line: int, previous: int, units: int, out: bytearray) -> None:
-    """Location entries (form 13: a line, no columns) for `units` code units on `line`."""
-    delta = line - previous
-    while units > 0:
-        out.append(0x80 | (13 << 3) | (min(units, 8) - 1))
+def _line_entries(delta: int, units: int) -> bytes:
+    """Location entries (form 13: a line, no columns) for `units` code units on the line
+    `delta` after the one before."""
+    key = delta << 16 | units
+    if (found := _LINE_ENTRIES.get(key)) is not None:
+        return found
+    out, left = bytearray(), units
+    while left > 0:
+        out.append(0x80 | (13 << 3) | (min(left, 8) - 1))
         _varint((-delta << 1) | 1 if delta < 0 else delta << 1, out)
         delta = 0
-        units -= 8
+        left -= 8
+    found = bytes(out)
+    if len(_LINE_ENTRIES) < _ENCODED_KEPT and units < 1 << 16:  # the key holds units in 16 bits
+        _LINE_ENTRIES[key] = found
+    return found
+
+
+#: The line table's entries by (line delta, code units): a few hundred pairs come again
+#: and again (an LC-3 instruction is a few code units, a line or two after the last).
+_LINE_ENTRIES: dict[int, bytes] = {}
 
 
 def assemble(
@@ -144,30 +157,36 @@ def assemble(
             if type(item) is Instr and item.name in PAIRED_LOCAL_OPS:
                 for n in item.arg:  # type: ignore[attr-defined]
                     local.setdefault(n, len(local))
-    # per instruction: its bytes (a jump's once its offset is known) and its line
+    # per instruction: its bytes (a jump's once its offset is known); per run of one line:
+    # the line and the index of its first instruction
     units: list[bytes] = []
-    lines: list[int] = []
+    run_lines: list[int] = []
+    run_starts: list[int] = []
+    run_line = None
     at: dict[Label, int] = {}
     jumps: list[tuple[int, int, Label]] = []  # index, opcode, target
-    encoded, get = _encoded, _ENCODED.get
+    append, encoded, get = units.append, _encoded, _ENCODED.get
     for item in items:
         if type(item) is Label:
             at[item] = len(units)
             continue
-        op, arg = item.name, item.arg  # type: ignore[union-attr]
-        number, kind = _NUMBERED[op]
+        if item.lineno != run_line:  # type: ignore[union-attr]
+            run_line = item.lineno  # type: ignore[union-attr]
+            run_lines.append(run_line)  # type: ignore[arg-type]
+            run_starts.append(len(units))
+        arg = item.arg  # type: ignore[union-attr]
+        number, kind = _NUMBERED[item.name]  # type: ignore[union-attr]
         if kind is None:
             if type(arg) is Label:
                 jumps.append((len(units), number, arg))
-                units.append(b"")
-                lines.append(item.lineno)  # type: ignore[union-attr]
+                append(b"")
                 continue
             if arg is None:
                 arg = 0
-        elif kind is _CONSTANT:
-            arg = consts.setdefault((type(arg), arg), len(consts))
         elif kind is _LOCAL:
             arg = local.setdefault(arg, len(local))  # type: ignore[arg-type]
+        elif kind is _CONSTANT:
+            arg = consts.setdefault((type(arg), arg), len(consts))
         elif kind is _NAME:
             if type(arg) is tuple:
                 arg = (names.setdefault(arg[1], len(names)) << 1) | arg[0]
@@ -176,22 +195,17 @@ def assemble(
         else:
             first, second = arg  # type: ignore[misc]
             arg = (local.setdefault(first, len(local)) << 4) | local.setdefault(second, len(local))
-        units.append(get(arg << 8 | number) or encoded(number, arg))  # type: ignore[operator]
-        lines.append(item.lineno)  # type: ignore[union-attr]
+        append(get(arg << 8 | number) or encoded(number, arg))  # type: ignore[operator]
     if jumps:
         _resolve_jumps(units, jumps, at)
-    table = bytearray()
-    previous, run_line, run = first_line, first_line, 0
-    for unit, line in zip(units, lines, strict=True):
-        if line == run_line:
-            run += len(unit)
-            continue
-        if run:
-            _line_entries(run_line, previous, run >> 1, table)
-            previous = run_line
-        run_line, run = line, len(unit)
-    if run:
-        _line_entries(run_line, previous, run >> 1, table)
+    starts = [0, *accumulate(map(len, units))]  # in bytes
+    run_starts.append(len(units))
+    entries = []
+    previous = first_line
+    for k, line in enumerate(run_lines):
+        units_on_line = (starts[run_starts[k + 1]] - starts[run_starts[k]]) >> 1
+        entries.append(_line_entries(line - previous, units_on_line))
+        previous = line
     return _TEMPLATE.replace(
         co_argcount=len(argnames),
         co_nlocals=len(local),
@@ -202,7 +216,7 @@ def assemble(
         co_varnames=tuple(local),
         co_name=name,
         co_firstlineno=first_line,
-        co_linetable=bytes(table),
+        co_linetable=b"".join(entries),
     )
 
 
@@ -228,23 +242,37 @@ def _encoded(number: int, arg: int) -> bytes:
     return found
 
 
+#: The largest argument an instruction with that many code units (EXTENDED_ARGs counted) takes.
+_LARGEST = (0, 0xFF, 0xFFFF, 0xFFFFFF, 0xFFFFFFFF)
+
+
 def _resolve_jumps(units: list[bytes], jumps: list[tuple[int, int, Label]], at: dict[Label, int]) -> None:
     """Write each jump's bytes: its offset in code units from the end of the jump and its
-    caches (forward) or back from there (backward), with the EXTENDED_ARGs it needs."""
-    sizes = [len(unit) >> 1 for unit in units]
-    for i, number, _ in jumps:
-        sizes[i] = 1 + _CACHES_BY_NUMBER[number]
-    offsets = [0] * len(jumps)
-    moved = True
-    while moved:
+    caches (forward) or back from there (backward), with the EXTENDED_ARGs it needs.
+
+    Every jump starts short; each round finds the offsets at once and grows only the
+    jumps whose offset no longer fits, until none does (a third of assembling was this
+    when each round went through every jump in turn)."""
+    sizes = list(map(len, units))  # in bytes
+    where = [i for i, _, _ in jumps]
+    after = [i + 1 for i in where]
+    target = [at[label] for _, _, label in jumps]
+    backward = [_BACKWARD[number] for _, number, _ in jumps]
+    caches = [_CACHES_BY_NUMBER[number] for _, number, _ in jumps]
+    reach = [1] * len(jumps)  # code units of each jump's argument, EXTENDED_ARGs counted
+    for i, cache in zip(where, caches, strict=True):
+        sizes[i] = 2 * (1 + cache)
+    while True:
         starts = [0, *accumulate(sizes)]
-        moved = False
-        for j, (i, number, target) in enumerate(jumps):
-            after, to = starts[i + 1], starts[at[target]]
-            offset = offsets[j] = after - to if _BACKWARD[number] else to - after
-            size = _size(offset) + _CACHES_BY_NUMBER[number]
-            if size != sizes[i]:
-                sizes[i] = size
-                moved = True
+        offsets = [
+            (starts[a] - starts[t] if back else starts[t] - starts[a]) >> 1
+            for a, t, back in zip(after, target, backward, strict=True)
+        ]
+        grown = [j for j, (offset, r) in enumerate(zip(offsets, reach, strict=True)) if offset > _LARGEST[r]]
+        if not grown:
+            break
+        for j in grown:
+            reach[j] = _size(offsets[j])
+            sizes[where[j]] = 2 * (reach[j] + caches[j])
     for (i, number, _), offset in zip(jumps, offsets, strict=True):
         units[i] = _encoded(number, offset)

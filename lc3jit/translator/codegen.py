@@ -96,22 +96,23 @@ class BlockCompiler(MemoryAccess):
         Under access control the privilege cannot change inside a block (RTI and TRAP
         end it, a store into the PSR leaves it), so a block that starts outside
         x3000-xFDFF runs in supervisor mode or not at all, and loads need no checks.
+
+        The bounds of the registers and where the codes are at the start are the
+        compiler's already: words from R and the codes in the machine for a block alone,
+        what the ways in told for a region's block (RegionCompiler.emit_region_block).
         """
         self.exited = False
         self.checked_loads = self.access_control and user_address(block.start)
         dead = dead_codes(block, self.edition, self.access_control)
         self.exact = self.exact_results(block)
         self.unread = self.unread_results(block)
-        self.ranges = self.entry_ranges(block)
-        self.cc_alias = self.entry_alias(block)
         for index, ins in enumerate(block.instructions):
             self.index = index
             self.cc_dead = dead[index]
             self.e.line = ins.address
-            entered = index == 0 or user_address(block.instructions[index - 1].address)
             if (
                 self.access_control
-                and entered
+                and (index == 0 or user_address(block.instructions[index - 1].address))  # entered
                 and not user_address(ins.address)
                 and not self.supervisor_at(index)
             ):
@@ -125,18 +126,9 @@ class BlockCompiler(MemoryAccess):
         (no check of the fetch needed)? A block alone knows nothing of how it was entered."""
         return False
 
-    def entry_ranges(self, block: Block) -> dict[int, tuple[int, int]]:
-        """The bounds of the registers' locals where the block starts: words, from R."""
-        return {}
-
     def unread_results(self, block: Block) -> list[bool]:
         """For each instruction: is the value it writes read by nothing after it?"""
         return unread_results(block, self.wanted_after(block))
-
-    def entry_alias(self, block: Block) -> int | None:
-        """The register that stands for the codes where the block starts: none, they are
-        in `cc` or the machine."""
-        return None
 
     def wanted_after(self, block: Block) -> Iterable[int]:
         """The registers whose locals must hold words when the block ends: all, as its

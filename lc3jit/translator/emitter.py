@@ -107,15 +107,61 @@ class Emitter:
         self.first_line = first_line
         self.line = first_line
         self._placed: set[int] = set()  # ids of the labels already in the code
+        #: Tidy as the code comes (see `place`): is the code reachable here (no jump or
+        #: return since the last label)? Where not, instructions are dropped.
+        self._open = True
+        #: The index of the last jump, unless code no jump reaches was dropped after it.
+        self._jump_at: int | None = None
+        #: The last instruction emitted, if dropped (see `last`).
+        self._dropped: Instr | None = None
         self.emit("RESUME", 0)
 
     def emit(self, name: str, arg: object = None) -> None:
         """Append an instruction (its argument None where it takes none; LOAD_CONST None too)."""
-        self._append(Instr(name, arg, self.line))
+        if self._open:
+            self._append(Instr(name, arg, self.line))
+        else:
+            self._drop(Instr(name, arg, self.line))
+
+    def _end(self, name: str, arg: object = None) -> None:
+        """Append a jump or a return (ENDS), after which no way goes on until a label."""
+        if self._open:
+            self._append(Instr(name, arg, self.line))
+            self._open = False
+            self._jump_at = len(self.code) - 1 if name in JUMPS else None
+        else:
+            self._drop(Instr(name, arg, self.line))
+
+    def _drop(self, instr: Instr) -> None:
+        """Code no jump reaches (after a jump or a return, before any label): left out. A
+        jump before it no longer lands on the next instruction."""
+        self._jump_at = None
+        self._dropped = instr
 
     def place(self, label: Label) -> None:
+        """Place label here; a jump to it just before (only labels in between) is dropped.
+
+        The code generator ends every block with a jump to its successor, often the next
+        block; a JUMP_FORWARD 0 still costs a dispatch each time it runs. Dropping it, and
+        the code after a jump or a return that no label makes reachable, here as the code
+        comes is what one pass over the finished code did, for less (6% of translating).
+        """
+        code, at = self.code, self._jump_at
+        if at is not None and code[at].arg is label:  # type: ignore[union-attr]
+            last = len(code) - 1
+            while last > at and type(code[last]) is Label:
+                last -= 1
+            if last == at:  # only labels after the jump: it lands on the next instruction
+                del code[at]
+                self._jump_at = None
         self._placed.add(id(label))
         self.code.append(label)
+        self._open, self._dropped = True, None
+
+    @property
+    def last(self) -> Instr | Label:
+        """The last instruction or label emitted, kept or dropped."""
+        return self.code[-1] if self._dropped is None else self._dropped
 
     # Values.
     def const(self, value: object) -> None:
@@ -126,10 +172,16 @@ class Emitter:
 
     # The commonest (a third of all instructions) append without going through `emit`.
     def load(self, local: str) -> None:
-        self._append(Instr("LOAD_FAST", local, self.line))
+        if self._open:
+            self._append(Instr("LOAD_FAST", local, self.line))
+        else:
+            self._drop(Instr("LOAD_FAST", local, self.line))
 
     def store(self, local: str) -> None:
-        self._append(Instr("STORE_FAST", local, self.line))
+        if self._open:
+            self._append(Instr("STORE_FAST", local, self.line))
+        else:
+            self._drop(Instr("STORE_FAST", local, self.line))
 
     def dup(self) -> None:
         self.emit("COPY", 1)
@@ -144,7 +196,10 @@ class Emitter:
         self.emit("LOAD_GLOBAL", (False, name))
 
     def binary(self, op: BinaryOp) -> None:
-        self._append(Instr("BINARY_OP", op, self.line))
+        if self._open:
+            self._append(Instr("BINARY_OP", op, self.line))
+        else:
+            self._drop(Instr("BINARY_OP", op, self.line))
 
     def compare(self, op: Compare) -> None:
         """Leaves an exact bool on every version."""
@@ -200,7 +255,7 @@ class Emitter:
             stay = Label()
             self.emit(f"POP_JUMP_IF_{'FALSE' if when else 'TRUE'}", stay)
             self._not_taken()
-            self.emit("JUMP_BACKWARD", label)
+            self._end("JUMP_BACKWARD", label)
             self.place(stay)
 
     def _not_taken(self) -> None:
@@ -215,43 +270,21 @@ class Emitter:
         self.jump_if(label, True, is_bool)
 
     def jump_forward(self, label: Label) -> None:
-        self.emit("JUMP_FORWARD", label)
+        self._end("JUMP_FORWARD", label)
 
     def jump(self, label: Label) -> None:
         """Jump to label, backward if it is already placed (a loop), forward if not."""
-        self.emit("JUMP_BACKWARD" if id(label) in self._placed else "JUMP_FORWARD", label)
+        self._end("JUMP_BACKWARD" if id(label) in self._placed else "JUMP_FORWARD", label)
 
     def return_top(self) -> None:
-        self.emit("RETURN_VALUE")
+        self._end("RETURN_VALUE")
 
     def return_const(self, value: object) -> None:
         if HAS_RETURN_CONST:
-            self.emit("RETURN_CONST", value)
+            self._end("RETURN_CONST", value)
         else:
             self.const(value)
             self.return_top()
-
-    def tidy(self) -> None:
-        """Drop jumps to the very next instruction and code no jump reaches.
-
-        The code generator ends every block with a jump to its successor, often the
-        next block; a JUMP_FORWARD 0 still costs a dispatch each time it runs.
-        """
-        items = self.code
-        kept: list[Instr | Label] = []
-        reachable = True
-        for i, item in enumerate(items):
-            if type(item) is Label:
-                kept.append(item)
-                reachable = True
-                continue
-            if not reachable:
-                continue
-            if item.name in JUMPS and _placed_at(items, i + 1, item.arg):
-                continue
-            kept.append(item)
-            reachable = item.name not in ENDS
-        self.code[:] = kept
 
     def to_code(self, argnames: tuple[str, ...]) -> CodeType:
         """The code object: `argnames` are its parameters, every other local is assigned first.
@@ -260,7 +293,6 @@ class Emitter:
         STACK_BOUND values, which tests/test_codegen.py checks against `bytecode`'s own
         computation.
         """
-        self.tidy()
         if HAS_BORROWED_LOADS:
             for i in borrowable_loads(self.code):
                 self.code[i].name = "LOAD_FAST_BORROW"
@@ -274,17 +306,6 @@ class Emitter:
 
 JUMPS = frozenset({"JUMP_FORWARD", "JUMP_BACKWARD"})
 ENDS = JUMPS | {"RETURN_VALUE", "RETURN_CONST"}
-
-
-def _placed_at(items: list[Instr | Label], start: int, label: object) -> bool:
-    """Is label among the labels placed together at items[start]: does a jump to it land there?"""
-    for i in range(start, len(items)):
-        item = items[i]
-        if type(item) is not Label:
-            return False
-        if item is label:
-            return True
-    return False
 
 
 #: Instructions that use a value only while they run (never keep it in a local): a
@@ -331,6 +352,15 @@ STACK_EFFECTS = {
 }
 
 
+#: What borrowable_loads does at each instruction of STACK_EFFECTS: values popped and
+#: pushed, whether it uses them up, whether it scrambles the stack (COPY, SWAP), whether
+#: straight-line code ends there (a jump, whose argument is a label, or a return).
+_BORROW_STEPS = {
+    name: (pops, pushes, name in USES_THEN_DROPS, name in ("COPY", "SWAP"), "JUMP" in name or name in ENDS)
+    for name, (pops, pushes) in STACK_EFFECTS.items()
+}
+
+
 def _stack_effect(item: Instr) -> tuple[int, int] | None:
     """(values popped, values pushed) by item, or None for an instruction not written here."""
     if item.name == "CALL":
@@ -353,7 +383,7 @@ def borrowable_loads(items: Sequence[Instr | Label]) -> list[int]:
     on_stack: list[int | None] = []  # per value: the index of the LOAD_FAST that pushed it
     borrowed: list[int] = []
     for i, item in enumerate(items):
-        if isinstance(item, Label):
+        if type(item) is Label:
             on_stack.clear()
             continue
         name = item.name
@@ -365,20 +395,24 @@ def borrowable_loads(items: Sequence[Instr | Label]) -> list[int]:
                 on_stack.pop()
             on_stack = [None if p is not None and items[p].arg == item.arg else p for p in on_stack]
             continue
-        effect = _stack_effect(item)
-        if effect is None:  # not an instruction this module writes: trust nothing below it
-            on_stack.clear()
-            continue
-        pops, pushes = effect
+        step = _BORROW_STEPS.get(name)
+        if step is None:
+            effect = _stack_effect(item)
+            if effect is None:  # not an instruction this module writes: trust nothing below it
+                on_stack.clear()
+                continue
+            step = (*effect, name in USES_THEN_DROPS, False, type(item.arg) is Label or name in ENDS)
+        pops, pushes, drops, scrambles, ends = step
         used = on_stack[len(on_stack) - pops :] if pops else []
         del on_stack[len(on_stack) - len(used) :]
-        if name in USES_THEN_DROPS:
+        if drops:
             borrowed += [p for p in used if p is not None]
-        if name in ("COPY", "SWAP"):  # which value is where is no longer tracked
-            on_stack = [None] * len(on_stack)
-        on_stack += [None] * pushes
-        if type(item.arg) is Label or name in ENDS:
+        if ends:
             on_stack.clear()
+        elif scrambles:  # which value is where is no longer tracked
+            on_stack = [None] * (len(on_stack) + pushes)
+        elif pushes:
+            on_stack += [None] * pushes
     return borrowed
 
 
@@ -402,25 +436,30 @@ def _fuse_pairs(code: list[Instr | Label], argnames: tuple[str, ...]) -> tuple[s
     tracers still see where every instruction starts.
     """
     number = {name: i for i, name in enumerate(argnames)}
-    items = list(code)
     fused: list[Instr | Label] = []
-    i = 0
-    while i < len(items):
-        first = items[i]
-        second = items[i + 1] if i + 1 < len(items) else None
-        if (
-            isinstance(first, Instr)
-            and isinstance(second, Instr)
-            and (name := FUSED.get((first.name, second.name)))
-            and first.lineno == second.lineno
-            and len(number | dict.fromkeys((first.arg, second.arg), 0)) <= 16
-        ):
-            for local in (first.arg, second.arg):
-                number.setdefault(local, len(number))
-            fused.append(Instr(name, (first.arg, second.arg), first.lineno))
-            i += 2
-        else:
-            fused.append(first)
-            i += 1
+    append = fused.append
+    waiting: Instr | None = None  # the instruction before, unless fused or a label
+    for item in code:
+        if type(item) is Label:
+            if waiting is not None:
+                append(waiting)
+            append(item)
+            waiting = None
+            continue
+        if waiting is not None:
+            name = FUSED.get((waiting.name, item.name))  # type: ignore[union-attr]
+            if name and waiting.lineno == item.lineno:  # type: ignore[union-attr]
+                first, second = waiting.arg, item.arg  # type: ignore[union-attr]
+                new = (first not in number) + (second not in number and second != first)
+                if len(number) + new <= 16:
+                    number.setdefault(first, len(number))  # type: ignore[arg-type]
+                    number.setdefault(second, len(number))  # type: ignore[arg-type]
+                    append(Instr(name, (first, second), waiting.lineno))
+                    waiting = None
+                    continue
+            append(waiting)
+        waiting = item  # type: ignore[assignment]
+    if waiting is not None:
+        append(waiting)
     code[:] = fused
     return tuple(number)

@@ -25,11 +25,18 @@ from lc3jit.translator.regions.os_calls import SP
 from lc3jit.translator.regions.select import NO_HINTS, Hints
 from lc3jit_runtime import contract
 from lc3jit_runtime.dispatch import INTERPRET_AT
+from lc3jit_runtime.isa import WORD_MASK
 
 #: Where a slow path was left for later: block, instruction index, line, the register
 #: standing for the codes, the bounds of the registers' locals, the registers (and CODES)
 #: not written back since they changed.
 Where = tuple[Block, int, int, int | None, dict[int, tuple[int, int]], frozenset[int]]
+
+
+class FactsDisagreeError(Exception):
+    """What emission met contradicts a fact the analyses gave: a way into a block that
+    known.dirty_at_entry or graph.ways_in missed. A compiler bug, never the program's: the
+    region is refused (engine.translate_region) and its code runs on the interpreter."""
 
 
 class AcrossBlocks(BlockCompiler):
@@ -131,7 +138,9 @@ class AcrossBlocks(BlockCompiler):
         registers whose locals may not hold words here are wrapped there, with those of
         every other way out (one `&` each: less code than a wrap on every way)."""
         self.settle_cc()
-        self.unwrapped_out |= {r for r in self.written if not self.is_word(r)}
+        self.unwrapped_out |= {  # a register with no bounds holds a word
+            r for r, (lo, hi) in self.ranges.items() if (lo < 0 or hi > WORD_MASK) and r in self.written
+        }
         self.e.const(pending)
         self.e.jump(self.way_out)
 
@@ -221,7 +230,7 @@ class AcrossBlocks(BlockCompiler):
         """Jump (with `jump`, conditionally) to the region's block at pc, telling it the
         bounds of the registers' locals on this way in."""
         if not self.dirty <= self.dirty_in[pc]:  # known.dirty_at_entry missed a way in
-            raise RuntimeError(f"block x{pc:04X} entered with {sorted(self.dirty)} not written back")
+            raise FactsDisagreeError(f"block x{pc:04X} entered with {sorted(self.dirty)} not written back")
         self.arriving[pc].append((dict(self.ranges), self.cc_alias))
         (jump or self.e.jump)(self.labels[pc])
 
@@ -250,7 +259,7 @@ class AcrossBlocks(BlockCompiler):
             return None
         aliases = {alias for _, alias in self.arriving[block.start]}
         if len(aliases) != 1:  # the one way in, emitted before, told where its codes are
-            raise RuntimeError(f"block x{block.start:04X} entered {len(aliases)} ways, not one")
+            raise FactsDisagreeError(f"block x{block.start:04X} entered {len(aliases)} ways, not one")
         return aliases.pop()
 
     def one_way_in(self, start: int) -> bool:

@@ -109,13 +109,14 @@ def chains(graph: RegionGraph, paid_by: Mapping[int, int]) -> dict[int, int]:
     return {b.start: of(b.start) for b in graph.blocks}
 
 
-def live_registers(graph: RegionGraph) -> dict[int, set[int]]:
+def live_registers(graph: RegionGraph, writes: Mapping[int, set[int]] | None = None) -> dict[int, set[int]]:
     """For each block: the registers the region may read before writing them, from its
     start on (a way out is no read: it wraps what it writes back).
 
     A sum that sets a register dead after its block (a difference computed only for
     the branch that follows, the usual compare) then stays unwrapped: the branch
     tests it with a table, and nothing else reads it before it is written again.
+    `writes`: each block's block_writes, where worked out already.
     """
     reads: dict[int, set[int]] = {}
     for block in graph.blocks:
@@ -124,7 +125,8 @@ def live_registers(graph: RegionGraph) -> dict[int, set[int]]:
             read |= register_reads(ins) - written
             written |= writes_of(ins)
         reads[block.start] = read
-    writes = {b.start: block_writes(b) for b in graph.blocks}
+    if writes is None:
+        writes = {b.start: block_writes(b) for b in graph.blocks}
     live = {start: set(read) for start, read in reads.items()}
     changed = True
     while changed:
@@ -153,9 +155,12 @@ def region_exact_results(
     }
 
 
-def unwrapped_registers(graph: RegionGraph, exact: Mapping[int, list[bool]]) -> dict[int, set[int]]:
+def unwrapped_registers(
+    graph: RegionGraph, exact: Mapping[int, list[bool]], writes: Mapping[int, set[int]] | None = None
+) -> dict[int, set[int]]:
     """For each block: the registers whose locals may hold sums not wrapped yet where it
-    starts (dead there, see live_registers: only a way out reads them, and wraps)."""
+    starts (dead there, see live_registers: only a way out reads them, and wraps);
+    `writes` as for live_registers."""
     left: dict[int, set[int]] = {}  # block -> registers its own last write leaves unwrapped
     for block in graph.blocks:
         last: dict[int, bool] = {}
@@ -163,7 +168,8 @@ def unwrapped_registers(graph: RegionGraph, exact: Mapping[int, list[bool]]) -> 
             for r in writes_of(ins):
                 last[r] = is_exact or ins.form.name not in REGISTER_ONLY
         left[block.start] = {r for r, is_exact in last.items() if not is_exact}
-    writes = {b.start: block_writes(b) for b in graph.blocks}
+    if writes is None:
+        writes = {b.start: block_writes(b) for b in graph.blocks}
     into: dict[int, set[int]] = {b.start: set() for b in graph.blocks}
     changed = True
     while changed:
@@ -207,7 +213,8 @@ def calls_routine(graph: RegionGraph, block: Block) -> bool:
 def analyse(graph: RegionGraph, access_control: bool) -> RegionFacts:
     budget = budget_checks(graph)
     paid_by = prepaid(graph, budget.checks)
-    live = live_registers(graph)
+    writes = {b.start: block_writes(b) for b in graph.blocks}
+    live = live_registers(graph, writes)
     exact = region_exact_results(graph, live, access_control)
     instructions = [ins for b in graph.blocks for ins in b.instructions]
     calls = {7} if any(b.exit is Exit.CALL or calls_routine(graph, b) for b in graph.blocks) else set()
@@ -217,10 +224,10 @@ def analyse(graph: RegionGraph, access_control: bool) -> RegionFacts:
         budget=budget,
         paid_by=paid_by,
         ahead=chains(graph, paid_by),
-        writes={b.start: block_writes(b) for b in graph.blocks},
+        writes=writes,
         live=live,
         exact=exact,
-        unwrapped=unwrapped_registers(graph, exact),
+        unwrapped=unwrapped_registers(graph, exact, writes),
         used=frozenset(named | calls),
         written=frozenset({ins.dr for ins in instructions if ins.dr is not None} | calls),
     )

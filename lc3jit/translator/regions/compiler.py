@@ -60,7 +60,7 @@ class RegionCompiler(HelperExits, IndirectExits, DeviceAccess):
             e.jump_if_true(out_of_budget)
             self.slow_path(out_of_budget, lambda: self.leave_before(block))
         self.emit_block(block)
-        last = e.code[-1]
+        last = e.last
         ends = isinstance(last, Instr) and last.name in ENDS
         if ends and (next_block is None or last.arg is not self.labels[next_block.start]):
             self.emit_cold()

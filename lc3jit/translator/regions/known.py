@@ -31,11 +31,12 @@ def dirty_at_entry(graph: RegionGraph, edition: int, inline_os_calls: bool) -> d
     """For each block start: the registers, and CODES, that may have changed since the
     last write-back on some way there (a forward analysis to a fixed point)."""
     dirty: dict[int, frozenset[int]] = {b.start: frozenset() for b in graph.blocks}
+    changes = {b.start: changed_by(b, edition) for b in graph.blocks}  # once, not every round
     changed = True
     while changed:
         changed = False
         for block in graph.blocks:
-            after = dirty_after(block, dirty[block.start], edition, inline_os_calls)
+            after = dirty_after(block, dirty[block.start], changes[block.start], edition, inline_os_calls)
             for target in graph.edges[block.start]:
                 if not after <= dirty[target]:
                     dirty[target] |= after
@@ -47,21 +48,29 @@ def dirty_at_entry(graph: RegionGraph, edition: int, inline_os_calls: bool) -> d
     return dirty
 
 
-def dirty_after(block: Block, before: frozenset[int], edition: int, inline_os_calls: bool) -> frozenset[int]:
-    """What may be dirty where the block goes on: nothing after TRAP and RTI, whose helper
-    writes everything back and reads what it changed again; but the 2nd edition's TRAP
-    may go to its routine as JSR does, setting R7 (RegionCompiler.call_routine), and an
-    OS call inlined (regions.os_calls) writes nothing back and changes R6 (RTI the codes)."""
-    if inline_os_calls and block.exit in (Exit.TRAP, Exit.RTI):
-        before |= {6, CODES} if block.exit is Exit.RTI else {6}
-    elif block.exit is Exit.RTI or (block.exit is Exit.TRAP and edition == 3):
-        return frozenset()
-    written = set(before)
+def changed_by(block: Block, edition: int) -> frozenset[int]:
+    """The registers, and CODES, the block's own instructions set (a TRAP: R7 at most)."""
+    written: set[int] = set()
     for ins in block.instructions:
         written |= {7} if ins.form.name == "TRAP" else register_writes(ins)
         if ins.sets_cc(edition):
             written.add(CODES)
     return frozenset(written)
+
+
+def dirty_after(
+    block: Block, before: frozenset[int], changes: frozenset[int], edition: int, inline_os_calls: bool
+) -> frozenset[int]:
+    """What may be dirty where the block goes on, `changes` its own (changed_by): nothing
+    after TRAP and RTI, whose helper writes everything back and reads what it changed
+    again; but the 2nd edition's TRAP may go to its routine as JSR does, setting R7
+    (RegionCompiler.call_routine), and an OS call inlined (regions.os_calls) writes
+    nothing back and changes R6 (RTI the codes)."""
+    if inline_os_calls and block.exit in (Exit.TRAP, Exit.RTI):
+        before |= {6, CODES} if block.exit is Exit.RTI else {6}
+    elif block.exit is Exit.RTI or (block.exit is Exit.TRAP and edition == 3):
+        return frozenset()
+    return before | changes
 
 
 def supervised(graph: RegionGraph, access_control: bool) -> frozenset[int]:
