@@ -105,8 +105,9 @@ def program_key(
     engine: str, edition: int, pc: int | None, images: Sequence[Image], system: Sequence[Image]
 ) -> tuple[object, ...]:
     """What an engine's translations of a booted machine depend on, from what booted it."""
-    loaded = tuple((image.origin, image.words, tuple(sorted(image.symbols.values()))) for image in system)
-    loaded += tuple((image.origin, image.words, tuple(sorted(image.symbols.values()))) for image in images)
+    loaded = tuple(
+        (image.origin, image.words, tuple(sorted(image.symbols.values()))) for image in (*system, *images)
+    )
     return (engine, edition, pc, loaded)
 
 

@@ -28,7 +28,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from lc3jit.translator.cache import TranslationCache, unchanged
+from lc3jit.translator.cache import TranslationCache, covered_words, unchanged
 from lc3jit.translator.saved import restored, saved_engine
 from lc3jit_runtime.compiled import SavedEngine
 from lc3jit_runtime.dispatch import Dispatcher
@@ -95,12 +95,7 @@ class SharedTranslations:
             # loaded: its translator keeps no records
             made = self.cache.loaded if self.cache.hit else saved_engine(dispatcher)
         if made is not None and unchanged(made, machine.mem, boot[0]):
-            words = sorted({w for r in made.regions for w in r.words} | _block_words(made))
-            self.programs[key] = Shared(made, tuple((w, machine.mem[w]) for w in words))
+            self.programs[key] = Shared(made, tuple((w, machine.mem[w]) for w in covered_words(made)))
             while len(self.programs) > self.capacity:
                 self.programs.popitem(last=False)
         return dispatcher
-
-
-def _block_words(saved: SavedEngine) -> set[int]:
-    return {(block.start + i) & 0xFFFF for block in saved.blocks for i in range(block.length)}
