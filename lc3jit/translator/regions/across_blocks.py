@@ -119,7 +119,7 @@ class AcrossBlocks(BlockCompiler):
     def count(self, pending: int) -> None:
         """N[0] = instructions run so far, less `pending` of the current block."""
         e = self.e
-        e.load("budget")
+        e.load("granted")
         e.load("n")
         e.binary(BinaryOp.SUBTRACT)
         if pending:
