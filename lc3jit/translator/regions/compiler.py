@@ -57,7 +57,9 @@ class RegionCompiler(HelperExits, IndirectExits, DeviceAccess):
             e.binary(BinaryOp.SUBTRACT)
             e.store("n")
         if block.start in self.facts.budget.checks:  # counting first, then checking, is the cheaper order
-            self.check_budget(self.facts.budget.checks[block.start] - counted, lambda: self.leave_before(block))
+            self.check_budget(
+                self.facts.budget.checks[block.start] - counted, lambda: self.leave_before(block)
+            )
         self.emit_block(block)
         last = e.last
         ends = isinstance(last, Instr) and last.name in ENDS
