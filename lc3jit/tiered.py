@@ -100,7 +100,9 @@ class TieredEngine:
             self.warn(f"lc3jit: {reason}; running on the interpreter")
             self.name, self.engine = "interp", self.interpreter
             return
-        self.interpreter.detach()  # the engine has an interpreter of its own
+        adopt = getattr(engine, "adopt", None)  # a dispatcher interprets on this interpreter
+        if adopt is None or not adopt(self.interpreter):
+            self.interpreter.detach()  # the engine has an interpreter of its own
         self.translated_at = self.machine.icount
         for pc in self.stops:
             engine.set_stop(pc, True)

@@ -129,6 +129,16 @@ class Dispatcher(StopProtocol, TranslationPacing, CodeHelpers):
             interpreter._stop(True)
         return interpreter
 
+    def adopt(self, interpreter: Interpreter) -> bool:
+        """Interpret the words with no code on `interpreter`, one following the same machine
+        (a tiered start's, with the steps it decoded), unless this dispatcher made its own
+        already; whether it did. A tiered switch then keeps one table of 65,536 steps, not
+        two, and what ran before it is not decoded again."""
+        if "interpreter" in vars(self):
+            return False
+        self.interpreter = interpreter
+        return True
+
     def install(self, translation: Translation) -> None:
         self.install_entries([translation])
 

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from lc3jit.session import ENGINES, boot, load_images
 from lc3jit.tiered import TRANSLATE_AFTER, TieredEngine
+from lc3jit_runtime import interp
 from lc3jit_runtime.console import Console
 
 from .conftest import Run, make_machine
@@ -180,3 +181,20 @@ def boot_count(program: Path) -> int:
     machine = boot(load_images([program]), Console(io.BytesIO(), io.BytesIO()))
     ENGINES["interp"](machine).run(100_000)
     return machine.icount
+
+
+@pytest.mark.parametrize("engine", ["blocks", "regions"])
+def test_the_switch_keeps_the_words_the_interpreter_decoded(
+    engine: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The translated engine interprets the words it has no code for on the tiered start's
+    interpreter: what ran before the switch is not decoded again after it (here nothing is
+    translated, the budget being spent: every word runs on the interpreter)."""
+    decoded: list[int] = []
+    decode = interp.decode
+    monkeypatch.setattr(interp, "decode", lambda word, pc: (decoded.append(pc), decode(word, pc))[1])
+    machine = boot(load_images([EXAMPLES / "fib.asm"]), Console(io.BytesIO(), io.BytesIO()))
+    machine.translation_budget = 0
+    tiered = TieredEngine(machine, engine, ENGINES[engine], after=100)
+    assert tiered.run().reason == "halt" and tiered.translated_at == 100
+    assert len(decoded) == len(set(decoded))
