@@ -6,7 +6,8 @@ false); this module turns each into the instructions of the running Python:
   drops PRECALL; 3.13+ push the callable before the NULL (LOAD_GLOBAL's flag does
   both orders for us);
 - conditional jumps: 3.11 has POP_JUMP_FORWARD_IF_* / POP_JUMP_BACKWARD_IF_*, 3.12+
-  has only forward POP_JUMP_IF_*; 3.13+ also need an exact bool (TO_BOOL) where the
+  has only forward POP_JUMP_IF_*; 3.11 specialises a COMPARE_OP only where its jump
+  comes right after it, so a far one is split there (COMPARE_NEEDS_SHORT_JUMP); 3.13+ also need an exact bool (TO_BOOL) where the
   value is not already one, or an int silently takes the wrong branch; 3.14+ follow
   each conditional jump with NOT_TAKEN, as CPython's compiler does, so that
   sys.monitoring (coverage, debuggers) sees both ways out of a branch;
@@ -43,6 +44,10 @@ HAS_NOT_TAKEN = PY >= (3, 14)
 HAS_LOAD_SMALL_INT = PY >= (3, 14)
 HAS_SUPERINSTRUCTIONS = PY >= (3, 13)
 HAS_BORROWED_LOADS = PY >= (3, 14)
+#: 3.11 specialises COMPARE_OP (to a compare-and-jump) only where its conditional jump
+#: comes right after it: a far one goes over a short test (the assembler's
+#: `short_after_compare`) rather than behind an EXTENDED_ARG.
+COMPARE_NEEDS_SHORT_JUMP = PY == (3, 11)
 
 #: The deepest the value stack of generated code gets, with room to spare: a helper
 #: call with three arguments (five slots with NULL and the callable) is the deepest.
@@ -298,7 +303,15 @@ class Emitter:
                 self.code[i].name = "LOAD_FAST_BORROW"
         if HAS_SUPERINSTRUCTIONS:
             expected = _fuse_pairs(self.code, argnames)
-        code = assemble(self.code, argnames, self.name, self.first_line, STACK_BOUND, HAS_SUPERINSTRUCTIONS)
+        code = assemble(
+            self.code,
+            argnames,
+            self.name,
+            self.first_line,
+            STACK_BOUND,
+            HAS_SUPERINSTRUCTIONS,
+            COMPARE_NEEDS_SHORT_JUMP,
+        )
         if HAS_SUPERINSTRUCTIONS and code.co_varnames[: len(expected)] != expected:
             raise AssertionError(f"locals of {code.co_name} not numbered as fused: {code.co_varnames}")
         return code
