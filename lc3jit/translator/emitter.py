@@ -7,10 +7,11 @@ false); this module turns each into the instructions of the running Python:
   both orders for us);
 - conditional jumps: 3.11 has POP_JUMP_FORWARD_IF_* / POP_JUMP_BACKWARD_IF_*, 3.12+
   has only forward POP_JUMP_IF_*; 3.11 specialises a COMPARE_OP only where its jump
-  comes right after it, so a far one is split there (COMPARE_NEEDS_SHORT_JUMP); 3.13+ also need an exact bool (TO_BOOL) where the
-  value is not already one, or an int silently takes the wrong branch; 3.14+ follow
-  each conditional jump with NOT_TAKEN, as CPython's compiler does, so that
-  sys.monitoring (coverage, debuggers) sees both ways out of a branch;
+  comes right after it, so a far one is split there (COMPARE_NEEDS_SHORT_JUMP); 3.13+
+  also need an exact bool (TO_BOOL) where the value is not already one, or an int
+  silently takes the wrong branch; 3.14+ follow each conditional jump with NOT_TAKEN,
+  as CPython's compiler does, so that sys.monitoring (coverage, debuggers) sees both
+  ways out of a branch;
 - subscripts: BINARY_SUBSCR until 3.13, BINARY_OP with the subscript operator from 3.14;
 - constants: RETURN_CONST only in 3.12 and 3.13; 3.14+ load small ints with
   LOAD_SMALL_INT (no lookup in co_consts);
