@@ -21,7 +21,7 @@ from hypothesis import given, settings
 
 from lc3jit.toolchain.asm import assemble as assemble_source
 from lc3jit.translator import emitter
-from lc3jit.translator.assembler import CONSTANT_OPS, Instr, Label
+from lc3jit.translator.assembler import CONSTANT_OPS, Item, Label
 from lc3jit.translator.assembler import assemble as assemble_instructions
 from lc3jit.translator.blocks import find_blocks
 from lc3jit.translator.codegen import BlockCompiler
@@ -39,7 +39,7 @@ COMPARES = {emitter._compare_arg(op): bytecode.Compare[op.name] for op in emitte
 
 
 def by_bytecode(
-    items: Sequence[Instr | Label], argnames: Sequence[str], name: str, first_line: int, stacksize: int
+    items: Sequence[Item | Label], argnames: Sequence[str], name: str, first_line: int, stacksize: int
 ) -> CodeType:
     """The same instructions assembled by `bytecode`."""
     labels: dict[Label, bytecode.Label] = {}
@@ -50,17 +50,17 @@ def by_bytecode(
         if isinstance(item, Label):
             code.append(labels.setdefault(item, bytecode.Label()))
             continue
-        arg = item.arg
+        name, arg, lineno = item
         if isinstance(arg, Label):
             arg = labels.setdefault(arg, bytecode.Label())
-        elif item.name == "COMPARE_OP":
-            arg = COMPARES[arg]  # type: ignore[index]
-        elif item.name == "BINARY_OP":
+        elif name == "COMPARE_OP":
+            arg = COMPARES[arg]
+        elif name == "BINARY_OP":
             arg = bytecode.BinaryOp(arg)
-        if arg is None and item.name not in CONSTANT_OPS:
-            code.append(bytecode.Instr(item.name, lineno=item.lineno))
+        if arg is None and name not in CONSTANT_OPS:
+            code.append(bytecode.Instr(name, lineno=lineno))
         else:
-            code.append(bytecode.Instr(item.name, arg, lineno=item.lineno))
+            code.append(bytecode.Instr(name, arg, lineno=lineno))
     return code.to_code(stacksize=stacksize, compute_exception_stack_depths=False)
 
 

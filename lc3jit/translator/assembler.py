@@ -22,6 +22,7 @@ import opcode
 from collections.abc import Sequence
 from itertools import accumulate
 from types import CodeType
+from typing import Any, NamedTuple
 
 OPCODES: dict[str, int] = dict(opcode.opmap)
 _CACHE_TABLE = opcode._inline_cache_entries  # type: ignore[attr-defined]
@@ -98,19 +99,21 @@ class Label:
     __slots__ = ()
 
 
-class Instr:
+class Instr(NamedTuple):
     """One instruction: its name, its argument (a constant, a local's or a global's name, a
-    Label, or an int already in the running Python's encoding) and its line."""
+    Label, or an int already in the running Python's encoding) and its line.
 
-    __slots__ = ("arg", "lineno", "name")
+    The emitter appends plain tuples of these three (an `Item`): building a NamedTuple is
+    a Python call, 0.1 us more for each of the ~10 bytecodes of an LC-3 word, a twentieth
+    of translating. So readers index or unpack an item rather than name its fields."""
 
-    def __init__(self, name: str, arg: object = None, lineno: int = 0) -> None:
-        self.name = name
-        self.arg = arg
-        self.lineno = lineno
+    name: str
+    arg: object = None
+    lineno: int = 0
 
-    def __repr__(self) -> str:
-        return f"Instr({self.name!r}, {self.arg!r}, lineno={self.lineno})"
+
+#: An instruction as the emitter writes it: (name, argument, line), or an Instr.
+Item = tuple[str, Any, int]
 
 
 def _size(arg: int) -> int:
@@ -153,7 +156,7 @@ _LINE_ENTRIES: dict[int, bytes] = {}
 
 
 def assemble(
-    items: Sequence[Instr | Label],
+    items: Sequence[Item | Label],
     argnames: Sequence[str],
     name: str,
     first_line: int,
@@ -179,8 +182,8 @@ def assemble(
     local: dict[str, int] = {n: i for i, n in enumerate(argnames)}
     if paired_first:
         for item in items:
-            if type(item) is Instr and item.name in PAIRED_LOCAL_OPS:
-                for n in item.arg:  # type: ignore[attr-defined]
+            if type(item) is not Label and item[0] in PAIRED_LOCAL_OPS:  # type: ignore[index]
+                for n in item[1]:  # type: ignore[index]
                     local.setdefault(n, len(local))
     # per instruction: its bytes (a jump's once its offset is known); per run of one line:
     # the line and the index of its first instruction
@@ -196,13 +199,13 @@ def assemble(
         if type(item) is Label:
             at[item] = len(units)
             continue
-        if item.lineno != run_line:  # type: ignore[union-attr]
-            run_line = item.lineno  # type: ignore[union-attr]
-            run_lines.append(run_line)  # type: ignore[arg-type]
+        op, arg, line = item  # type: ignore[misc]
+        if line != run_line:
+            run_line = line
+            run_lines.append(line)
             run_starts.append(len(units))
-        arg = item.arg  # type: ignore[union-attr]
         before = number
-        number, kind = _NUMBERED[item.name]  # type: ignore[union-attr]
+        number, kind = _NUMBERED[op]
         if kind is None:
             if type(arg) is Label:
                 split = short_after_compare and before == COMPARE_OP and number in _SPLIT
