@@ -25,6 +25,7 @@ from lc3jit.translator.regions.analyses import (
 )
 from lc3jit.translator.regions.engine import STRICT_REGIONS
 from lc3jit.translator.regions.graph import build_graph, region_graph
+from lc3jit.translator.regions.return_order import loops_first
 from lc3jit.translator.regions.select import layout
 from lc3jit_runtime.isa import WORD_MASK, decode
 
@@ -70,6 +71,33 @@ def test_an_entry_that_heads_no_loop_is_checked_on_entry() -> None:
     budget = budget_checks(graph)
     assert budget.checks == {}
     assert budget.entry_rooms == {a.start: 7, b.start: 5}
+
+
+def test_a_loop_whose_every_cycle_passes_an_inner_check_checks_nothing_itself() -> None:
+    """The inner loop's check bounds every way round the outer loop too: the outer head,
+    a back edge's target, only counts (the fewer checks, the less a key costs under an OS)."""
+    a, b = plain(0x10, 2), plain(0x20, 3)
+    graph = build_graph([a, b], [a.start], {a.start: [b.start], b.start: [b.start, a.start]})
+    budget = budget_checks(graph)
+    assert budget.checks == {b.start: 3 + 2}
+    assert budget.entry_rooms == {a.start: 2}
+
+
+def test_a_return_compares_the_call_made_in_a_loop_first() -> None:
+    words = assembled(
+        """        .ORIG x3000
+        JSR SUB
+LOOP    JSR SUB
+        ADD R0, R0, #-1
+        BRp LOOP
+        HALT
+SUB     ADD R1, R1, #1
+        RET
+        .END"""
+    )
+    graph = region_graph(found(words), [ORIGIN])
+    assert graph.returns[0x3005] == (0x3001, 0x3002)
+    assert loops_first(graph)[0x3005] == (0x3002, 0x3001)
 
 
 def test_a_block_run_into_straight_from_its_one_way_in_is_prepaid() -> None:

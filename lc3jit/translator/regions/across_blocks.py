@@ -22,6 +22,7 @@ from lc3jit.translator.regions.analyses import RegionFacts, wanted_after
 from lc3jit.translator.regions.graph import RegionGraph
 from lc3jit.translator.regions.known import CODES, dirty_at_entry, supervised
 from lc3jit.translator.regions.os_calls import SP
+from lc3jit.translator.regions.return_order import loops_first
 from lc3jit.translator.regions.select import NO_HINTS, Hints
 from lc3jit_runtime import contract
 from lc3jit_runtime.dispatch import INTERPRET_AT
@@ -57,6 +58,8 @@ class AcrossBlocks(BlockCompiler):
         self.labels = {b.start: Label() for b in graph.blocks}
         self.order = {b.start: index for index, b in enumerate(graph.blocks)}  # as laid out
         self.written = set(facts.written)
+        #: for each block ending in RET or RTI, its return points in the order compared
+        self.returns = loops_first(graph)
         #: The registers the region names, loaded at entry: R6 too where an OS call may be inlined.
         self.used = facts.used | ({SP} if access_control else set())
         self.cc_local = True  # `cc` is loaded at entry: one local for the whole region
@@ -119,7 +122,7 @@ class AcrossBlocks(BlockCompiler):
     def count(self, pending: int) -> None:
         """N[0] = instructions run so far, less `pending` of the current block."""
         e = self.e
-        e.load("budget")
+        e.load("granted")
         e.load("n")
         e.binary(BinaryOp.SUBTRACT)
         if pending:

@@ -18,6 +18,7 @@ from lc3jit.translator.blocks import Block, Exit
 from lc3jit.translator.dataflow import REGISTER_ONLY, block_writes, exact_results, register_reads
 from lc3jit.translator.dataflow import register_writes as writes_of
 from lc3jit.translator.regions.graph import RegionGraph
+from lc3jit.translator.regions.loop_cuts import needed_cuts
 from lc3jit.translator.regions.select import straight_on
 from lc3jit_runtime.isa import REGISTER_FIELDS
 
@@ -60,6 +61,7 @@ def budget_checks(graph: RegionGraph) -> Budget:
             else:
                 state[start] = False
                 stack.pop()
+    checks = needed_cuts(edges, checks)
     lengths = {b.start: b.length for b in graph.blocks}
     longest: dict[int, int] = {}
 

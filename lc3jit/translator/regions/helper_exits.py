@@ -33,7 +33,7 @@ class HelperExits(AcrossBlocks):
         self.call(helper, *args)
         targets = {
             contract.TRAP: [*self.hints.get(block.end, ()), block.last.next_pc],  # under an OS, the routine
-            contract.RTI: self.graph.returns.get(block.start, ()),
+            contract.RTI: self.returns.get(block.start, ()),
         }.get(helper, ())
         inside = [target for target in dict.fromkeys(targets) if target in self.labels]
         if inside:
@@ -51,7 +51,7 @@ class HelperExits(AcrossBlocks):
         (regions.os_calls); the helper's way, emitted next, takes the rest."""
         block = self.current
         inside = [target for target in self.hints.get(block.end, ()) if target in self.labels]
-        returns = [target for target in self.graph.returns.get(block.start, ()) if target in self.labels]
+        returns = [target for target in self.returns.get(block.start, ()) if target in self.labels]
         if helper is contract.TRAP and inside:
             fast = lambda: inline_trap(self, args[0], inside[0], block.last.next_pc)  # noqa: E731
         elif helper is contract.RTI and not user_address(block.last.address):

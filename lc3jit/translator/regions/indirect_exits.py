@@ -22,7 +22,7 @@ class IndirectExits(AcrossBlocks):
         points of the calls to its subroutine, a JMP or JSRR to the targets it was seen
         (or guessed) going to."""
         hinted = self.hints.get(ins.address, ()) if hinted_site(self.current) else ()
-        return [*self.graph.returns.get(self.current.start, ()), *(t for t in hinted if t in self.labels)]
+        return [*self.returns.get(self.current.start, ()), *(t for t in hinted if t in self.labels)]
 
     def exit_with_top(self, ins: Instruction) -> None:
         """Compared with the targets predicted, the rest leave (JSRR: its target is on the
