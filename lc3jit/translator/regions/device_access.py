@@ -53,13 +53,20 @@ class DeviceAccess(AcrossBlocks):
             e.const(DISPLAY_STATUS)
             e.jump(read)
             e.place(device)
-            self.call(contract.READ, self.wrapped(push_address), at)
+            address = push_address if self.reads_a_word(at) else self.wrapped(push_address)
+            self.call(contract.READ, address, at)
             e.dup()
             e.const(0)
             e.compare(Compare.LT)
             e.jump_if_true(stopped)
             e.place(read)
             self.slow_path(stopped, lambda: self.reread(push_address, at, read))
+
+    def reads_a_word(self, at: int) -> bool:
+        """Is the address of the load at `at` a word as it is? LDI's is (read from memory):
+        every device poll of an OS is one, spared a `& 0xFFFF` each."""
+        block = self.current
+        return block.instructions[at - block.start].form.name == "LDI"
 
     def reread(self, push_address: Callable[[], None], at: int, read: Label) -> None:
         """READ returned -1 (on the stack): the registers back, then REREAD, which raises

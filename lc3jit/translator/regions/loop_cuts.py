@@ -3,9 +3,10 @@
 A depth-first walk's back edges name a block on every cycle (analyses.budget_checks), but
 not the fewest: under an OS, where a RET or RTI edge runs to every return point, the walk
 finds a "loop" at each return point and routine, and echo's key paid six checks where
-two (GETC's and OUT's polling loops) cut every cycle. A check is dropped when no cycle
-passes it but through another check: each cycle still passes one, which is all the
-budget's exactness asks (a check finds room for the longest way to the next one).
+three cut every cycle (GETC's and OUT's polling loops, and one on the way round the
+user's loop through TRAP's helper, taken when a vector is rewritten). A check is dropped
+when no cycle passes it but through another check: each cycle still passes one, which is
+all the budget's exactness asks (a check finds room for the longest way to the next one).
 """
 
 from __future__ import annotations

@@ -55,11 +55,13 @@ def keep_if_user_mode(c: RegionCompiler, local: str, slow: Label) -> None:
     c.e.jump_if_true(slow)
 
 
-def push_stack_word(c: RegionCompiler, below: int) -> None:
-    """Push the address `below` words under the supervisor's stack pointer (local `sp`)."""
+def push_stack_word(c: RegionCompiler, above: int) -> None:
+    """Push the address of the word pushed `above` words before the last (local `sp`:
+    the supervisor's stack pointer after the two pushes)."""
     c.e.load("sp")
-    c.e.const(below)
-    c.e.binary(BinaryOp.SUBTRACT)
+    if above:
+        c.e.const(above)
+        c.e.binary(BinaryOp.ADD)
 
 
 def inline_trap(c: RegionCompiler, vector: int, routine: int, following: int) -> Label:
@@ -72,10 +74,12 @@ def inline_trap(c: RegionCompiler, vector: int, routine: int, following: int) ->
     keep_if_user_mode(c, "mode", slow)
     e.global_(contract.MACHINE)
     e.load_attr(contract.SAVED_SSP)
+    e.const(2)
+    e.binary(BinaryOp.SUBTRACT)
     e.store("sp")
-    for below in (1, 2):  # an index of -1 or -2 (sp below 2) reads a guard entry: never plain
+    for above in (1, 0):  # an index of -1 or -2 (a Saved_SSP below 2) reads a guard entry: never plain
         c.push_table(contract.WRITE_MAP)
-        push_stack_word(c, below)
+        push_stack_word(c, above)
         e.subscript()
     e.binary(BinaryOp.OR)
     e.const(~WATCH_PROTECTED)
@@ -105,11 +109,11 @@ def inline_trap(c: RegionCompiler, vector: int, routine: int, following: int) ->
     e.store_subscript()
     e.const(following)
     c.push_table(contract.MEMORY)
-    push_stack_word(c, 2)
+    push_stack_word(c, 0)
     e.store_subscript()
-    push_stack_word(c, 2)
+    push_stack_word(c, 0)
     c.set_reg(SP, False)
-    c.ranges[SP] = FULL  # sp - 2 for an sp of 2 or more: the guard entries saw to that
+    c.ranges[SP] = FULL  # Saved_SSP - 2 for a Saved_SSP of 2 or more: the guard entries saw to that
     c.go_to(routine)
     return slow
 
