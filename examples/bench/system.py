@@ -7,8 +7,9 @@ machine falls on all of them alike:
 - `echo`: examples/echo.obj under the OS (`--os`), echoing KEYS keys through the OS's own
   GETC, OUT and PUTS (16 instructions a key, both editions). In one process, per engine:
   the CPU time of the run alone (translation before the run, shown apart, as in `lc3jit
-  bench`; the engine built long-lived, as `lc3jit run` builds it), per key; beside it lc3-ensemble (pip `lc3-ensemble-test`, its own OS in Rust)
-  running the same source with the same keys, when installed. Then whole `lc3jit run
+  bench`; the engine built long-lived, as `lc3jit run` builds it), per key; beside it
+  lc3-ensemble (pip `lc3-ensemble-test`, its own OS in Rust) running the same source
+  with the same keys, when installed. Then whole `lc3jit run
   --os` processes (`--translate-after 0`, the translation cache warm, as a second run has
   it), against a whole Python process running lc3-ensemble.
 - `2048`: examples/2048.obj playing a scripted 200-move game (`n`, then `wasd` 50 times;
