@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import enum
-import signal
+import _signal  # signal's numbers, without the enums `signal` makes of them (issue 20)
+
+from .record import Choice
 
 
-class Ending(enum.Enum):
+class Ending(Choice):
     """`reason` is the ending's name in --state-json and every JSON report; `exit_code` what
     `lc3jit run` and `python PROGRAM.pyc` exit with. The three signals that end a run share
     the name "interrupted" and exit with 128 + the signal's number, as a shell reports a
@@ -18,10 +19,10 @@ class Ending(enum.Enum):
     STEP_LIMIT = "step-limit", 4
     INPUT_EXHAUSTED = "input-exhausted", 5
     OUTPUT_LIMIT = "output-limit", 6  # the program wrote more than --max-output allows
-    HUNG_UP = "interrupted", 128 + signal.SIGHUP
-    INTERRUPTED = "interrupted", 128 + signal.SIGINT
-    TERMINATED = "interrupted", 128 + signal.SIGTERM
-    BROKEN_PIPE = "broken-pipe", 128 + signal.SIGPIPE
+    HUNG_UP = "interrupted", 128 + _signal.SIGHUP
+    INTERRUPTED = "interrupted", 128 + _signal.SIGINT
+    TERMINATED = "interrupted", 128 + _signal.SIGTERM
+    BROKEN_PIPE = "broken-pipe", 128 + _signal.SIGPIPE
     OUTPUT_ERROR = "output-error", 1
     # A grader's limits and checks (lc3jit.grading), through the API only: exit codes of the
     # endings they are kin to (a limit reached, a fault).
@@ -44,7 +45,9 @@ class Ending(enum.Enum):
 
 #: The endings of the signals that stop a run (runtime.signals), by signal.
 BY_SIGNAL = {
-    signal.SIGHUP: Ending.HUNG_UP,
-    signal.SIGINT: Ending.INTERRUPTED,
-    signal.SIGTERM: Ending.TERMINATED,
+    _signal.SIGHUP: Ending.HUNG_UP,
+    _signal.SIGINT: Ending.INTERRUPTED,
+    _signal.SIGTERM: Ending.TERMINATED,
 }
+#: Their names, as a message says them.
+SIGNAL_NAMES = {_signal.SIGHUP: "SIGHUP", _signal.SIGINT: "SIGINT", _signal.SIGTERM: "SIGTERM"}

@@ -9,9 +9,7 @@ them, the disassembler insists on them, and the machine ignores them when it exe
 
 from __future__ import annotations
 
-import enum
-
-from .record import Record
+from .record import Choice, Record
 
 WORD_MASK = 0xFFFF
 SIGN_BIT = 0x8000
@@ -40,7 +38,7 @@ REGISTER_FIELDS = ("dr", "sr", "sr1", "sr2", "baser")
 READ_REGISTER_FIELDS = REGISTER_FIELDS[1:]
 
 
-class Flow(enum.Enum):
+class Flow(Choice):
     """How an instruction passes control on; every kind but NEXT ends a basic block."""
 
     NEXT = "next"  # falls through to the following word

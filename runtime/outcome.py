@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import errno
-import signal
 
-from .endings import BY_SIGNAL, Ending
+from .endings import BY_SIGNAL, SIGNAL_NAMES, Ending
 from .errors import Stop
 from .record import Record
 
@@ -33,7 +32,7 @@ STEP_LIMIT = Outcome(Ending.STEP_LIMIT, "step limit reached")
 
 def interrupted(signum: int) -> Outcome:
     """Ended by SIGINT (Ctrl-C), SIGTERM or SIGHUP."""
-    name = signal.Signals(signum).name
+    name = SIGNAL_NAMES[signum]
     return Outcome(BY_SIGNAL[signum], "interrupted" + ("" if name == "SIGINT" else f" ({name})"))
 
 

@@ -11,11 +11,17 @@ by class and fields, a repr naming the fields, no assignment after `__init__` (a
 does), and copies and pickles that keep all that. Modules on those paths import `typing`
 only for the type checker, for the same reason (`TYPE_CHECKING = False`, then
 `if TYPE_CHECKING:`, an idiom type checkers know).
+
+For the same reason the few enumerations on those paths (how a run ends, how an
+instruction passes control on) are `Choice`s, not `enum.Enum`s: importing `enum` (and
+`signal`, whose constants are enums) cost a plain run 1.5 ms of CPU on Python 3.15.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+
+TYPE_CHECKING = False  # typing's, not imported on a plain run's way (see above)
 
 
 class _RecordType(type):
@@ -125,3 +131,50 @@ def _rebuilt(cls: type[Record], values: tuple[object, ...]) -> Record:
     for name, value in zip(cls.FIELDS, values, strict=True):
         object.__setattr__(record, name, value)
     return record
+
+
+class _ChoiceType(type):
+    """Makes every upper-case attribute of a Choice's class body one of its members."""
+
+    def __new__(mcs, name: str, bases: tuple[type, ...], namespace: dict[str, object]) -> _ChoiceType:
+        cls = super().__new__(mcs, name, bases, namespace)
+        members = []
+        for key, value in namespace.items():
+            if key.isupper():
+                member = object.__new__(cls)
+                member.name, member.value = key, value
+                member.__init__(*(value if isinstance(value, tuple) else (value,)))
+                setattr(cls, key, member)
+                members.append(member)
+        cls._members = tuple(members)
+        return cls
+
+    def __iter__(cls) -> Iterator[object]:
+        return iter(cls._members)
+
+
+class _Choice(metaclass=_ChoiceType):
+    """The members of an enumeration, declared as an `enum.Enum`'s are (`HALT = "halt", 0`:
+    the arguments of `__init__`, which sets the member's own attributes) and used as its
+    are: `Ending.HALT`, `ending is Ending.HALT`, `.name`, `.value`, `for ending in Ending`;
+    copies and pickles are the member itself. Not looked up by name or value."""
+
+    _members: tuple[_Choice, ...]
+    name: str
+    value: object
+
+    def __init__(self, *value: object) -> None:
+        """A member's own attributes, from its value (a subclass's)."""
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}.{self.name}: {self.value!r}>"
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return getattr, (type(self), self.name)
+
+
+#: What type checkers see is an Enum, which a Choice behaves as.
+if TYPE_CHECKING:
+    from enum import Enum as Choice
+else:
+    Choice = _Choice

@@ -9,15 +9,15 @@ with its state written back, and the run ends with exit 128 + the signal's numbe
 
 from __future__ import annotations
 
+import _signal  # `signal` without the enums it makes of numbers and handlers (issue 20)
 import contextlib
-import signal
 from collections.abc import Iterator
 from types import FrameType
 
 from .machine import Machine
 from .outcome import interrupted
 
-ENDING_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+ENDING_SIGNALS = (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP)
 
 
 @contextlib.contextmanager
@@ -34,12 +34,12 @@ def stop_on_signals(machine: Machine) -> Iterator[None]:
     saved = {}
     try:
         for signum in ENDING_SIGNALS:
-            if signal.getsignal(signum) is not signal.SIG_IGN:
-                saved[signum] = signal.signal(signum, stop)
+            if _signal.getsignal(signum) != _signal.SIG_IGN:
+                saved[signum] = _signal.signal(signum, stop)
     except ValueError:  # not the main thread
         pass
     try:
         yield
     finally:
         for signum, handler in saved.items():
-            signal.signal(signum, handler)
+            _signal.signal(signum, handler)

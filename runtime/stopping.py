@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 
-from .interp import Interpreter, stop_requested
+from .interp import Interpreter, stop_here, stop_requested
 from .machine import Machine
 
 TYPE_CHECKING = False  # typing's, not imported by a run that loads its translations (issue 20)
@@ -48,7 +48,7 @@ class StopProtocol:
         dropped = [start for start in starts if self.blocks.pop(start, None) is not None]
         for start in starts:
             self.noop_runs.pop(start, None)
-            self.keep(start, self.interpreter.steps[start] if start in self.stops else self._miss, 1)
+            self.keep(start, stop_here if start in self.stops else self._miss, 1)
         return dropped
 
     def set_stop(self, pc: int, on: bool) -> None:
@@ -85,4 +85,4 @@ class StopProtocol:
             for translation in self.blocks.values():
                 self._enter(translation)  # type: ignore[attr-defined]
             for pc in self.stops:
-                self.table[pc] = self.interpreter.steps[pc]
+                self.table[pc] = stop_here

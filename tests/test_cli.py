@@ -125,9 +125,12 @@ def test_paths_read_without_pydantic_keep_typers_checks(tmp_path: Path) -> None:
 
 #: What a plain `lc3jit run` must not import (issue 20: its start-up is at most twice bare
 #: Python's): the CLI library, the API's calls and the grading behind them, the translator,
-#: and the standard library's costly machinery (typing, dataclasses with inspect, re).
+#: and the standard library's costly machinery (typing, dataclasses with inspect, re, enum
+#: and `signal`, which makes enums of its numbers).
 NOT_FOR_A_PLAIN_RUN = (
     "re",
+    "enum",
+    "signal",
     "typer",
     "typing",
     "dataclasses",

@@ -121,3 +121,15 @@ def test_a_stop_requested_while_the_engine_stores_code_it_made_stops_the_run(
     assert asked and machine.icount < 100 and machine.pc == LOOP
     assert machine.take_ending() is PAUSED
     assert runner.run(10).ending is Ending.STEP_LIMIT and machine.pc == LOOP
+
+
+def test_an_interpreter_made_while_a_stop_is_requested_stops_at_once() -> None:
+    """The dispatcher makes its interpreter when a word with no code first needs it (a run
+    translated all from the cache never does): made while a stop is requested, it stops
+    before its first instruction, as one made with the dispatcher would have."""
+    machine = boot([Image(0x3000, tuple(FOREVER))], Console(io.BytesIO(), io.BytesIO()), 3, 0x3000)
+    dispatcher = Dispatcher(machine)
+    machine.request_stop(PAUSED)
+    assert dispatcher.interpreter.run(10) is PAUSED and (machine.icount, machine.pc) == (0, 0x3000)
+    assert machine.take_ending() is PAUSED
+    assert dispatcher.run(3).ending is Ending.STEP_LIMIT and (machine.icount, machine.pc) == (3, LOOP)

@@ -10,7 +10,7 @@ import pytest
 
 from lc3jit.run_options import RunOptions
 from lc3jit_runtime.endings import Ending
-from lc3jit_runtime.isa import FORMS_BY_NAME, decode
+from lc3jit_runtime.isa import FORMS_BY_NAME, Flow, decode
 from lc3jit_runtime.loader import Image
 from lc3jit_runtime.outcome import Outcome
 
@@ -73,3 +73,17 @@ def test_copies_and_pickles_are_equal_and_still_immutable() -> None:
         assert again == instruction and again.target == instruction.target
         with pytest.raises(AttributeError):
             again.word = 0  # type: ignore[misc]
+
+
+def test_endings_and_flows_behave_as_the_enums_they_replaced() -> None:
+    """What code comparing endings sees: members compared by identity, named, listed in the
+    order declared, and the member itself after a copy or a pickle (a grader's saved outcome)."""
+    assert [ending.name for ending in Ending][:3] == ["HALT", "FAULT", "STEP_LIMIT"]
+    assert len(list(Ending)) == len({ending.name for ending in Ending}) == 17
+    assert (Ending.HALT.value, Ending.HALT.reason, Ending.HALT.exit_code) == (("halt", 0), "halt", 0)
+    assert (Flow.CALL.name, Flow.CALL.value) == ("CALL", "call") and Flow.CALL is not Flow.JUMP
+    assert repr(Flow.RTI) == "<Flow.RTI: 'rti'>"
+    for member in (Ending.INTERRUPTED, Flow.RTI):
+        assert copy.copy(member) is member and copy.deepcopy(member) is member
+        assert pickle.loads(pickle.dumps(member)) is member
+    assert pickle.loads(pickle.dumps(Outcome(Ending.FAULT, "x"))).ending is Ending.FAULT
