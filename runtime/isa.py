@@ -290,9 +290,27 @@ def _build_decode_table() -> tuple[Form, ...]:
 _DECODE_TABLE = _build_decode_table()
 
 
+def _row(word: int) -> int:
+    """The word's row of _DECODE_TABLE: its opcode and the two mode bits (11 and 5)."""
+    return (word >> 10) & 0b111100 | (word >> 10) & 0b10 | (word >> 5) & 1
+
+
 def form_of(word: int) -> Form:
     """The form the machine executes for a word (the "should be" bits are ignored)."""
-    return _DECODE_TABLE[(word >> 10) & 0b111100 | (word >> 10) & 0b10 | (word >> 5) & 1]
+    return _DECODE_TABLE[_row(word)]
+
+
+def _operand_bits(form: Form) -> tuple[tuple[int, int, int] | None, ...]:
+    """For each field of FIELD_WIDTHS in order: (lowest bit, mask, sign bit or 0) where the
+    form has it, else None; `decode` extracts with these what `Field.extract` would."""
+    mine = {field.name: field for field in form.fields}
+    return tuple(
+        None if (f := mine.get(name)) is None else (f.lo, f.mask, 1 << (f.width - 1) if f.signed else 0)
+        for name in FIELD_WIDTHS
+    )
+
+
+_OPERAND_BITS = tuple(map(_operand_bits, _DECODE_TABLE))
 
 
 def decode(word: int, address: int = 0) -> Instruction:
@@ -303,10 +321,11 @@ def decode(word: int, address: int = 0) -> Instruction:
     if (ins := _DECODED.get(key)) is None:
         if len(_DECODED) >= DECODED_KEPT:  # random words: keep it bounded
             _DECODED.clear()
-        form = form_of(word)
-        operands = {f.name: f.extract(word) for f in form.fields}
+        row = _row(word)
+        form = _DECODE_TABLE[row]
+        operands = [None if f is None else ((word >> f[0] & f[1]) ^ f[2]) - f[2] for f in _OPERAND_BITS[row]]
         strict = word & form.strict_mask == form.strict_bits
-        ins = _DECODED[key] = Instruction(address, word, form, strict, **operands)
+        ins = _DECODED[key] = Instruction.from_values((address, word, form, strict, *operands))
     return ins
 
 

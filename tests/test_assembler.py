@@ -8,10 +8,12 @@ byte for byte and field by field, on the running Python (CI runs this on 3.11 to
 
 from __future__ import annotations
 
+import dis
 import sys
 from collections.abc import Sequence
+from itertools import pairwise
 from pathlib import Path
-from types import CodeType
+from types import CodeType, FunctionType
 
 import bytecode
 import pytest
@@ -19,7 +21,8 @@ from hypothesis import given, settings
 
 from lc3jit.toolchain.asm import assemble as assemble_source
 from lc3jit.translator import emitter
-from lc3jit.translator.assembler import CONSTANT_OPS, Instr, Label
+from lc3jit.translator.assembler import CONSTANT_OPS, Item, Label
+from lc3jit.translator.assembler import assemble as assemble_instructions
 from lc3jit.translator.blocks import find_blocks
 from lc3jit.translator.codegen import BlockCompiler
 from lc3jit.translator.regions import region_blocks, region_compiler, region_roots
@@ -36,7 +39,7 @@ COMPARES = {emitter._compare_arg(op): bytecode.Compare[op.name] for op in emitte
 
 
 def by_bytecode(
-    items: Sequence[Instr | Label], argnames: Sequence[str], name: str, first_line: int, stacksize: int
+    items: Sequence[Item | Label], argnames: Sequence[str], name: str, first_line: int, stacksize: int
 ) -> CodeType:
     """The same instructions assembled by `bytecode`."""
     labels: dict[Label, bytecode.Label] = {}
@@ -47,33 +50,34 @@ def by_bytecode(
         if isinstance(item, Label):
             code.append(labels.setdefault(item, bytecode.Label()))
             continue
-        arg = item.arg
+        name, arg, lineno = item
         if isinstance(arg, Label):
             arg = labels.setdefault(arg, bytecode.Label())
-        elif item.name == "COMPARE_OP":
-            arg = COMPARES[arg]  # type: ignore[index]
-        elif item.name == "BINARY_OP":
+        elif name == "COMPARE_OP":
+            arg = COMPARES[arg]
+        elif name == "BINARY_OP":
             arg = bytecode.BinaryOp(arg)
-        if arg is None and item.name not in CONSTANT_OPS:
-            code.append(bytecode.Instr(item.name, lineno=item.lineno))
+        if arg is None and name not in CONSTANT_OPS:
+            code.append(bytecode.Instr(name, lineno=lineno))
         else:
-            code.append(bytecode.Instr(item.name, arg, lineno=item.lineno))
+            code.append(bytecode.Instr(name, arg, lineno=lineno))
     return code.to_code(stacksize=stacksize, compute_exception_stack_depths=False)
 
 
 def check_every_assembly(patch: pytest.MonkeyPatch) -> list[str]:
-    """Every code object the emitter assembles is compared with bytecode's; returns their names."""
+    """Every code object the emitter assembles is compared with bytecode's (without the far
+    compares' split, which bytecode does not know); returns their names."""
     names: list[str] = []
     ours = emitter.assemble
 
-    def both(items, argnames, name, first_line, stacksize, paired_first):  # type: ignore[no-untyped-def]
+    def both(items, argnames, name, first_line, stacksize, paired_first, short_after_compare):  # type: ignore[no-untyped-def]
         reference = by_bytecode(items, argnames, name, first_line, stacksize)
         code = ours(items, argnames, name, first_line, stacksize, paired_first)
         for field in ("co_code", "co_linetable", "co_consts", "co_names", "co_varnames", "co_nlocals"):
             assert getattr(code, field) == getattr(reference, field), (name, field)
         assert code == reference, name
         names.append(name)
-        return code
+        return ours(items, argnames, name, first_line, stacksize, paired_first, short_after_compare)
 
     patch.setattr(emitter, "assemble", both)
     return names
@@ -113,3 +117,55 @@ def test_random_programs_assemble_as_bytecode_does(case: tuple[list[int], list[i
     with pytest.MonkeyPatch.context() as patch:
         check_every_assembly(patch)
         compile_all(case[0])
+
+
+def _far_compares(backward: bool, when: bool) -> CodeType:
+    """`x < 0` tested, then a conditional jump 600 code units away, forward (to return
+    "far") or backward (a loop counting n up to x), assembled with the far compares split."""
+    e = emitter.Emitter("far", 1)
+    target = Label()
+    if backward:
+        e.const(0)
+        e.store("n")
+        e.place(target)
+        e.load("n")
+        e.const(1)
+        e.binary(emitter.BinaryOp.ADD)
+        e.store("n")
+    else:
+        e.load("x")
+        e.const(0)
+        e.compare(emitter.Compare.LT)
+        e.jump_if(target, when)
+    for _ in range(300):
+        e.load("x")
+        e.pop()
+    if backward:
+        e.load("n")
+        e.load("x")
+        e.compare(emitter.Compare.LT)
+        e.jump_if(target, True)
+        e.load("n")
+        e.return_top()
+    else:
+        e.return_const("near")
+        e.place(target)
+        e.return_const("far")
+    return assemble_instructions(e.code, ("x",), "far", 1, emitter.STACK_BOUND, False, True)
+
+
+@pytest.mark.parametrize("when", [True, False])
+def test_a_far_jump_after_a_compare_goes_over_a_short_test_and_lands_as_it_would(when: bool) -> None:
+    """3.11 specialises COMPARE_OP only if its conditional jump comes right after it: split,
+    no EXTENDED_ARG comes between them, and each way still goes where the test says."""
+    for code, runs in [
+        (_far_compares(False, when), {-1: "far" if when else "near", 1: "near" if when else "far"}),
+        (_far_compares(True, True), {5: 5, 300: 300}),
+    ]:
+        names = [i.opname for i in dis.get_instructions(code)]
+        assert "COMPARE_OP" in names
+        assert not any(a == "COMPARE_OP" and b == "EXTENDED_ARG" for a, b in pairwise(names))
+        assert "EXTENDED_ARG" in names  # the far jump still needs one
+        function = FunctionType(code, {})
+        for x, expected in runs.items():
+            assert function(x) == expected

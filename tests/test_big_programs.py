@@ -110,6 +110,23 @@ def test_translation_looks_at_the_code_it_translates_not_the_whole_program(decod
     assert decoded[0] < 3 * REGION_SEARCH
 
 
+def test_a_region_where_another_stopped_growing_copies_none_of_its_blocks() -> None:
+    """A 1k-word program is one loop (a JMP back to its start) longer than a region: the
+    region rooted where the first stops follows the JMP back to the start, but copies none
+    of the first's code (that leads to nothing new; it left for the first region's entry
+    as soon). Every word is translated once, and the run ends as the interpreter's does."""
+    source = synthetic(1000, passes=2)
+    expected = run(source, ENGINES["interp"])
+    machine, display = booted(source)
+    engine = region_engine(machine)
+    regions = engine.translator.regions.values()  # type: ignore[attr-defined]
+    assert len(regions) > 1
+    assert sum(b.length for r in regions for b in r.blocks) == len(translated_words(engine)) > 900
+    outcome = engine.run(None)
+    machine.console.flush()
+    assert_same(expected, Run(machine, outcome, display.getvalue()))
+
+
 def test_the_switch_roots_regions_where_functions_begin() -> None:
     """arith's inner loop is x3005-x300D; a switch at x3008, inside it, builds the region of
     the whole program from its start, as before a run: no region that begins at the PC

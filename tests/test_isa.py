@@ -15,6 +15,7 @@ from lc3jit_runtime.isa import (
     READ_REGISTER_FIELDS,
     REGISTER_FIELDS,
     RET,
+    Instruction,
     decode,
     form_of,
     to_signed,
@@ -65,6 +66,15 @@ def test_encode_of_decode_gives_back_every_strict_word() -> None:
         ins = decode(word)
         fields = {f.name: getattr(ins, f.name) for f in ins.form.fields}
         assert (ins.form.encode(**fields) == word) == ins.strict, f"x{word:04X}"
+
+
+def test_decode_gives_every_word_the_record_its_forms_fields_make() -> None:
+    """decode's own bit extraction agrees with Field.extract and the checked constructor."""
+    for word in range(0x10000):
+        form = form_of(word)
+        operands = {f.name: f.extract(word) for f in form.fields}
+        strict = word & form.strict_mask == form.strict_bits
+        assert decode(word, 0x3000) == Instruction(0x3000, word, form, strict, **operands), f"x{word:04X}"
 
 
 @pytest.mark.parametrize(

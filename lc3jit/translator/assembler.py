@@ -22,6 +22,7 @@ import opcode
 from collections.abc import Sequence
 from itertools import accumulate
 from types import CodeType
+from typing import Any, NamedTuple
 
 OPCODES: dict[str, int] = dict(opcode.opmap)
 _CACHE_TABLE = opcode._inline_cache_entries  # type: ignore[attr-defined]
@@ -69,6 +70,24 @@ for _name, _number in OPCODES.items():
     if _number < 256:
         _CACHES_BY_NUMBER[_number], _BACKWARD[_number] = CACHES[_name], "BACKWARD" in _name
 
+
+def _split_jump(name: str) -> tuple[int, int]:
+    """The conditional jump `name` in two (see `assemble`'s `short_after_compare`): the
+    opposite test, forward over the second, and the unconditional jump the same way."""
+    skip = name.replace("BACKWARD", "FORWARD").rsplit("_", 1)[0] + (
+        "_FALSE" if name.endswith("TRUE") else "_TRUE"
+    )
+    return OPCODES[skip], OPCODES["JUMP_BACKWARD" if "BACKWARD" in name else "JUMP_FORWARD"]
+
+
+#: By conditional jump's opcode: the opposite short test and the far jump it is split into.
+_SPLIT = {
+    OPCODES[name]: _split_jump(name)
+    for name in OPCODES
+    if name.startswith("POP_JUMP") and name.endswith(("_IF_TRUE", "_IF_FALSE"))
+}
+COMPARE_OP = OPCODES["COMPARE_OP"]
+
 #: A code object to copy the fields `assemble` does not set from (those `bytecode` leaves
 #: at their defaults: no flags, file "<string>", qualified name "<module>").
 _TEMPLATE = compile("", "<string>", "exec", dont_inherit=True)
@@ -80,19 +99,21 @@ class Label:
     __slots__ = ()
 
 
-class Instr:
+class Instr(NamedTuple):
     """One instruction: its name, its argument (a constant, a local's or a global's name, a
-    Label, or an int already in the running Python's encoding) and its line."""
+    Label, or an int already in the running Python's encoding) and its line.
 
-    __slots__ = ("arg", "lineno", "name")
+    The emitter appends plain tuples of these three (an `Item`): building a NamedTuple is
+    a Python call, 0.1 us more for each of the ~10 bytecodes of an LC-3 word, a twentieth
+    of translating. So readers index or unpack an item rather than name its fields."""
 
-    def __init__(self, name: str, arg: object = None, lineno: int = 0) -> None:
-        self.name = name
-        self.arg = arg
-        self.lineno = lineno
+    name: str
+    arg: object = None
+    lineno: int = 0
 
-    def __repr__(self) -> str:
-        return f"Instr({self.name!r}, {self.arg!r}, lineno={self.lineno})"
+
+#: An instruction as the emitter writes it: (name, argument, line), or an Instr.
+Item = tuple[str, Any, int]
 
 
 def _size(arg: int) -> int:
@@ -135,12 +156,13 @@ _LINE_ENTRIES: dict[int, bytes] = {}
 
 
 def assemble(
-    items: Sequence[Instr | Label],
+    items: Sequence[Item | Label],
     argnames: Sequence[str],
     name: str,
     first_line: int,
     stacksize: int,
     paired_first: bool,
+    short_after_compare: bool = False,
 ) -> CodeType:
     """The code object of `items`, parameters `argnames`.
 
@@ -148,14 +170,20 @@ def assemble(
     parameters first, and with `paired_first` (3.13+) the locals of paired instructions
     before the others (only the first 16 may pair). Jumps start short and grow an
     EXTENDED_ARG where their offset needs one, until nothing moves.
+
+    With `short_after_compare` (3.11, whose COMPARE_OP is specialised only when the very
+    next instruction is its conditional jump, never an EXTENDED_ARG), a conditional jump
+    after a COMPARE_OP that needs an EXTENDED_ARG becomes the opposite test jumping over
+    an unconditional jump there instead: `bytecode` would write the EXTENDED_ARG, so this
+    is the one place the code differs from what it writes.
     """
     consts: dict[tuple[type, object], int] = {}
     names: dict[str, int] = {}
     local: dict[str, int] = {n: i for i, n in enumerate(argnames)}
     if paired_first:
         for item in items:
-            if type(item) is Instr and item.name in PAIRED_LOCAL_OPS:
-                for n in item.arg:  # type: ignore[attr-defined]
+            if type(item) is not Label and item[0] in PAIRED_LOCAL_OPS:  # type: ignore[index]
+                for n in item[1]:  # type: ignore[index]
                     local.setdefault(n, len(local))
     # per instruction: its bytes (a jump's once its offset is known); per run of one line:
     # the line and the index of its first instruction
@@ -164,21 +192,24 @@ def assemble(
     run_starts: list[int] = []
     run_line = None
     at: dict[Label, int] = {}
-    jumps: list[tuple[int, int, Label]] = []  # index, opcode, target
+    jumps: list[tuple[int, int, Label, bool]] = []  # index, opcode, target, split if far
     append, encoded, get = units.append, _encoded, _ENCODED.get
+    number = 0  # the opcode of the instruction before
     for item in items:
         if type(item) is Label:
             at[item] = len(units)
             continue
-        if item.lineno != run_line:  # type: ignore[union-attr]
-            run_line = item.lineno  # type: ignore[union-attr]
-            run_lines.append(run_line)  # type: ignore[arg-type]
+        op, arg, line = item  # type: ignore[misc]
+        if line != run_line:
+            run_line = line
+            run_lines.append(line)
             run_starts.append(len(units))
-        arg = item.arg  # type: ignore[union-attr]
-        number, kind = _NUMBERED[item.name]  # type: ignore[union-attr]
+        before = number
+        number, kind = _NUMBERED[op]
         if kind is None:
             if type(arg) is Label:
-                jumps.append((len(units), number, arg))
+                split = short_after_compare and before == COMPARE_OP and number in _SPLIT
+                jumps.append((len(units), number, arg, split))
                 append(b"")
                 continue
             if arg is None:
@@ -246,20 +277,24 @@ def _encoded(number: int, arg: int) -> bytes:
 _LARGEST = (0, 0xFF, 0xFFFF, 0xFFFFFF, 0xFFFFFFFF)
 
 
-def _resolve_jumps(units: list[bytes], jumps: list[tuple[int, int, Label]], at: dict[Label, int]) -> None:
+def _resolve_jumps(
+    units: list[bytes], jumps: list[tuple[int, int, Label, bool]], at: dict[Label, int]
+) -> None:
     """Write each jump's bytes: its offset in code units from the end of the jump and its
-    caches (forward) or back from there (backward), with the EXTENDED_ARGs it needs.
+    caches (forward) or back from there (backward), with the EXTENDED_ARGs it needs; a
+    jump marked to split, once it needs one, as the opposite short test over the far jump.
 
     Every jump starts short; each round finds the offsets at once and grows only the
     jumps whose offset no longer fits, until none does (a third of assembling was this
     when each round went through every jump in turn)."""
     sizes = list(map(len, units))  # in bytes
-    where = [i for i, _, _ in jumps]
+    where = [i for i, _, _, _ in jumps]
     after = [i + 1 for i in where]
-    target = [at[label] for _, _, label in jumps]
-    backward = [_BACKWARD[number] for _, number, _ in jumps]
-    caches = [_CACHES_BY_NUMBER[number] for _, number, _ in jumps]
+    target = [at[label] for _, _, label, _ in jumps]
+    backward = [_BACKWARD[number] for _, number, _, _ in jumps]
+    caches = [_CACHES_BY_NUMBER[number] for _, number, _, _ in jumps]
     reach = [1] * len(jumps)  # code units of each jump's argument, EXTENDED_ARGs counted
+    skips = [0] * len(jumps)  # code units of the short test before a split jump
     for i, cache in zip(where, caches, strict=True):
         sizes[i] = 2 * (1 + cache)
     while True:
@@ -273,6 +308,13 @@ def _resolve_jumps(units: list[bytes], jumps: list[tuple[int, int, Label]], at: 
             break
         for j in grown:
             reach[j] = _size(offsets[j])
-            sizes[where[j]] = 2 * (reach[j] + caches[j])
-    for (i, number, _), offset in zip(jumps, offsets, strict=True):
-        units[i] = _encoded(number, offset)
+            if jumps[j][3] and not skips[j]:
+                skip, far = _SPLIT[jumps[j][1]]
+                skips[j], caches[j] = 1 + _CACHES_BY_NUMBER[skip], _CACHES_BY_NUMBER[far]
+            sizes[where[j]] = 2 * (skips[j] + reach[j] + caches[j])
+    for j, ((i, number, _, _), offset) in enumerate(zip(jumps, offsets, strict=True)):
+        if skips[j]:
+            skip, far = _SPLIT[number]
+            units[i] = _encoded(skip, reach[j] + caches[j]) + _encoded(far, offset)
+        else:
+            units[i] = _encoded(number, offset)

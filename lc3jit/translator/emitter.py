@@ -6,10 +6,12 @@ false); this module turns each into the instructions of the running Python:
   drops PRECALL; 3.13+ push the callable before the NULL (LOAD_GLOBAL's flag does
   both orders for us);
 - conditional jumps: 3.11 has POP_JUMP_FORWARD_IF_* / POP_JUMP_BACKWARD_IF_*, 3.12+
-  has only forward POP_JUMP_IF_*; 3.13+ also need an exact bool (TO_BOOL) where the
-  value is not already one, or an int silently takes the wrong branch; 3.14+ follow
-  each conditional jump with NOT_TAKEN, as CPython's compiler does, so that
-  sys.monitoring (coverage, debuggers) sees both ways out of a branch;
+  has only forward POP_JUMP_IF_*; 3.11 specialises a COMPARE_OP only where its jump
+  comes right after it, so a far one is split there (COMPARE_NEEDS_SHORT_JUMP); 3.13+
+  also need an exact bool (TO_BOOL) where the value is not already one, or an int
+  silently takes the wrong branch; 3.14+ follow each conditional jump with NOT_TAKEN,
+  as CPython's compiler does, so that sys.monitoring (coverage, debuggers) sees both
+  ways out of a branch;
 - subscripts: BINARY_SUBSCR until 3.13, BINARY_OP with the subscript operator from 3.14;
 - constants: RETURN_CONST only in 3.12 and 3.13; 3.14+ load small ints with
   LOAD_SMALL_INT (no lookup in co_consts);
@@ -31,7 +33,7 @@ import opcode
 from collections.abc import Sequence
 from types import CodeType
 
-from lc3jit.translator.assembler import Instr, Label, assemble
+from lc3jit.translator.assembler import Instr, Item, Label, assemble
 from lc3jit.translator.pythons import PY, SPOKEN, speaks_this_python, unknown_python
 
 HAS_PRECALL = PY == (3, 11)
@@ -43,6 +45,10 @@ HAS_NOT_TAKEN = PY >= (3, 14)
 HAS_LOAD_SMALL_INT = PY >= (3, 14)
 HAS_SUPERINSTRUCTIONS = PY >= (3, 13)
 HAS_BORROWED_LOADS = PY >= (3, 14)
+#: 3.11 specialises COMPARE_OP (to a compare-and-jump) only where its conditional jump
+#: comes right after it: a far one goes over a short test (the assembler's
+#: `short_after_compare`) rather than behind an EXTENDED_ARG.
+COMPARE_NEEDS_SHORT_JUMP = PY == (3, 11)
 
 #: The deepest the value stack of generated code gets, with room to spare: a helper
 #: call with three arguments (five slots with NULL and the callable) is the deepest.
@@ -101,7 +107,7 @@ class Emitter:
     """Builds one code object; every instruction carries the current LC-3 address as its line."""
 
     def __init__(self, name: str, first_line: int) -> None:
-        self.code: list[Instr | Label] = []
+        self.code: list[Item | Label] = []
         self._append = self.code.append  # the emitter's one hot call
         self.name = name
         self.first_line = first_line
@@ -113,26 +119,26 @@ class Emitter:
         #: The index of the last jump, unless code no jump reaches was dropped after it.
         self._jump_at: int | None = None
         #: The last instruction emitted, if dropped (see `last`).
-        self._dropped: Instr | None = None
+        self._dropped: Item | None = None
         self.emit("RESUME", 0)
 
     def emit(self, name: str, arg: object = None) -> None:
         """Append an instruction (its argument None where it takes none; LOAD_CONST None too)."""
         if self._open:
-            self._append(Instr(name, arg, self.line))
+            self._append((name, arg, self.line))
         else:
-            self._drop(Instr(name, arg, self.line))
+            self._drop((name, arg, self.line))
 
     def _end(self, name: str, arg: object = None) -> None:
         """Append a jump or a return (ENDS), after which no way goes on until a label."""
         if self._open:
-            self._append(Instr(name, arg, self.line))
+            self._append((name, arg, self.line))
             self._open = False
             self._jump_at = len(self.code) - 1 if name in JUMPS else None
         else:
-            self._drop(Instr(name, arg, self.line))
+            self._drop((name, arg, self.line))
 
-    def _drop(self, instr: Instr) -> None:
+    def _drop(self, instr: Item) -> None:
         """Code no jump reaches (after a jump or a return, before any label): left out. A
         jump before it no longer lands on the next instruction."""
         self._jump_at = None
@@ -147,7 +153,7 @@ class Emitter:
         comes is what one pass over the finished code did, for less (6% of translating).
         """
         code, at = self.code, self._jump_at
-        if at is not None and code[at].arg is label:  # type: ignore[union-attr]
+        if at is not None and code[at][1] is label:  # type: ignore[index]
             last = len(code) - 1
             while last > at and type(code[last]) is Label:
                 last -= 1
@@ -161,7 +167,8 @@ class Emitter:
     @property
     def last(self) -> Instr | Label:
         """The last instruction or label emitted, kept or dropped."""
-        return self.code[-1] if self._dropped is None else self._dropped
+        item = self.code[-1] if self._dropped is None else self._dropped
+        return item if type(item) is Label else Instr(*item)  # type: ignore[misc]
 
     # Values.
     def const(self, value: object) -> None:
@@ -173,15 +180,15 @@ class Emitter:
     # The commonest (a third of all instructions) append without going through `emit`.
     def load(self, local: str) -> None:
         if self._open:
-            self._append(Instr("LOAD_FAST", local, self.line))
+            self._append(("LOAD_FAST", local, self.line))
         else:
-            self._drop(Instr("LOAD_FAST", local, self.line))
+            self._drop(("LOAD_FAST", local, self.line))
 
     def store(self, local: str) -> None:
         if self._open:
-            self._append(Instr("STORE_FAST", local, self.line))
+            self._append(("STORE_FAST", local, self.line))
         else:
-            self._drop(Instr("STORE_FAST", local, self.line))
+            self._drop(("STORE_FAST", local, self.line))
 
     def dup(self) -> None:
         self.emit("COPY", 1)
@@ -197,9 +204,9 @@ class Emitter:
 
     def binary(self, op: BinaryOp) -> None:
         if self._open:
-            self._append(Instr("BINARY_OP", op, self.line))
+            self._append(("BINARY_OP", op, self.line))
         else:
-            self._drop(Instr("BINARY_OP", op, self.line))
+            self._drop(("BINARY_OP", op, self.line))
 
     def compare(self, op: Compare) -> None:
         """Leaves an exact bool on every version."""
@@ -295,10 +302,18 @@ class Emitter:
         """
         if HAS_BORROWED_LOADS:
             for i in borrowable_loads(self.code):
-                self.code[i].name = "LOAD_FAST_BORROW"
+                self.code[i] = ("LOAD_FAST_BORROW", *self.code[i][1:])  # type: ignore[index]
         if HAS_SUPERINSTRUCTIONS:
             expected = _fuse_pairs(self.code, argnames)
-        code = assemble(self.code, argnames, self.name, self.first_line, STACK_BOUND, HAS_SUPERINSTRUCTIONS)
+        code = assemble(
+            self.code,
+            argnames,
+            self.name,
+            self.first_line,
+            STACK_BOUND,
+            HAS_SUPERINSTRUCTIONS,
+            COMPARE_NEEDS_SHORT_JUMP,
+        )
         if HAS_SUPERINSTRUCTIONS and code.co_varnames[: len(expected)] != expected:
             raise AssertionError(f"locals of {code.co_name} not numbered as fused: {code.co_varnames}")
         return code
@@ -361,17 +376,18 @@ _BORROW_STEPS = {
 }
 
 
-def _stack_effect(item: Instr) -> tuple[int, int] | None:
+def _stack_effect(item: Item) -> tuple[int, int] | None:
     """(values popped, values pushed) by item, or None for an instruction not written here."""
-    if item.name == "CALL":
-        return item.arg + 2, 1
-    if item.name in ("LOAD_GLOBAL", "LOAD_ATTR") and isinstance(item.arg, tuple):
-        with_null = item.arg[0]
-        return (0, 1 + with_null) if item.name == "LOAD_GLOBAL" else (1, 1 + with_null)
-    return STACK_EFFECTS.get(item.name)
+    name, arg, _ = item
+    if name == "CALL":
+        return arg + 2, 1
+    if name in ("LOAD_GLOBAL", "LOAD_ATTR") and isinstance(arg, tuple):
+        with_null = arg[0]
+        return (0, 1 + with_null) if name == "LOAD_GLOBAL" else (1, 1 + with_null)
+    return STACK_EFFECTS.get(name)
 
 
-def borrowable_loads(items: Sequence[Instr | Label]) -> list[int]:
+def borrowable_loads(items: Sequence[Item | Label]) -> list[int]:
     """The indexes of the LOAD_FASTs that may push a borrowed reference (3.14+).
 
     A borrowed reference is valid while its local still holds the object. So a load is
@@ -386,22 +402,22 @@ def borrowable_loads(items: Sequence[Instr | Label]) -> list[int]:
         if type(item) is Label:
             on_stack.clear()
             continue
-        name = item.name
+        name, arg, _ = item  # type: ignore[misc]
         if name == "LOAD_FAST":
             on_stack.append(i)
             continue
         if name == "STORE_FAST":
             if on_stack:
                 on_stack.pop()
-            on_stack = [None if p is not None and items[p].arg == item.arg else p for p in on_stack]
+            on_stack = [None if p is not None and items[p][1] == arg else p for p in on_stack]  # type: ignore[index]
             continue
         step = _BORROW_STEPS.get(name)
         if step is None:
-            effect = _stack_effect(item)
+            effect = _stack_effect(item)  # type: ignore[arg-type]
             if effect is None:  # not an instruction this module writes: trust nothing below it
                 on_stack.clear()
                 continue
-            step = (*effect, name in USES_THEN_DROPS, False, type(item.arg) is Label or name in ENDS)
+            step = (*effect, name in USES_THEN_DROPS, False, type(arg) is Label or name in ENDS)
         pops, pushes, drops, scrambles, ends = step
         used = on_stack[len(on_stack) - pops :] if pops else []
         del on_stack[len(on_stack) - len(used) :]
@@ -425,7 +441,7 @@ FUSED = {
 }
 
 
-def _fuse_pairs(code: list[Instr | Label], argnames: tuple[str, ...]) -> tuple[str, ...]:
+def _fuse_pairs(code: list[Item | Label], argnames: tuple[str, ...]) -> tuple[str, ...]:
     """Fuse pairs of local loads and stores into superinstructions (3.13+), as CPython does.
 
     A superinstruction packs both locals' numbers into 4 bits each, so only locals
@@ -436,9 +452,9 @@ def _fuse_pairs(code: list[Instr | Label], argnames: tuple[str, ...]) -> tuple[s
     tracers still see where every instruction starts.
     """
     number = {name: i for i, name in enumerate(argnames)}
-    fused: list[Instr | Label] = []
+    fused: list[Item | Label] = []
     append = fused.append
-    waiting: Instr | None = None  # the instruction before, unless fused or a label
+    waiting: Item | None = None  # the instruction before, unless fused or a label
     for item in code:
         if type(item) is Label:
             if waiting is not None:
@@ -447,14 +463,14 @@ def _fuse_pairs(code: list[Instr | Label], argnames: tuple[str, ...]) -> tuple[s
             waiting = None
             continue
         if waiting is not None:
-            name = FUSED.get((waiting.name, item.name))  # type: ignore[union-attr]
-            if name and waiting.lineno == item.lineno:  # type: ignore[union-attr]
-                first, second = waiting.arg, item.arg  # type: ignore[union-attr]
+            name = FUSED.get((waiting[0], item[0]))  # type: ignore[index]
+            if name and waiting[2] == item[2]:  # type: ignore[index]
+                first, second = waiting[1], item[1]  # type: ignore[index]
                 new = (first not in number) + (second not in number and second != first)
                 if len(number) + new <= 16:
                     number.setdefault(first, len(number))  # type: ignore[arg-type]
                     number.setdefault(second, len(number))  # type: ignore[arg-type]
-                    append(Instr(name, (first, second), waiting.lineno))
+                    append((name, (first, second), waiting[2]))
                     waiting = None
                     continue
             append(waiting)

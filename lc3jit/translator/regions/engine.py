@@ -19,6 +19,7 @@ from lc3jit.translator.regions.select import (
     LOCAL,
     NO_HINTS,
     Hints,
+    closing_copies,
     copied_in,
     hinted_site,
     region_blocks,
@@ -198,6 +199,8 @@ def region_engine(
         if not whole and root not in entries and (root in inside or copied_in(blocks, root)):
             continue
         region = region_blocks(blocks, root, hints)
+        if not whole and root not in entries:
+            region = closing_copies(region, inside, hints)
         size = sum(block.length for block in region)
         if size > min(copies, machine.translation_budget):
             continue  # a smaller one may fit
