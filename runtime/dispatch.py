@@ -123,11 +123,8 @@ class Dispatcher(StopProtocol, TranslationPacing, CodeHelpers):
         """The interpreter of words with no code, made when first needed: a run whose code all
         came from the translation cache may never need it, nor its 65,536 steps (a quarter
         of a millisecond of a cache hit, issue 20). Made while a stop is requested, it stops
-        as it would have had it been there (its steps are the stopper)."""
-        interpreter = Interpreter(self.machine)
-        if self.machine.ending is not None:
-            interpreter._stop(True)
-        return interpreter
+        at once, as every Interpreter does (its steps are the stopper)."""
+        return Interpreter(self.machine)
 
     def adopt(self, interpreter: Interpreter) -> bool:
         """Interpret the words with no code on `interpreter`, one following the same machine

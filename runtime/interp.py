@@ -322,7 +322,10 @@ class Interpreter:
     def __init__(self, machine: Machine) -> None:
         self.machine = machine
         self._miss: Step = self._decode_and_run
-        self.steps: list[Step] = [self._miss] * len(machine.mem)
+        # A stop requested before this interpreter was made (one made when first needed, as
+        # the dispatcher's is) holds for it as for those its hook reached: it stops at once.
+        first = stop_requested if machine.ending is not None else self._miss
+        self.steps: list[Step] = [first] * len(machine.mem)
         self.stops: set[int] = set()  # PCs to stop before: a debugger's breakpoints
         machine.code_write_hooks.append(self._forget)
         machine.stop_hooks.append(self._stop)
