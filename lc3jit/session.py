@@ -12,6 +12,7 @@ from pathlib import Path
 
 import lc3jit_runtime
 from lc3jit_runtime.boot import boot as boot  # where the CLI, bench and tests have always found it
+from lc3jit_runtime.collector import long_lived, running
 from lc3jit_runtime.interp import Interpreter
 from lc3jit_runtime.loader import Image, load_file, load_image_file
 from lc3jit_runtime.machine import Machine
@@ -159,14 +160,16 @@ def run_machine(
 
     `build` builds it instead of ENGINES (from saved translations: a compiled file, the cache).
     """
-    with stop_on_signals(machine):
+    with running(), stop_on_signals(machine):
         start = time.perf_counter()
-        engine = (build or ENGINES[engine_name])(machine)
+        engine = long_lived(build or ENGINES[engine_name])(machine)
         return run_engine(engine, max_steps, time.perf_counter() - start)
 
 
 def run_engine(engine: Runnable, max_steps: int | None = None, setup_seconds: float = 0.0) -> RunResult:
     """Run an engine already built (and perhaps run before) as a user's run goes
-    (runtime.running: the console running, the ending signals stopping it exactly)."""
-    outcome, seconds = run_to_ending(engine.machine, lambda: engine.run(max_steps))
+    (runtime.running: the console running, the ending signals stopping it exactly), what
+    lives until it ends out of the collector's sight (runtime.collector)."""
+    with running():
+        outcome, seconds = run_to_ending(engine.machine, lambda: engine.run(max_steps))
     return RunResult(outcome, engine.machine, engine, seconds, setup_seconds)
