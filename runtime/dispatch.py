@@ -4,9 +4,12 @@ A table indexed by PC holds, for every address, something to call that returns t
 next PC: a translated block (many instructions), a translated region (a loop nest or a
 subroutine, as many instructions as its budget allows), an interpreter step (one), or
 `_cold`, which interprets one word and, when the PC turns out to be hot, asks the
-translator (a callback lc3jit installs) for code from there. Sizes are kept beside it
-(0 for a region, which reports its own count), so the loop counts instructions exactly
-and never runs past --max-steps.
+translator (a callback lc3jit installs) for code from there; each with its size (0 for a
+region, which reports its own count), so the loop counts instructions exactly and never
+runs past --max-steps. Each entry is one (function, size) pair: one list of 65,536 rather
+than two (half the fresh memory a run from the translation cache pays for, issue 20), read
+by the loop in one index and one unpacking, as fast as two indexes, and never a function
+with another entry's size.
 
 Translated code leaves early only through an exception, after writing its registers
 back: a Stop (HALT, a fault, the end of input) or a Leave (LeaveBlock, a store into
@@ -96,8 +99,8 @@ class Dispatcher(StopProtocol, TranslationPacing, CodeHelpers):
         self.machine = machine
         self.translator = translator
         self._miss: Callable[[int], int] = self._cold
-        self.table: list[Callable[[int], int]] = [self._miss] * len(machine.mem)
-        self.sizes = [1] * len(machine.mem)  # instructions each table entry runs
+        #: By PC: what to call and the instructions it runs (see the module's docstring).
+        self.table: list[tuple[Callable[[int], int], int]] = [(self._miss, 1)] * len(machine.mem)
         self.visits: dict[int, int] = {}  # PC -> times reached with no code for it
         self.runs: dict[int, int] | None = {} if profile else None  # start -> times run
         self.blocks: dict[int, Translation] = {}  # by start: the translations installed
@@ -242,7 +245,7 @@ class Dispatcher(StopProtocol, TranslationPacing, CodeHelpers):
         code returns here (a store that sets KBSR[14] or writes the PSR leaves it, RTI
         ends it), so every engine takes an interrupt at the same instruction.
         """
-        m, table, sizes, region_count = self.machine, self.table, self.sizes, self.region_count
+        m, table, region_count = self.machine, self.table, self.region_count
         deferred = self.deferred
         limit = UNLIMITED if max_steps is None else max_steps
         pc = start = m.pc
@@ -258,14 +261,15 @@ class Dispatcher(StopProtocol, TranslationPacing, CodeHelpers):
                         if slice_ == INTERRUPT_SLICE and done < limit and m.interrupt_pending():
                             size = 1  # an interrupt refused (no handler) ran nothing
                             pc = start = m.take_interrupt(pc)
-                        if size := sizes[pc]:  # a block or an interpreter step
+                        function, size = table[pc]
+                        if size:  # a block or an interpreter step
                             if done + size > limit:
                                 break
-                            pc = table[pc](pc)
+                            pc = function(pc)
                             done += size
                         else:  # a region: runs what the budget allows, says how much
                             budget = limit - done
-                            pc = table[pc](budget if budget < slice_ else slice_)
+                            pc = function(budget if budget < slice_ else slice_)
                             done += region_count[0]
                             if pc > WORD_MASK:  # and leaves one instruction to the interpreter
                                 pc -= INTERPRET_AT

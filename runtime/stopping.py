@@ -12,6 +12,9 @@ from collections.abc import Callable, Collection
 from .interp import Interpreter, stop_here, stop_requested
 from .machine import Machine
 
+#: The entry of every PC once a stop is requested: whatever the loop calls next raises StopRequested.
+STOPPED = (stop_requested, 1)
+
 TYPE_CHECKING = False  # typing's, not imported by a run that loads its translations (issue 20)
 if TYPE_CHECKING:
     from .dispatch import Translation
@@ -22,8 +25,7 @@ class StopProtocol:
 
     machine: Machine
     interpreter: Interpreter
-    table: list[Callable[[int], int]]
-    sizes: list[int]
+    table: list[tuple[Callable[[int], int], int]]
     blocks: dict[int, Translation]
     covering: dict[int, set[int]]
     noop_runs: dict[int, int]
@@ -39,9 +41,9 @@ class StopProtocol:
         that swap would run on, a region for ever. The entry goes in first, then the stopper
         over it if a stop was requested meanwhile.
         """
-        self.table[start], self.sizes[start] = entry, size
+        self.table[start] = (entry, size)
         if self.machine.ending is not None:
-            self.table[start], self.sizes[start] = stop_requested, 1
+            self.table[start] = STOPPED
 
     def _drop(self, starts: Collection[int]) -> list[int]:
         """Send the PCs back to the cold path (a stop stays); the starts of the translations dropped."""
@@ -75,14 +77,13 @@ class StopProtocol:
                 self._settle(start)  # type: ignore[attr-defined]
 
     def _stop(self, on: bool) -> None:
-        """A stop was requested: whatever the loop calls next raises StopRequested (the
-        table first: an entry whose size is already read gets the stopper, never a
-        function of another size). Or no longer: the translations back in the table, the
+        """A stop was requested: whatever the loop calls next raises StopRequested (an
+        entry is read whole, function and size: the loop never calls a function with
+        another's size). Or no longer: the translations back in the table, the
         breakpoints' steps too, and every other PC cold again."""
-        self.table[:] = [stop_requested if on else self._miss] * len(self.table)
-        self.sizes[:] = [1] * len(self.sizes)
+        self.table[:] = [STOPPED if on else (self._miss, 1)] * len(self.table)
         if not on:
             for translation in self.blocks.values():
                 self._enter(translation)  # type: ignore[attr-defined]
             for pc in self.stops:
-                self.table[pc] = stop_here
+                self.table[pc] = (stop_here, 1)

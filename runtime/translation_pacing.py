@@ -80,7 +80,7 @@ class TranslationPacing:
         deferred = self.deferred
         while deferred and self.machine.ending is None and self.may_translate():
             pc = deferred.popleft()
-            if pc in self.stops or table[pc] is not step_at(pc):
+            if pc in self.stops or table[pc][0] is not step_at(pc):
                 continue
             if (covered_by := covering.get(pc)) is not None:
                 covered_by.discard(pc)
