@@ -126,8 +126,12 @@ class Dispatcher(StopProtocol, TranslationPacing, CodeHelpers):
         """The interpreter of words with no code, made when first needed: a run whose code all
         came from the translation cache may never need it, nor its 65,536 steps (a quarter
         of a millisecond of a cache hit, issue 20). Made while a stop is requested, it stops
-        at once, as every Interpreter does (its steps are the stopper)."""
-        return Interpreter(self.machine)
+        at once, as every Interpreter does (its steps are the stopper); the breakpoints set
+        before it was made (`lc3jit run` stops at a program's ends) hold for it."""
+        interpreter = Interpreter(self.machine)
+        for pc in self.stops:
+            interpreter.set_stop(pc, True)
+        return interpreter
 
     def adopt(self, interpreter: Interpreter) -> bool:
         """Interpret the words with no code on `interpreter`, one following the same machine

@@ -63,7 +63,8 @@ class StopProtocol:
         reach pc runs as fast as before. Removing a stop translates again, whole, what was
         translated while stops stood.
         """
-        self.interpreter.set_stop(pc, on)
+        if "interpreter" in vars(self):  # else made when needed, with the stops (runtime.dispatch)
+            self.interpreter.set_stop(pc, on)
         if on:
             self.stops.add(pc)
             starts = {pc, *self.covering.pop(pc, ()), *self._noops_over(pc)}  # type: ignore[attr-defined]

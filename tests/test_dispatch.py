@@ -133,3 +133,16 @@ def test_an_interpreter_made_while_a_stop_is_requested_stops_at_once() -> None:
     assert dispatcher.interpreter.run(10) is PAUSED and (machine.icount, machine.pc) == (0, 0x3000)
     assert machine.take_ending() is PAUSED
     assert dispatcher.run(3).ending is Ending.STEP_LIMIT and (machine.icount, machine.pc) == (3, LOOP)
+
+
+def test_breakpoints_set_before_the_interpreter_is_made_hold_for_it() -> None:
+    """`lc3jit run` stops at the ends of a program (a run off its end is said where) before
+    it runs: that must not make the interpreter a run from the cache never needs, and the
+    stops must hold when a word with no code needs it after all."""
+    machine = boot([Image(0x3000, tuple(FOREVER))], Console(io.BytesIO(), io.BytesIO()), 3, 0x3000)
+    dispatcher = Dispatcher(machine)
+    dispatcher.set_stop(LOOP, True)
+    assert "interpreter" not in vars(dispatcher)
+    assert dispatcher.run(100).ending is Ending.BREAKPOINT and (machine.pc, machine.icount) == (LOOP, 3)
+    dispatcher.set_stop(LOOP, False)
+    assert dispatcher.run(3).ending is Ending.STEP_LIMIT and (machine.pc, machine.icount) == (LOOP, 6)
