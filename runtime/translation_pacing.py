@@ -31,7 +31,7 @@ RETRY_EVERY = 64
 
 class TranslationPacing:
     """Translating hot PCs, at the pace the share and the budget allow. Entries go into the
-    table through `keep` (runtime.stopping) and `install` (the Dispatcher's)."""
+    table through `keep` (the stop protocol's, runtime.dispatch) and `install` (the Dispatcher's)."""
 
     machine: Machine
     translator: Translator | None
