@@ -75,9 +75,9 @@ ENGINES: dict[str, Callable[[Machine], Engine]] = {
 
 def why_not_translated() -> str | None:
     """Why the translated engines may not run on this Python, or None when they may: only
-    where the emitter knows the running Python's bytecode (lc3jit.translator.pythons says,
+    where the emitter knows the running Python's bytecode (lc3jit.translator says,
     without importing the emitter: a run that loads its translations never does)."""
-    from lc3jit.translator.pythons import unknown_python
+    from lc3jit.translator import unknown_python
 
     return unknown_python()
 
