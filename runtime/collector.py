@@ -39,8 +39,9 @@ class _Freezes:
 
 def _freeze() -> None:
     """gc.freeze; noting whether this module froze first. What a program using lc3jit froze
-    itself (before a fork, say) stays frozen: a run never unfreezes it."""
-    if not gc.get_freeze_count():
+    itself (before a fork, say) stays frozen: a run never unfreezes it. (gc.get_freeze_count
+    counts what is frozen one by one: asked only while nothing of ours is.)"""
+    if not _Freezes.ours and not gc.get_freeze_count():
         _Freezes.ours = True
     gc.freeze()
 
