@@ -241,12 +241,14 @@ def assemble(
         _resolve_jumps(units, jumps, at)
     starts = [0, *accumulate(map(len, units))]  # in bytes
     run_starts.append(len(units))
-    entries = []
-    previous = first_line
-    for k, line in enumerate(run_lines):
-        units_on_line = (starts[run_starts[k + 1]] - starts[run_starts[k]]) >> 1
-        entries.append(_line_entries(line - previous, units_on_line))
-        previous = line
+    # Each run's entries, by its line's delta and its code units (looked up in C, made in
+    # Python only the first time a pair comes).
+    begins = list(map(starts.__getitem__, run_starts))  # in bytes
+    units_on_line = list(map(rshift, map(sub, islice(begins, 1, None), begins), repeat(1)))
+    deltas = list(map(sub, run_lines, [first_line, *run_lines]))
+    entries = list(map(_LINE_ENTRIES.get, map(or_, map(lshift, deltas, repeat(16)), units_on_line)))
+    for k in compress(count(), map(is_, entries, repeat(None))):
+        entries[k] = _line_entries(deltas[k], units_on_line[k])
     return _TEMPLATE.replace(
         co_argcount=len(argnames),
         co_nlocals=len(local),
