@@ -15,8 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from lc3jit.translator.blocks import Block, Exit
-from lc3jit.translator.dataflow import REGISTER_ONLY, block_writes, exact_results, register_reads
-from lc3jit.translator.dataflow import register_writes as writes_of
+from lc3jit.translator.dataflow import READS, REGISTER_ONLY, WRITES, block_writes, exact_results
 from lc3jit.translator.regions.graph import RegionGraph
 from lc3jit.translator.regions.loop_cuts import needed_cuts
 from lc3jit.translator.regions.select import straight_on
@@ -124,8 +123,8 @@ def live_registers(graph: RegionGraph, writes: Mapping[int, set[int]] | None = N
     for block in graph.blocks:
         read, written = set(), set()
         for ins in block.instructions:
-            read |= register_reads(ins) - written
-            written |= writes_of(ins)
+            read |= READS[ins.word] - written
+            written |= WRITES[ins.word]
         reads[block.start] = read
     if writes is None:
         writes = {b.start: block_writes(b) for b in graph.blocks}
@@ -167,7 +166,7 @@ def unwrapped_registers(
     for block in graph.blocks:
         last: dict[int, bool] = {}
         for ins, is_exact in zip(block.instructions, exact[block.start], strict=True):
-            for r in writes_of(ins):
+            for r in WRITES[ins.word]:
                 last[r] = is_exact or ins.form.name not in REGISTER_ONLY
         left[block.start] = {r for r, is_exact in last.items() if not is_exact}
     if writes is None:
