@@ -6,12 +6,17 @@ machine falls on all of them alike:
 
 - `echo`: examples/echo.obj under the OS (`--os`), echoing KEYS keys through the OS's own
   GETC, OUT and PUTS (16 instructions a key, both editions). In one process, per engine:
-  the CPU time of the run alone (translation before the run, shown apart, as in `lc3jit
-  bench`; the engine built long-lived, as `lc3jit run` builds it), per key; beside it
-  lc3-ensemble (pip `lc3-ensemble-test`, its own OS in Rust) running the same source
-  with the same keys, when installed. Then whole `lc3jit run
-  --os` processes (`--translate-after 0`, the translation cache warm, as a second run has
-  it), against a whole Python process running lc3-ensemble.
+  the CPU time of the run alone, per key: from the first instruction to HALT, the
+  program loaded and booted and (as in `lc3jit bench`) translated before, that time shown
+  apart; the engine built long-lived, as `lc3jit run` builds it. Beside the 3rd edition's
+  rows, in the same rounds (each round: interp, blocks, regions, then lc3-ensemble),
+  lc3-ensemble (pip `lc3-ensemble-test`, its own OS in Rust) running the same source with
+  the same keys, timed the same way: the CPU time of its `run()` alone, assembled and
+  loaded before. It runs in a worker process of a Python that has it (`--ensemble-python`;
+  by default this one, when it has it): its time does not depend on the Python driving
+  it, and 3.15 has no wheel of it. Then whole `lc3jit run --os` processes
+  (`--translate-after 0`, the translation cache warm, as a second run has it), against a
+  whole Python process running lc3-ensemble.
 - `2048`: examples/2048.obj playing a scripted 200-move game (`n`, then `wasd` 50 times;
   the run ends when the keys do, exit 5), as whole `lc3jit run` processes: interp
   against regions (the default: tiered, the translation cache warm).
@@ -24,6 +29,8 @@ from __future__ import annotations
 
 import argparse
 import gc
+import importlib.util
+import json
 import os
 import resource
 import subprocess
@@ -56,6 +63,23 @@ print(time.process_time() - began, sim.instructions_run)
 sys.stdout.write(sim.output)
 """
 
+#: lc3-ensemble's side of the in-process rows: a fresh simulator a round, assembled and
+#: loaded, then its run() timed alone; a line of input a round, a line of JSON back.
+ENSEMBLE_WORKER = """
+import json, sys, time
+from ensemble_test import ensemble_test as E
+source, keys = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+for _ in sys.stdin:
+    sim = E.Simulator()
+    sim.init(E.MemoryFillType.Single, 0)
+    sim.load_code(source)
+    sim.input = keys
+    began = time.process_time()
+    sim.run()
+    seconds = time.process_time() - began
+    print(json.dumps([seconds, sim.output, sim.instructions_run]), flush=True)
+"""
+
 
 def echo_keys(count: int) -> bytes:
     return b"a" * (count - 1) + b"\n"
@@ -82,19 +106,47 @@ def in_process(engine: str, edition: int, keys: bytes) -> tuple[float, float, by
     return translated - began, ran - translated, console.output, machine.icount
 
 
-def ensemble_in_process(keys: bytes) -> tuple[float, str, int] | None:
-    """(run CPU seconds, output, instructions) of lc3-ensemble on the same source, or None."""
-    try:
-        from ensemble_test import ensemble_test as ensemble
-    except ImportError:
-        return None
-    sim = ensemble.Simulator()
-    sim.init(ensemble.MemoryFillType.Single, 0)
-    sim.load_code(ECHO.with_suffix(".asm").read_text())
-    sim.input = keys.decode()
-    began = time.process_time()
-    sim.run()
-    return time.process_time() - began, sim.output, sim.instructions_run
+def ensemble_python(named: str | None) -> str | None:
+    """The Python to run lc3-ensemble with: the one named, else this one when it has it."""
+    if named is not None:
+        probe = subprocess.run([named, "-c", "import ensemble_test"], capture_output=True, check=False)
+        if probe.returncode:
+            sys.exit(
+                f"--ensemble-python {named}: cannot import ensemble_test (pip install lc3-ensemble-test)"
+            )
+        return named
+    return sys.executable if importlib.util.find_spec("ensemble_test") else None
+
+
+class Ensemble:
+    """lc3-ensemble running echo in a worker process (ENSEMBLE_WORKER), a round a call."""
+
+    def __init__(self, python: str, scratch: Path, keys: bytes) -> None:
+        key_file = scratch / "keys"
+        key_file.write_bytes(keys)
+        self.keys = keys
+        self.worker = subprocess.Popen(
+            [python, "-c", ENSEMBLE_WORKER, str(ECHO.with_suffix(".asm")), str(key_file)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+
+    def run(self) -> tuple[float, bytes]:
+        """(run CPU seconds, output): the output must be the echo lc3jit printed (less its
+        HALT message: lc3-ensemble's HALT stops at once)."""
+        assert self.worker.stdin is not None and self.worker.stdout is not None
+        self.worker.stdin.write("run\n")
+        self.worker.stdin.flush()
+        seconds, output, _ = json.loads(self.worker.stdout.readline())
+        if not output.endswith(self.keys.decode()):
+            sys.exit(f"lc3-ensemble printed {output[-40:]!r}, not the keys echoed")
+        return seconds, output.encode()
+
+    def close(self) -> None:
+        assert self.worker.stdin is not None
+        self.worker.stdin.close()
+        self.worker.wait()
 
 
 def child_cpu(command: list[str], stdin: bytes = b"") -> tuple[float, bytes]:
@@ -123,35 +175,62 @@ def same(what: str, outputs: dict[str, bytes]) -> None:
         sys.exit(f"{what}: the engines printed different things: {sorted(outputs)}")
 
 
-def echo(rounds: int, key_count: int) -> None:
+def echo(rounds: int, key_count: int, python: str | None) -> None:
     keys = echo_keys(key_count)
-    for edition in (3, 2):
-        outputs: dict[str, bytes] = {}
-        translation: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        ensemble = Ensemble(python, Path(scratch), keys) if python else None
+        try:
+            for edition in (3, 2):
+                echo_rows(rounds, keys, edition, ensemble if edition == 3 else None)
+        finally:
+            if ensemble is not None:
+                ensemble.close()
+    whole_process(rounds, keys, python)
 
-        def run(engine: str, edition: int, outputs: dict[str, bytes], translation: dict[str, float]) -> float:
-            setup, seconds, outputs[engine], _ = in_process(engine, edition, keys)
-            translation[engine] = setup
-            return seconds
 
-        runs = {e: (lambda e=e, ed=edition, o=outputs, t=translation: run(e, ed, o, t)) for e in ENGINE_NAMES}
-        per_key = best(rounds, runs)
-        same(f"echo, edition {edition}", outputs)
-        print(f"echo under --os, edition {edition}, {key_count} keys, in one process (run CPU us a key):")
-        for engine in ENGINE_NAMES:
-            ratio = per_key["interp"] / per_key[engine]
+def echo_rows(rounds: int, keys: bytes, edition: int, ensemble: Ensemble | None) -> None:
+    """The in-process rows of one edition, lc3-ensemble's with the 3rd's, in the same rounds."""
+    outputs: dict[str, bytes] = {}
+    translation: dict[str, float] = {}
+
+    def run(engine: str) -> float:
+        setup, seconds, outputs[engine], _ = in_process(engine, edition, keys)
+        translation[engine] = setup
+        return seconds
+
+    def run_ensemble() -> float:
+        assert ensemble is not None
+        seconds, echoed = ensemble.run()
+        if not outputs["interp"].startswith(echoed):
+            sys.exit("lc3-ensemble printed other than the engines")
+        return seconds
+
+    runs: dict[str, Callable[[], float]] = {e: (lambda e=e: run(e)) for e in ENGINE_NAMES}
+    if ensemble is not None:
+        runs["lc3-ensemble"] = run_ensemble
+    per_key = best(rounds, runs)
+    same(f"echo, edition {edition}", outputs)
+    key_count = len(keys)
+    print(f"echo under --os, edition {edition}, {key_count} keys, in one process (run CPU us a key):")
+    for engine in ENGINE_NAMES:
+        ratio = per_key["interp"] / per_key[engine]
+        print(
+            f"  {engine:8} {per_key[engine] * 1e6 / key_count:7.2f}  x{ratio:5.2f} interp"
+            f"  (translation before the run {translation[engine] * 1e3:.0f} ms)"
+        )
+    if edition == 3:
+        if ensemble is None:
+            print("  lc3-ensemble      -  (not installed here: --ensemble-python names a Python that has it)")
+        else:
+            seconds = per_key["lc3-ensemble"]
+            ratio = per_key["regions"] / seconds
             print(
-                f"  {engine:8} {per_key[engine] * 1e6 / key_count:7.2f}  x{ratio:5.2f} interp"
-                f"  (translation before the run {translation[engine] * 1e3:.0f} ms)"
+                f"  lc3-ensemble {seconds * 1e6 / key_count:5.2f}  (regions take x{ratio:.2f} its time;"
+                " its own OS, edition 3 semantics; in the same rounds)"
             )
-    ensemble = [ensemble_in_process(keys) for _ in range(rounds)]
-    if ensemble[0] is not None:
-        seconds = min(run[0] for run in ensemble if run is not None)
-        print(f"  lc3-ensemble {seconds * 1e6 / key_count:5.2f} (its own OS, edition 3 semantics)")
-    whole_process(rounds, keys)
 
 
-def whole_process(rounds: int, keys: bytes) -> None:
+def whole_process(rounds: int, keys: bytes, python: str | None) -> None:
     with tempfile.TemporaryDirectory() as scratch:
         key_file = Path(scratch, "keys")
         key_file.write_bytes(keys)
@@ -182,12 +261,9 @@ def whole_process(rounds: int, keys: bytes) -> None:
         cpu = best(rounds, {name: (lambda n=name: run(n)) for name in commands})
         for edition in ("ed3", "ed2"):
             same(f"whole echo, {edition}", {n: o for n, o in outputs.items() if n.endswith(edition)})
-        try:
-            import ensemble_test  # noqa: F401
-        except ImportError:
-            ensemble = None
-        else:
-            command = [sys.executable, "-c", ENSEMBLE_RUN, str(ECHO.with_suffix(".asm")), str(key_file)]
+        ensemble = None
+        if python is not None:
+            command = [python, "-c", ENSEMBLE_RUN, str(ECHO.with_suffix(".asm")), str(key_file)]
             ensemble = best(rounds, {"e": lambda: child_cpu(command)[0]})["e"]
         key_count = len(keys)
         print("echo under --os, whole processes (CPU ms; us a key), --translate-after 0, cache warm:")
@@ -196,7 +272,7 @@ def whole_process(rounds: int, keys: bytes) -> None:
             print(f"  {name:12} {seconds * 1e3:6.0f} ms {per_key:6.1f} us  x{ratio:4.2f} interp")
         if ensemble is not None:
             per_key = ensemble * 1e6 / key_count
-            print(f"  lc3-ensemble {ensemble * 1e3:6.0f} ms {per_key:6.1f} us (a whole Python process)")
+            print(f"  lc3-ensemble {ensemble * 1e3:6.0f} ms {per_key:6.1f} us (a whole process of {python})")
 
 
 def game(rounds: int) -> None:
@@ -221,11 +297,16 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--keys", type=int, default=5000)
     parser.add_argument("--only", choices=("echo", "2048"))
+    parser.add_argument(
+        "--ensemble-python",
+        metavar="PYTHON",
+        help="a Python with lc3-ensemble-test (default: this one, if it has it)",
+    )
     options = parser.parse_args()
     load = os.getloadavg()[0]
     print(f"Python {sys.version.split()[0]}, load average {load:.1f}, {options.rounds} rounds")
     if options.only != "2048":
-        echo(options.rounds, options.keys)
+        echo(options.rounds, options.keys, ensemble_python(options.ensemble_python))
     if options.only != "echo":
         game(options.rounds)
 
