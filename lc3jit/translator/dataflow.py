@@ -120,6 +120,6 @@ def unread_results(block: Block, wanted_after: Iterable[int]) -> list[bool]:
     unread, live = [], set(wanted_after)
     for ins in reversed(block.instructions):
         unread.append(ins.dr is not None and ins.dr not in live)
-        writes = WRITES.get(ins.word) or register_writes(ins)
-        live = (live - writes) | (READS.get(ins.word) or register_reads(ins))
+        live -= WRITES.get(ins.word) or register_writes(ins)  # in place: `live` is this loop's own
+        live |= READS.get(ins.word) or register_reads(ins)
     return unread[::-1]

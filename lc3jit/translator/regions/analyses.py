@@ -142,7 +142,7 @@ def live_registers(graph: RegionGraph, writes: Mapping[int, set[int]] | None = N
     while changed:
         changed = False
         for block in reversed(graph.blocks):
-            after = set().union(*(live[t] for t in graph.edges[block.start]))
+            after = set().union(*map(live.__getitem__, graph.edges[block.start]))
             now = reads[block.start] | (after - writes[block.start])
             if now != live[block.start]:
                 live[block.start], changed = now, True
@@ -151,7 +151,7 @@ def live_registers(graph: RegionGraph, writes: Mapping[int, set[int]] | None = N
 
 def wanted_after(graph: RegionGraph, live: Mapping[int, set[int]], start: int) -> set[int]:
     """The registers the blocks after the one at start go on to read: their locals hold words."""
-    return set().union(*(live[t] for t in graph.edges[start]))
+    return set().union(*map(live.__getitem__, graph.edges[start]))
 
 
 def region_exact_results(
