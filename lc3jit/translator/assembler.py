@@ -275,11 +275,14 @@ def _encoded(number: int, arg: int) -> bytes:
     key = arg << 8 | number
     if (found := _ENCODED.get(key)) is not None:
         return found
-    out = bytearray()
-    for shift in (24, 16, 8)[4 - _size(arg) :]:
-        out += bytes((EXTENDED_ARG, (arg >> shift) & 0xFF))
-    out += bytes((number, arg & 0xFF)) + _ZEROS[_CACHES_BY_NUMBER[number]]
-    found = bytes(out)
+    if arg < 0x100:  # most: no prefix (each new one is a miss in a fresh process)
+        found = bytes((number, arg)) + _ZEROS[_CACHES_BY_NUMBER[number]]
+    else:
+        out = bytearray()
+        for shift in (24, 16, 8)[4 - _size(arg) :]:
+            out += bytes((EXTENDED_ARG, (arg >> shift) & 0xFF))
+        out += bytes((number, arg & 0xFF)) + _ZEROS[_CACHES_BY_NUMBER[number]]
+        found = bytes(out)
     if len(_ENCODED) < _ENCODED_KEPT:
         _ENCODED[key] = found
     return found

@@ -8,67 +8,57 @@ from a few words.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 from lc3jit.translator.blocks import Block
-from lc3jit_runtime.isa import READ_REGISTER_FIELDS, Instruction, decode
+from lc3jit_runtime.isa import READ_REGISTER_FIELDS, Instruction
 
 ALL_REGISTERS = range(8)
 #: Forms that touch nothing but registers: nothing outside the block can see their codes.
 REGISTER_ONLY = frozenset({"ADD", "ADDI", "AND", "ANDI", "NOT", "LEA"})
 
 
-def _reads(ins: Instruction) -> frozenset[int]:
-    if ins.form.name == "ANDI" and not ins.imm5:
-        return frozenset()
-    return frozenset(r for field in READ_REGISTER_FIELDS if (r := getattr(ins, field)) is not None)
-
-
-def _writes(ins: Instruction) -> frozenset[int]:
-    name = ins.form.name
-    if name == "TRAP":
-        return frozenset(ALL_REGISTERS)
-    if name in ("JSR", "JSRR"):
-        return frozenset({7})
-    return frozenset() if ins.dr is None else frozenset({ins.dr})
-
-
-class _ByWord(dict[int, frozenset[int]]):
-    """What each word reads or writes, worked out the first time it is asked for: the
-    analyses and the code generator ask for every instruction several times (8 times a
-    word, 5% of translating, when worked out each time; a call per ask, another 2%, so
-    the hot loops index these directly). 65,536 words at most."""
-
-    def __init__(self, of: Callable[[Instruction], frozenset[int]]) -> None:
-        super().__init__()
-        self.of = of
-
-    def __missing__(self, word: int) -> frozenset[int]:
-        found = self[word] = self.of(decode(word))
-        return found
-
-
-#: By word: the registers an instruction reads, for liveness (AND R, R, #0 reads none, and
-#: a TRAP reads R, written back, wrapped, before it, not the locals).
-READS = _ByWord(_reads)
-#: By word: the registers whose locals an instruction sets (JSR and JSRR set R7, and a TRAP
-#: that comes back inside the region reloads them all from R).
-WRITES = _ByWord(_writes)
+#: What each word reads and writes (register_reads, register_writes), by word: the
+#: analyses and the code generator ask for every instruction several times (8 times a
+#: word, 5% of translating, when worked out each time). The hot loops look here first
+#: (`READS.get(word) or register_reads(ins)`: a call only where a word is new or its set
+#: empty); 65,536 words at most.
+READS: dict[int, frozenset[int]] = {}
+WRITES: dict[int, frozenset[int]] = {}
 
 
 def register_reads(ins: Instruction) -> frozenset[int]:
-    """The registers an instruction reads (READS)."""
-    return READS[ins.word]
+    """The registers an instruction reads, for liveness: AND R, R, #0 reads none, and a
+    TRAP reads R (written back, wrapped, before it), not the locals."""
+    found = READS.get(ins.word)
+    if found is None:
+        if ins.form.name == "ANDI" and not ins.imm5:
+            found = frozenset()
+        else:
+            found = frozenset(r for field in READ_REGISTER_FIELDS if (r := getattr(ins, field)) is not None)
+        READS[ins.word] = found
+    return found
 
 
 def register_writes(ins: Instruction) -> frozenset[int]:
-    """The registers whose locals an instruction sets (WRITES)."""
-    return WRITES[ins.word]
+    """The registers whose locals an instruction sets: JSR and JSRR set R7, and a TRAP
+    that comes back inside the region reloads them all from R."""
+    found = WRITES.get(ins.word)
+    if found is None:
+        name = ins.form.name
+        if name == "TRAP":
+            found = frozenset(ALL_REGISTERS)
+        elif name in ("JSR", "JSRR"):
+            found = frozenset({7})
+        else:
+            found = frozenset() if ins.dr is None else frozenset({ins.dr})
+        WRITES[ins.word] = found
+    return found
 
 
 def block_writes(block: Block) -> set[int]:
     """The registers whose locals the block sets."""
-    return set().union(*(WRITES[ins.word] for ins in block.instructions))
+    return set().union(*(WRITES.get(ins.word) or register_writes(ins) for ins in block.instructions))
 
 
 def dead_codes(block: Block, edition: int, access_control: bool) -> list[bool]:
@@ -130,5 +120,6 @@ def unread_results(block: Block, wanted_after: Iterable[int]) -> list[bool]:
     unread, live = [], set(wanted_after)
     for ins in reversed(block.instructions):
         unread.append(ins.dr is not None and ins.dr not in live)
-        live = (live - WRITES[ins.word]) | READS[ins.word]
+        live -= WRITES.get(ins.word) or register_writes(ins)  # in place: `live` is this loop's own
+        live |= READS.get(ins.word) or register_reads(ins)
     return unread[::-1]
