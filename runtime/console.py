@@ -115,9 +115,20 @@ class Console:
         self.lost: OSError | None = None  # why the display could not be written
         self.when_lost: Callable[[OSError], None] | None = None
         self.stop_requested = False  # set by the machine: waits for a key give up
-        #: The most bytes the program may write (None: no limit); past it, `when_full`.
-        self.max_output: int | None = None
+        self.max_output = None
         self.when_full: Callable[[int], None] | None = None
+
+    @property
+    def max_output(self) -> int | None:
+        """The most bytes the program may write (None: no limit); past it, `when_full`."""
+        return self._max_output
+
+    @max_output.setter
+    def max_output(self, limit: int | None) -> None:
+        self._max_output = limit
+        #: `put` holds a byte without `write` while the bytes held are fewer: never with a
+        #: limit to count or a terminal to show (`on_terminal` is set once, before this).
+        self._hold_below = FLUSH_SIZE - 1 if limit is None and not self.on_terminal else 0
 
     @classmethod
     def for_process(cls, input_path: str | None = None) -> Console:
@@ -141,7 +152,7 @@ class Console:
         return cls(stdin, display, interactive=stdin.isatty())
 
     def write(self, data: bytes) -> None:
-        limit = self.max_output
+        limit = self._max_output
         if limit is not None and self.bytes_written + len(data) > limit:
             # Cut at the limit, and tell the machine, which ends the run at the next
             # instruction: memory (the API keeps the output) and disk stay bounded.
@@ -161,10 +172,10 @@ class Console:
         limit, a lost display, a signal): translated code calls it directly as DISPLAY
         (runtime.contract) and leaves at the next instruction then."""
         out, byte = self._out, value & 0xFF
-        if byte == 0x0A or self.on_terminal or self.max_output is not None or len(out) >= FLUSH_SIZE - 1:
-            self.write(bytes((byte,)))
-        else:
+        if byte != 0x0A and len(out) < self._hold_below:
             out.append(byte)  # in place, as in `write`
+        else:
+            self.write(bytes((byte,)))
         return self.stop_requested
 
     @property

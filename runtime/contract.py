@@ -68,7 +68,11 @@ PRIVILEGE = "psr_mode"
 SAVED_SSP = "saved_ssp"
 SAVED_USP = "saved_usp"
 INTERRUPTS = "kbsr_ie"
-ATTRIBUTES = (CODES, PRIVILEGE, SAVED_SSP, SAVED_USP, INTERRUPTS)
+#: The keyboard's latch (a key a KBSR poll took, not read yet, or None) and KBDR: a KBDR
+#: read while KBSR[14] is clear, every key an OS reads, is done inline (no READ call).
+KEY_LATCH = "kbd_latch"
+KEY_DATA = "kbdr"
+ATTRIBUTES = (CODES, PRIVILEGE, SAVED_SSP, SAVED_USP, INTERRUPTS, KEY_LATCH, KEY_DATA)
 
 #: The slow paths: each may stop the machine or leave translated code by exception.
 LOAD = Helper("LOAD", 2)  # (address, at): a device register or a checked load

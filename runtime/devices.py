@@ -87,17 +87,18 @@ class Devices:
         if address == KBSR:
             if self.kbd_latch is None:
                 try:
-                    self.kbd_latch = self.console.next_key(OS_KEY_WAIT if at < self.key_wait_below else 0.0)
-                    if self.kbd_latch is None:
-                        return self._no_key(at)
+                    key = self.console.next_key(OS_KEY_WAIT if at < self.key_wait_below else 0.0)
+                    if key is None:
+                        return self._no_key(at)  # may end the run: held too
                 except StopRequested:
                     self.held = self._ended(at)
                     return -1
                 except InputExhausted as stop:
                     self.held = stop
                     return -1
+                self.kbd_latch = key
             self.empty_polls = 0
-            return KBSR_READY | self.kbsr_ie
+            return KBSR_READY + self.kbsr_ie  # `|`, but a generic operation on 3.11 (kbsr_ie: 0 or KBSR_IE)
         if address == KBDR:
             if self.kbd_latch is not None:
                 self.kbdr, self.kbd_latch = self.kbd_latch, None

@@ -30,7 +30,13 @@ from lc3jit.translator.bounds import FULL
 from lc3jit.translator.emitter import BinaryOp, Compare, Label
 from lc3jit.translator.regions.known import CODES
 from lc3jit_runtime import contract
-from lc3jit_runtime.machine import IO_BASE, PSR_PRIORITY, PSR_USER, TRAP_TABLE, WATCH_PROTECTED
+from lc3jit_runtime.machine import (
+    IO_BASE,
+    PSR_PRIORITY,
+    PSR_USER,
+    SUPERVISOR_STORE_SLOW,
+    TRAP_TABLE,
+)
 
 if TYPE_CHECKING:
     from lc3jit.translator.regions.compiler import RegionCompiler
@@ -66,7 +72,13 @@ def push_stack_word(c: RegionCompiler, above: int) -> None:
 
 def inline_trap(c: RegionCompiler, vector: int, routine: int, following: int) -> Label:
     """TRAP's fast path, ending in a jump to the routine's block; returns the label where
-    the helper's way (emitted next by the caller) begins. The codes are in `cc`."""
+    the helper's way (emitted next by the caller) begins. The codes are in `cc`.
+
+    The mode word (Machine.psr_mode) holds PSR[15] and the priority, PSR[10:8], only,
+    and a codes' word from NZP only PSR[2:0]: in user mode, `mode & PSR_PRIORITY` is
+    `mode - PSR_USER`, and the PSR pushed, `mode | codes`, is `mode + codes`: 3.11
+    specialises `-` and `+` for ints, and runs `&` and `|` generically (two a TRAP).
+    """
     e, slow = c.e, Label()
     unless_interrupts(c, slow)
     e.global_(contract.MACHINE)
@@ -78,13 +90,12 @@ def inline_trap(c: RegionCompiler, vector: int, routine: int, following: int) ->
     e.binary(BinaryOp.SUBTRACT)
     e.store("sp")
     for above in (1, 0):  # an index of -1 or -2 (a Saved_SSP below 2) reads a guard entry: never plain
+        e.const(SUPERVISOR_STORE_SLOW)  # the pushes are the supervisor's stores
         c.push_table(contract.WRITE_MAP)
         push_stack_word(c, above)
         e.subscript()
-    e.binary(BinaryOp.OR)
-    e.const(~WATCH_PROTECTED)
-    e.binary(BinaryOp.AND)
-    e.jump_if_true(slow, is_bool=False)
+        e.subscript()
+        e.jump_if_true(slow)
     c.push_table(contract.MEMORY)
     e.const(TRAP_TABLE + vector)
     e.subscript()
@@ -95,15 +106,15 @@ def inline_trap(c: RegionCompiler, vector: int, routine: int, following: int) ->
     e.global_(contract.MACHINE)
     e.store_attr(contract.SAVED_USP)
     e.load("mode")
-    e.const(PSR_PRIORITY)
-    e.binary(BinaryOp.AND)
+    e.const(PSR_USER)
+    e.binary(BinaryOp.SUBTRACT)  # `mode & PSR_PRIORITY`: see below
     e.global_(contract.MACHINE)
     e.store_attr(contract.PRIVILEGE)
     e.load("mode")
     c.push_table(contract.NZP)
     c.push_cc()
     e.subscript()
-    e.binary(BinaryOp.OR)
+    e.binary(BinaryOp.ADD)  # `mode | codes`: see below
     c.push_table(contract.MEMORY)
     push_stack_word(c, 1)
     e.store_subscript()
