@@ -248,6 +248,25 @@ def test_registers_an_os_call_leaves_alone_keep_their_values(engine: str, editio
         assert_same(*(run_os(name, images, b"", edition, budget) for name in ("interp", engine)))
 
 
+#: Where the 3rd edition's OS keeps the PSR it starts the user program with (lc3os.sym).
+USER_PSR = 0x0210
+
+
+@pytest.mark.parametrize("engine", TRANSLATED)
+@pytest.mark.parametrize("priority", [0, 2, 7])
+def test_a_user_program_at_a_priority_above_0_keeps_it_across_os_calls(engine: str, priority: int) -> None:
+    """A region's RTI goes on inline only for a PSR of user mode at priority 0: at any
+    other the helper's way, with the same priority and codes restored as the interpreter."""
+    runs = []
+    for name in ("interp", engine):
+        machine = os_machine(images_of(KEEPS_REGISTERS), b"", 3)
+        assert machine.mem[USER_PSR] == 0x8002
+        machine.mem[USER_PSR] = 0x8002 | priority << 8
+        runs.append(finish(machine, ENGINES[name](machine).run()))
+    assert_same(*runs)
+    assert runs[1].output == b"***" and runs[1].machine.psr_mode == 0x8000 | priority << 8
+
+
 @pytest.mark.parametrize("engine", TRANSLATED)
 @pytest.mark.parametrize("edition", [3, 2])
 @pytest.mark.parametrize("limit", [0, 1, 13, 15, 20])
