@@ -4,9 +4,11 @@ stores of the device registers do, and how a run is asked to end from outside.
 The keyboard is read at the console's pace: a KBSR poll takes the next key if one is
 waiting and latches it (`kbd_latch`) until KBDR, GETC or IN reads it, so a program that
 polls and then reads sees one key, and scripted input runs the same way every time. Every
-key an OS echoes is a KBSR poll, a KBDR read and a DDR store, from translated code READ
-and DISPLAY (runtime.contract): a KBDR read is one call (`read_device`), a poll one more
-into the console (`Console.next_key`), a DDR store one call into the console (`put`).
+key an OS echoes is a KBSR poll, a KBDR read and a DDR store; from a region: a poll is
+READ (runtime.contract: `read_device`) and one call more into the console
+(`Console.next_key`), a KBDR read while KBSR[14] is clear is the region's own (the latch
+and KBDR are attributes it names: regions.device_access), and a DDR store is DISPLAY, one
+call into the console (`put`).
 
 `Devices` is the `Machine`'s (runtime.machine) half that talks to the console; it holds no
 state of its own: the machine's constructor makes the fields declared here.
@@ -83,7 +85,8 @@ class Devices:
         be done again once the registers are written back (REREAD): the PSR, whose codes
         are not, and a poll that ends the run (the input used up, a stop while it waits),
         what ends it held in `held`. The keyboard's registers inline: every key an OS
-        reads is a KBSR poll (one call into the console) and a KBDR read (load_io's)."""
+        reads is a KBSR poll (one call into the console) and a KBDR read (a region
+        reads it itself while KBSR[14] is clear, as here)."""
         if address == KBSR:
             if self.kbd_latch is None:
                 try:
