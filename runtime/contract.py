@@ -43,6 +43,9 @@ ZERO = "ZERO"
 #: For an OS call inlined in a region (TRAP and RTI entering and leaving the supervisor):
 NZP = "NZP"  # the PSR's N, Z, P bits, indexed by the codes' word (isa.COND)
 PSR_CODES = "PSR_CODES"  # the codes' word, indexed by the PSR's low 3 bits (machine.CODES_OF_PSR)
+#: For the supervisor's stores (an OS saving registers, a TRAP's pushes): may it not store
+#: inline at a word with these write-map flags (machine.SUPERVISOR_STORE_SLOW)?
+SUPERVISOR_SLOW = "SUPERVISOR_SLOW"
 VALUES = (
     MEMORY,
     WRITE_MAP,
@@ -55,6 +58,7 @@ VALUES = (
     ZERO,
     NZP,
     PSR_CODES,
+    SUPERVISOR_SLOW,
 )
 
 #: Attributes of the Machine generated code reads or writes.

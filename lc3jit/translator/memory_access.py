@@ -17,7 +17,7 @@ from lc3jit.translator.bounds import ADDRESS_BOUNDS, FULL, OFFSET6_REACH, WRAP
 from lc3jit.translator.emitter import BinaryOp, Compare, Label
 from lc3jit_runtime import contract
 from lc3jit_runtime.isa import WORD_MASK
-from lc3jit_runtime.machine import IO_BASE, SUPERVISOR_STORE_SLOW, USER_BASE, user_address
+from lc3jit_runtime.machine import IO_BASE, USER_BASE, user_address
 
 
 class MemoryAccess(BlockState):
@@ -89,7 +89,7 @@ class MemoryAccess(BlockState):
             e.place(retry)
         supervisor = self.access_control and not self.checked_loads  # a word closed to user mode
         if supervisor:  # is plain data to the supervisor (the OS saving registers)
-            e.const(SUPERVISOR_STORE_SLOW)
+            self.push_table(contract.SUPERVISOR_SLOW)
         self.push_table(contract.WRITE_MAP)
         push_address()
         e.subscript()

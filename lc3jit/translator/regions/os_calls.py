@@ -33,7 +33,6 @@ from lc3jit_runtime import contract
 from lc3jit_runtime.machine import (
     IO_BASE,
     PSR_USER,
-    SUPERVISOR_STORE_SLOW,
     TRAP_TABLE,
 )
 
@@ -89,7 +88,7 @@ def inline_trap(c: RegionCompiler, vector: int, routine: int, following: int) ->
     e.binary(BinaryOp.SUBTRACT)
     e.store("sp")
     for above in (1, 0):  # an index of -1 or -2 (a Saved_SSP below 2) reads a guard entry: never plain
-        e.const(SUPERVISOR_STORE_SLOW)  # the pushes are the supervisor's stores
+        c.push_table(contract.SUPERVISOR_SLOW)  # the pushes are the supervisor's stores
         c.push_table(contract.WRITE_MAP)
         push_stack_word(c, above)
         e.subscript()
