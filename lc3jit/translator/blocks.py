@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from lc3jit_runtime.isa import WORD_MASK, Flow, Instruction, decode
+from lc3jit_runtime.isa import RET, WORD_MASK, Flow, Instruction, decode
 
 #: The most instructions one block holds; longer straight-line code is chained.
 MAX_BLOCK = 64
@@ -107,6 +107,7 @@ def _successors(ins: Instruction, exit: Exit) -> tuple[Successor, ...]:
     return ()
 
 
+NEXT = Flow.NEXT
 _EXITS = {
     Flow.BRANCH: Exit.BRANCH,
     Flow.CALL: Exit.CALL,
@@ -118,9 +119,12 @@ _EXITS = {
 
 
 def _exit_of(ins: Instruction) -> Exit:
-    if ins.is_return:
+    if ins.form is _JMP and ins.baser == 7:  # RET (isa.RET spells it; this is the hot path)
         return Exit.RETURN
     return _EXITS[ins.form.flow]
+
+
+_JMP = RET.form
 
 
 def block_at(
@@ -133,13 +137,16 @@ def block_at(
     its words decoded already where `decoded` has them."""
     leader_set = leaders if isinstance(leaders, set | frozenset) else set(leaders)
     instructions = []
+    append, get = instructions.append, decoded.get
     address = start
     while True:
-        ins = decoded.get(address) or decode(mem[address], address)
-        instructions.append(ins)
-        if ins.form.ends_block:
+        ins = get(address) or decode(mem[address], address)
+        append(ins)
+        # Form.ends_block and Instruction.next_pc inlined (a property call a word each
+        # were a tenth of finding blocks), here and in find_blocks.
+        if ins.form.flow is not NEXT:
             return Block(start, tuple(instructions), _exit_of(ins))
-        address = ins.next_pc
+        address = (address + 1) & WORD_MASK
         if len(instructions) == MAX_BLOCK:
             return Block(start, tuple(instructions), Exit.LIMIT)
         if address in leader_set or address == start:
@@ -166,8 +173,8 @@ def find_blocks(
         address = work.popleft()
         while address not in code and mem[address] != UNLIKELY_CODE:
             code[address] = ins = decode(mem[address], address)
-            if not ins.form.ends_block:
-                address = ins.next_pc
+            if ins.form.flow is NEXT:
+                address = (address + 1) & WORD_MASK
                 continue
             for successor in _successors(ins, _exit_of(ins)):
                 if successor.address is not None:

@@ -20,28 +20,30 @@ REGISTER_ONLY = frozenset({"ADD", "ADDI", "AND", "ANDI", "NOT", "LEA"})
 
 #: What each word reads and writes (register_reads, register_writes), by word: the
 #: analyses and the code generator ask for every instruction several times (8 times a
-#: word, 5% of translating, when worked out each time); 65,536 words at most.
-_READS: dict[int, frozenset[int]] = {}
-_WRITES: dict[int, frozenset[int]] = {}
+#: word, 5% of translating, when worked out each time). The hot loops look here first
+#: (`READS.get(word) or register_reads(ins)`: a call only where a word is new or its set
+#: empty); 65,536 words at most.
+READS: dict[int, frozenset[int]] = {}
+WRITES: dict[int, frozenset[int]] = {}
 
 
 def register_reads(ins: Instruction) -> frozenset[int]:
     """The registers an instruction reads, for liveness: AND R, R, #0 reads none, and a
     TRAP reads R (written back, wrapped, before it), not the locals."""
-    found = _READS.get(ins.word)
+    found = READS.get(ins.word)
     if found is None:
         if ins.form.name == "ANDI" and not ins.imm5:
             found = frozenset()
         else:
             found = frozenset(r for field in READ_REGISTER_FIELDS if (r := getattr(ins, field)) is not None)
-        _READS[ins.word] = found
+        READS[ins.word] = found
     return found
 
 
 def register_writes(ins: Instruction) -> frozenset[int]:
     """The registers whose locals an instruction sets: JSR and JSRR set R7, and a TRAP
     that comes back inside the region reloads them all from R."""
-    found = _WRITES.get(ins.word)
+    found = WRITES.get(ins.word)
     if found is None:
         name = ins.form.name
         if name == "TRAP":
@@ -50,13 +52,13 @@ def register_writes(ins: Instruction) -> frozenset[int]:
             found = frozenset({7})
         else:
             found = frozenset() if ins.dr is None else frozenset({ins.dr})
-        _WRITES[ins.word] = found
+        WRITES[ins.word] = found
     return found
 
 
 def block_writes(block: Block) -> set[int]:
     """The registers whose locals the block sets."""
-    return set().union(*(register_writes(ins) for ins in block.instructions))
+    return set().union(*(WRITES.get(ins.word) or register_writes(ins) for ins in block.instructions))
 
 
 def dead_codes(block: Block, edition: int, access_control: bool) -> list[bool]:
@@ -70,7 +72,7 @@ def dead_codes(block: Block, edition: int, access_control: bool) -> list[bool]:
         dead.append(overwritten)
         if ins.form.name not in REGISTER_ONLY or access_control:
             overwritten = False
-        elif ins.sets_cc(edition):
+        elif edition in ins.form.sets_cc:  # Instruction.sets_cc, without a call a word
             overwritten = True
     return dead[::-1]
 
@@ -118,5 +120,6 @@ def unread_results(block: Block, wanted_after: Iterable[int]) -> list[bool]:
     unread, live = [], set(wanted_after)
     for ins in reversed(block.instructions):
         unread.append(ins.dr is not None and ins.dr not in live)
-        live = (live - register_writes(ins)) | register_reads(ins)
+        live -= WRITES.get(ins.word) or register_writes(ins)  # in place: `live` is this loop's own
+        live |= READS.get(ins.word) or register_reads(ins)
     return unread[::-1]

@@ -90,6 +90,9 @@ def _compare_arg(op: Compare) -> int:
     return _COMPARE_MASKS[op] + (op << (4 if PY == (3, 12) else 5))
 
 
+_COMPARE_ARGS = {op: _compare_arg(op) for op in Compare}
+
+
 __all__ = [
     "ENDS",
     "SPOKEN",
@@ -108,7 +111,12 @@ class Emitter:
 
     def __init__(self, name: str, first_line: int) -> None:
         self.code: list[Item | Label] = []
-        self._append = self.code.append  # the emitter's one hot call
+        #: Code no jump reaches (after a jump or a return, before any label): left out.
+        self._dropped: list[Item] = []
+        self._keep, self._drop = self.code.append, self._dropped.append
+        #: Where an instruction goes: `_keep` while the code is reachable, else `_drop`.
+        #: The emitter's one hot call: the instructions append through it, not `emit`.
+        self._append = self._keep
         self.name = name
         self.first_line = first_line
         self.line = first_line
@@ -118,31 +126,20 @@ class Emitter:
         self._open = True
         #: The index of the last jump, unless code no jump reaches was dropped after it.
         self._jump_at: int | None = None
-        #: The last instruction emitted, if dropped (see `last`).
-        self._dropped: Item | None = None
         self.emit("RESUME", 0)
 
     def emit(self, name: str, arg: object = None) -> None:
         """Append an instruction (its argument None where it takes none; LOAD_CONST None too)."""
-        if self._open:
-            self._append((name, arg, self.line))
-        else:
-            self._drop((name, arg, self.line))
+        self._append((name, arg, self.line))
 
     def _end(self, name: str, arg: object = None) -> None:
         """Append a jump or a return (ENDS), after which no way goes on until a label."""
         if self._open:
-            self._append((name, arg, self.line))
-            self._open = False
+            self._keep((name, arg, self.line))
+            self._open, self._append = False, self._drop
             self._jump_at = len(self.code) - 1 if name in JUMPS else None
         else:
             self._drop((name, arg, self.line))
-
-    def _drop(self, instr: Item) -> None:
-        """Code no jump reaches (after a jump or a return, before any label): left out. A
-        jump before it no longer lands on the next instruction."""
-        self._jump_at = None
-        self._dropped = instr
 
     def place(self, label: Label) -> None:
         """Place label here; a jump to it just before (only labels in between) is dropped.
@@ -152,6 +149,9 @@ class Emitter:
         the code after a jump or a return that no label makes reachable, here as the code
         comes is what one pass over the finished code did, for less (6% of translating).
         """
+        if self._dropped:  # a jump before code dropped no longer lands on the next instruction
+            self._jump_at = None
+            self._dropped.clear()
         code, at = self.code, self._jump_at
         if at is not None and code[at][1] is label:  # type: ignore[index]
             last = len(code) - 1
@@ -161,56 +161,46 @@ class Emitter:
                 del code[at]
                 self._jump_at = None
         self._placed.add(id(label))
-        self.code.append(label)
-        self._open, self._dropped = True, None
+        self._keep(label)
+        self._open, self._append = True, self._keep
 
     @property
     def last(self) -> Instr | Label:
         """The last instruction or label emitted, kept or dropped."""
-        item = self.code[-1] if self._dropped is None else self._dropped
+        item = self._dropped[-1] if self._dropped else self.code[-1]
         return item if type(item) is Label else Instr(*item)  # type: ignore[misc]
 
     # Values.
     def const(self, value: object) -> None:
         if HAS_LOAD_SMALL_INT and type(value) is int and 0 <= value < 256:
-            self.emit("LOAD_SMALL_INT", value)
+            self._append(("LOAD_SMALL_INT", value, self.line))
         else:
-            self.emit("LOAD_CONST", value)
+            self._append(("LOAD_CONST", value, self.line))
 
-    # The commonest (a third of all instructions) append without going through `emit`.
     def load(self, local: str) -> None:
-        if self._open:
-            self._append(("LOAD_FAST", local, self.line))
-        else:
-            self._drop(("LOAD_FAST", local, self.line))
+        self._append(("LOAD_FAST", local, self.line))
 
     def store(self, local: str) -> None:
-        if self._open:
-            self._append(("STORE_FAST", local, self.line))
-        else:
-            self._drop(("STORE_FAST", local, self.line))
+        self._append(("STORE_FAST", local, self.line))
 
     def dup(self) -> None:
-        self.emit("COPY", 1)
+        self._append(("COPY", 1, self.line))
 
     def swap(self) -> None:
-        self.emit("SWAP", 2)
+        self._append(("SWAP", 2, self.line))
 
     def pop(self) -> None:
-        self.emit("POP_TOP")
+        self._append(("POP_TOP", None, self.line))
 
     def global_(self, name: str) -> None:
-        self.emit("LOAD_GLOBAL", (False, name))
+        self._append(("LOAD_GLOBAL", (False, name), self.line))
 
     def binary(self, op: BinaryOp) -> None:
-        if self._open:
-            self._append(("BINARY_OP", op, self.line))
-        else:
-            self._drop(("BINARY_OP", op, self.line))
+        self._append(("BINARY_OP", op, self.line))
 
     def compare(self, op: Compare) -> None:
         """Leaves an exact bool on every version."""
-        self.emit("COMPARE_OP", _compare_arg(op))
+        self._append(("COMPARE_OP", _COMPARE_ARGS[op], self.line))
 
     def subscript(self) -> None:
         """container, index -> container[index]"""

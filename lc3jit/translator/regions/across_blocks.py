@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 
-from lc3jit.translator.block_state import LEAVE, load_registers
+from lc3jit.translator.block_state import LEAVE, LOCALS, load_registers
 from lc3jit.translator.blocks import Block
 from lc3jit.translator.bounds import EMPTY, FULL, LOOSE
 from lc3jit.translator.codegen import BlockCompiler
@@ -80,7 +80,7 @@ class AcrossBlocks(BlockCompiler):
 
     # Registers: every register the region names is a local from entry to exit.
     def reg(self, r: int) -> str:
-        return f"r{r}"
+        return LOCALS[r]
 
     def push_table(self, name: str) -> None:
         """A fast local, loaded at entry (only those the region uses): cheaper than a

@@ -13,10 +13,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from operator import attrgetter
 
 from lc3jit.translator.blocks import Block, Exit
-from lc3jit.translator.dataflow import REGISTER_ONLY, block_writes, exact_results, register_reads
-from lc3jit.translator.dataflow import register_writes as writes_of
+from lc3jit.translator.dataflow import (
+    READS,
+    REGISTER_ONLY,
+    WRITES,
+    block_writes,
+    exact_results,
+    register_reads,
+    register_writes,
+)
 from lc3jit.translator.regions.graph import RegionGraph
 from lc3jit.translator.regions.loop_cuts import needed_cuts
 from lc3jit.translator.regions.select import straight_on
@@ -124,8 +132,8 @@ def live_registers(graph: RegionGraph, writes: Mapping[int, set[int]] | None = N
     for block in graph.blocks:
         read, written = set(), set()
         for ins in block.instructions:
-            read |= register_reads(ins) - written
-            written |= writes_of(ins)
+            read |= (READS.get(ins.word) or register_reads(ins)) - written
+            written |= WRITES.get(ins.word) or register_writes(ins)
         reads[block.start] = read
     if writes is None:
         writes = {b.start: block_writes(b) for b in graph.blocks}
@@ -134,7 +142,7 @@ def live_registers(graph: RegionGraph, writes: Mapping[int, set[int]] | None = N
     while changed:
         changed = False
         for block in reversed(graph.blocks):
-            after = set().union(*(live[t] for t in graph.edges[block.start]))
+            after = set().union(*map(live.__getitem__, graph.edges[block.start]))
             now = reads[block.start] | (after - writes[block.start])
             if now != live[block.start]:
                 live[block.start], changed = now, True
@@ -143,7 +151,7 @@ def live_registers(graph: RegionGraph, writes: Mapping[int, set[int]] | None = N
 
 def wanted_after(graph: RegionGraph, live: Mapping[int, set[int]], start: int) -> set[int]:
     """The registers the blocks after the one at start go on to read: their locals hold words."""
-    return set().union(*(live[t] for t in graph.edges[start]))
+    return set().union(*map(live.__getitem__, graph.edges[start]))
 
 
 def region_exact_results(
@@ -167,7 +175,7 @@ def unwrapped_registers(
     for block in graph.blocks:
         last: dict[int, bool] = {}
         for ins, is_exact in zip(block.instructions, exact[block.start], strict=True):
-            for r in writes_of(ins):
+            for r in WRITES.get(ins.word) or register_writes(ins):
                 last[r] = is_exact or ins.form.name not in REGISTER_ONLY
         left[block.start] = {r for r, is_exact in last.items() if not is_exact}
     if writes is None:
@@ -212,6 +220,10 @@ def calls_routine(graph: RegionGraph, block: Block) -> bool:
     return block.exit is Exit.TRAP and any(t != block.last.next_pc for t in graph.edges[block.start])
 
 
+#: An instruction's register fields, and its destination (None where it has none).
+_REGISTERS_NAMED, _DESTINATION = attrgetter(*REGISTER_FIELDS), attrgetter("dr")
+
+
 def analyse(graph: RegionGraph, access_control: bool) -> RegionFacts:
     budget = budget_checks(graph)
     paid_by = prepaid(graph, budget.checks)
@@ -220,7 +232,7 @@ def analyse(graph: RegionGraph, access_control: bool) -> RegionFacts:
     exact = region_exact_results(graph, live, access_control)
     instructions = [ins for b in graph.blocks for ins in b.instructions]
     calls = {7} if any(b.exit is Exit.CALL or calls_routine(graph, b) for b in graph.blocks) else set()
-    named = {r for ins in instructions for f in REGISTER_FIELDS if (r := getattr(ins, f)) is not None}
+    named = set().union(*map(_REGISTERS_NAMED, instructions)) - {None}
     return RegionFacts(
         entries=(*graph.entries, *sorted(budget.checks.keys() - set(graph.entries))),
         budget=budget,
@@ -231,5 +243,5 @@ def analyse(graph: RegionGraph, access_control: bool) -> RegionFacts:
         exact=exact,
         unwrapped=unwrapped_registers(graph, exact, writes),
         used=frozenset(named | calls),
-        written=frozenset({ins.dr for ins in instructions if ins.dr is not None} | calls),
+        written=frozenset((set(map(_DESTINATION, instructions)) - {None}) | calls),
     )

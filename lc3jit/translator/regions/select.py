@@ -20,6 +20,9 @@ INLINE_BLOCKS = 12
 #: Successor kinds that stay in the function: targets known now, calls excepted.
 LOCAL = frozenset({Kind.TAKEN, Kind.FALLTHROUGH, Kind.RETURN})
 
+#: Successor kinds a block may run straight on into.
+_STRAIGHT_KINDS = LOCAL | {Kind.CALL}
+
 #: Exits that call: JSR, JSRR, and a TRAP whose routine is known (regions.system).
 CALLS = frozenset({Exit.CALL, Exit.TRAP})
 #: Exits that return to a call's return point: RET, and the RTI of a trap routine.
@@ -138,7 +141,7 @@ def layout(region: list[Block]) -> list[Block]:
 def straight_on(block: Block, inside: Container[int]) -> int | None:
     """Where the block goes without a jump, if it stays inside: the branch not taken, or
     its only successor there."""
-    targets = [s for s in block.successors if s.address in inside and s.kind in LOCAL | {Kind.CALL}]
+    targets = [s for s in block.successors if s.address in inside and s.kind in _STRAIGHT_KINDS]
     for successor in targets:
         if successor.kind is Kind.FALLTHROUGH:
             return successor.address
