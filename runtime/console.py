@@ -103,8 +103,15 @@ class Console:
         self._keys_at_once = self._keyboard_fd is None or _regular_file(self._keyboard_fd)
         self._display = display
         self._interactive = interactive
-        self._ahead = b""  # keys read ahead (see _read_byte), from index _taken on not taken yet
+        #: Keys read ahead (see _read_byte), from index _taken on not taken yet.
+        self._ahead = b""
         self._taken = 0
+        #: This console where it takes keys read ahead as Console.next_key does: then a
+        #: KBSR poll takes the next one itself (Devices.read_device), a call fewer a key an
+        #: OS reads. None where next_key is another's (a subclass's, which must see every
+        #: poll; whoever sets next_key on the object sets this to None), and never the
+        #: reverse debugger's recording stand-in, which forwards this to the real console.
+        self.plain = self if type(self).next_key is Console.next_key else None
         self._out = bytearray()  # only ever changed in place: the flusher thread holds it too
         self._flushing = threading.Lock()  # one writer at a time, in order
         self.exhausted = keyboard is None
