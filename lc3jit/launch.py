@@ -25,7 +25,7 @@ from pathlib import Path
 from lc3jit.run_options import RunOptions, parse_run
 from lc3jit.session import ENGINES
 from lc3jit.tiered import TieredEngine
-from lc3jit_runtime.collector import long_lived
+from lc3jit_runtime.collector import made_long_lived, running
 from lc3jit_runtime.console import Console
 from lc3jit_runtime.errors import LC3Error
 from lc3jit_runtime.outcome import output_lost
@@ -56,8 +56,14 @@ def _warn(message: str) -> None:
 def run_program(options: RunOptions, compiled: Compiled | None = None) -> int:
     """Load, boot and run (a compiled program's images and translations, when given); print
     what the user sees; the exit code."""
+    with running():  # the machine and the engine out of the collector's sight until it ends
+        return _run_program(options, compiled)
+
+
+def _run_program(options: RunOptions, compiled: Compiled | None) -> int:
     try:
-        sim = _simulator(options, compiled)
+        with made_long_lived():
+            sim = _simulator(options, compiled)
         trace = _trace_file(options.trace)
     except LC3Error as e:
         error(str(e))
@@ -65,23 +71,16 @@ def run_program(options: RunOptions, compiled: Compiled | None = None) -> int:
     except OSError as e:  # the --input or --trace file
         error(f"{e.filename}: {e.strerror or e}")
         return 1
-    # The machine lives until the run ends: out of the collector's sight (unfrozen below), or
-    # the next collection looks through its memory and maps, 65,536 entries each: 0.8-1.6
-    # ms of a plain run's CPU (issue 20).
-    gc.freeze()
     from lc3jit.tools.runaway import explain, run_watched  # a run off the end, a loop: said where
 
     prefix = f"lc3jit: {options.programs[0]}"
     build, cache = engine_builder(
         compiled, sim.engine_name, options.no_cache, sim.program, lambda: sim.booted().mem
     )
-    sim.build = long_lived(build or ENGINES[sim.engine_name])
-    if sim.translate_after and trace is None:  # a tiered start builds its translated engine mid-run
-        long_lived(lambda _: sim.engine)(sim.machine)
+    sim.build = build  # long-lived, as the Simulator builds every engine
     try:
         result = run_watched(sim, options.max_steps, _warn, prefix, trace, options.trace_range)
     finally:
-        gc.unfreeze()
         if trace is not None and trace is not sys.stderr:
             with contextlib.suppress(OSError):  # what could not be written was reported
                 trace.close()

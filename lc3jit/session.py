@@ -12,6 +12,7 @@ from pathlib import Path
 
 import lc3jit_runtime
 from lc3jit_runtime.boot import boot as boot  # where the CLI, bench and tests have always found it
+from lc3jit_runtime.collector import long_lived, running
 from lc3jit_runtime.interp import Interpreter
 from lc3jit_runtime.loader import Image, load_file, load_image_file
 from lc3jit_runtime.machine import Machine
@@ -74,9 +75,9 @@ ENGINES: dict[str, Callable[[Machine], Engine]] = {
 
 def why_not_translated() -> str | None:
     """Why the translated engines may not run on this Python, or None when they may: only
-    where the emitter knows the running Python's bytecode (lc3jit.translator.pythons says,
+    where the emitter knows the running Python's bytecode (lc3jit.translator says,
     without importing the emitter: a run that loads its translations never does)."""
-    from lc3jit.translator.pythons import unknown_python
+    from lc3jit.translator import unknown_python
 
     return unknown_python()
 
@@ -159,14 +160,16 @@ def run_machine(
 
     `build` builds it instead of ENGINES (from saved translations: a compiled file, the cache).
     """
-    with stop_on_signals(machine):
+    with running(), stop_on_signals(machine):
         start = time.perf_counter()
-        engine = (build or ENGINES[engine_name])(machine)
+        engine = long_lived(build or ENGINES[engine_name])(machine)
         return run_engine(engine, max_steps, time.perf_counter() - start)
 
 
 def run_engine(engine: Runnable, max_steps: int | None = None, setup_seconds: float = 0.0) -> RunResult:
     """Run an engine already built (and perhaps run before) as a user's run goes
-    (runtime.running: the console running, the ending signals stopping it exactly)."""
-    outcome, seconds = run_to_ending(engine.machine, lambda: engine.run(max_steps))
+    (runtime.running: the console running, the ending signals stopping it exactly), what
+    lives until it ends out of the collector's sight (runtime.collector)."""
+    with running():
+        outcome, seconds = run_to_ending(engine.machine, lambda: engine.run(max_steps))
     return RunResult(outcome, engine.machine, engine, seconds, setup_seconds)

@@ -41,7 +41,6 @@ its code: a compiled file is as trusted as any Python file.
 from __future__ import annotations
 
 import contextlib
-import gc
 import importlib.util
 import marshal
 import os
@@ -52,7 +51,7 @@ from types import CodeType, FunctionType
 
 from . import contract
 from .boot import boot
-from .collector import collector_paused, long_lived
+from .collector import collector_paused, made_long_lived, running
 from .console import Console
 from .dispatch import Dispatcher, Translation
 from .errors import LC3Error, LoadError
@@ -428,14 +427,15 @@ def main(
     except OSError as e:  # the --input file
         print(f"{prog}: {e.filename}: {e.strerror or e}", file=sys.stderr)
         return 1
-    machine = boot(compiled.images, console, compiled.edition, compiled.pc, compiled.system)
-    saved = compiled.engines.get(DEFAULT_ENGINE, SavedEngine(frozenset()))
-    translator = None
-    if late_translator is not None:
-        translator = late_translator(DEFAULT_ENGINE, machine.edition, saved.leaders, machine.access_control)
-    dispatcher = long_lived(lambda m: saved_dispatcher(m, saved, translator))(machine)
-    try:
+    with running():
+        with made_long_lived():
+            machine = boot(compiled.images, console, compiled.edition, compiled.pc, compiled.system)
+            saved = compiled.engines.get(DEFAULT_ENGINE, SavedEngine(frozenset()))
+            translator = None
+            if late_translator is not None:
+                translator = late_translator(
+                    DEFAULT_ENGINE, machine.edition, saved.leaders, machine.access_control
+                )
+            dispatcher = saved_dispatcher(machine, saved, translator)
         outcome, _ = run_to_ending(machine, lambda: dispatcher.run(args.max_steps))
-    finally:
-        gc.unfreeze()
     return report_ending(outcome, console, prog)

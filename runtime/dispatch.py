@@ -4,9 +4,12 @@ A table indexed by PC holds, for every address, something to call that returns t
 next PC: a translated block (many instructions), a translated region (a loop nest or a
 subroutine, as many instructions as its budget allows), an interpreter step (one), or
 `_cold`, which interprets one word and, when the PC turns out to be hot, asks the
-translator (a callback lc3jit installs) for code from there. Sizes are kept beside it
-(0 for a region, which reports its own count), so the loop counts instructions exactly
-and never runs past --max-steps.
+translator (a callback lc3jit installs) for code from there; each with its size (0 for a
+region, which reports its own count), so the loop counts instructions exactly and never
+runs past --max-steps. Each entry is one (function, size) pair: one list of 65,536 rather
+than two (half the fresh memory a run from the translation cache pays for, issue 20), read
+by the loop in one index and one unpacking, as fast as two indexes, and never a function
+with another entry's size.
 
 Translated code leaves early only through an exception, after writing its registers
 back: a Stop (HALT, a fault, the end of input) or a Leave (LeaveBlock, a store into
@@ -22,16 +25,15 @@ from __future__ import annotations
 import functools
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 
 from .code_helpers import CodeHelpers, LoadedKey
 from .errors import Leave, Stop, StopRequested
-from .interp import Interpreter
+from .interp import Interpreter, stop_here, stop_requested
 from .isa import MEMORY_WORDS, WORD_MASK
 from .machine import WATCH_TRANSLATED, Machine
 from .outcome import UNLIMITED, Outcome
 from .record import Record
-from .stopping import StopProtocol
 from .translation_pacing import RETRY_EVERY, TranslationPacing
 
 #: Visits to a PC with no code before it is translated; more when translated code already
@@ -47,6 +49,8 @@ INTERRUPT_SLICE = 1000
 #: Otherwise: a region comes back this often (a few milliseconds), so that a requested
 #: stop (a signal, a lost display) is taken soon, at an exact instruction.
 RUN_SLICE = 1 << 20
+#: The entry of every PC once a stop is requested: whatever the loop calls next raises StopRequested.
+STOPPED = (stop_requested, 1)
 
 
 class Translation(Record, fields=("start", "length", "function", "words"), defaults={"words": ()}):
@@ -83,10 +87,82 @@ if TYPE_CHECKING:
             Dispatcher.left_through): a translator may learn the target, or ignore it."""
 
 
+class StopProtocol:
+    """The stop protocol of the dispatcher's table: every entry is written through `keep`; a
+    stop requested (from any thread) swaps the whole table for the stopper; breakpoints
+    (`set_stop`) cut translations before them."""
+
+    machine: Machine
+    interpreter: Interpreter
+    table: list[tuple[Callable[[int], int], int]]
+    blocks: dict[int, Translation]
+    covering: dict[int, set[int]]
+    noop_runs: dict[int, int]
+    stops: set[int]  # PCs to stop before (breakpoints): see set_stop
+    cut: set[int]  # starts of translations made while a stop stood
+    _miss: Callable[[int], int]
+
+    def keep(self, start: int, entry: Callable[[int], int], size: int) -> None:
+        """The table's entry at start: the one way the running thread writes entries.
+
+        As with Interpreter.keep: a stop requested from another thread while this thread
+        translates swaps the whole table for the stopper (`_stop`); an entry written after
+        that swap would run on, a region for ever. The entry goes in first, then the stopper
+        over it if a stop was requested meanwhile.
+        """
+        self.table[start] = (entry, size)
+        if self.machine.ending is not None:
+            self.table[start] = STOPPED
+
+    def _drop(self, starts: Collection[int]) -> list[int]:
+        """Send the PCs back to the cold path (a stop stays); the starts of the translations dropped."""
+        dropped = [start for start in starts if self.blocks.pop(start, None) is not None]
+        for start in starts:
+            self.noop_runs.pop(start, None)
+            self.keep(start, stop_here if start in self.stops else self._miss, 1)
+        return dropped
+
+    def set_stop(self, pc: int, on: bool) -> None:
+        """Stop before the instruction at pc (a breakpoint), or no longer.
+
+        Like a store into code, a new stop drops the translations that cover pc; they are
+        translated again at once, from the same starts, and the translator (which reads
+        `stops`) ends blocks and regions before pc, so only a jump to pc comes back here,
+        where the table's entry stops. The dispatch loop is unchanged: code that does not
+        reach pc runs as fast as before. Removing a stop translates again, whole, what was
+        translated while stops stood.
+        """
+        if "interpreter" in vars(self):  # else made when needed, with the stops
+            self.interpreter.set_stop(pc, on)
+        if on:
+            self.stops.add(pc)
+            starts = {pc, *self.covering.pop(pc, ()), *self._noops_over(pc)}  # type: ignore[attr-defined]
+        else:
+            self.stops.discard(pc)
+            starts, self.cut = {pc, *self.cut}, set()
+        order = [start for start in self.blocks if start in starts]  # a region's root first
+        self._drop(starts)
+        for start in order:
+            if start not in self.blocks and start not in self.stops:
+                self._settle(start)  # type: ignore[attr-defined]
+
+    def _stop(self, on: bool) -> None:
+        """A stop was requested: whatever the loop calls next raises StopRequested (an
+        entry is read whole, function and size: the loop never calls a function with
+        another's size). Or no longer: the translations back in the table, the
+        breakpoints' steps too, and every other PC cold again."""
+        self.table[:] = [STOPPED if on else (self._miss, 1)] * len(self.table)
+        if not on:
+            for translation in self.blocks.values():
+                self._enter(translation)  # type: ignore[attr-defined]
+            for pc in self.stops:
+                self.table[pc] = (stop_here, 1)
+
+
 class Dispatcher(StopProtocol, TranslationPacing, CodeHelpers):
     """Runs a machine through a table of translated blocks and interpreter steps.
 
-    Its parts: the stop protocol and breakpoints (runtime.stopping), when to translate
+    Its parts: the stop protocol and breakpoints (StopProtocol), when to translate
     (runtime.translation_pacing), and the helpers translated code calls (runtime.code_helpers).
     """
 
@@ -96,8 +172,8 @@ class Dispatcher(StopProtocol, TranslationPacing, CodeHelpers):
         self.machine = machine
         self.translator = translator
         self._miss: Callable[[int], int] = self._cold
-        self.table: list[Callable[[int], int]] = [self._miss] * len(machine.mem)
-        self.sizes = [1] * len(machine.mem)  # instructions each table entry runs
+        #: By PC: what to call and the instructions it runs (see the module's docstring).
+        self.table: list[tuple[Callable[[int], int], int]] = [(self._miss, 1)] * len(machine.mem)
         self.visits: dict[int, int] = {}  # PC -> times reached with no code for it
         self.runs: dict[int, int] | None = {} if profile else None  # start -> times run
         self.blocks: dict[int, Translation] = {}  # by start: the translations installed
@@ -123,8 +199,12 @@ class Dispatcher(StopProtocol, TranslationPacing, CodeHelpers):
         """The interpreter of words with no code, made when first needed: a run whose code all
         came from the translation cache may never need it, nor its 65,536 steps (a quarter
         of a millisecond of a cache hit, issue 20). Made while a stop is requested, it stops
-        at once, as every Interpreter does (its steps are the stopper)."""
-        return Interpreter(self.machine)
+        at once, as every Interpreter does (its steps are the stopper); the breakpoints set
+        before it was made (`lc3jit run` stops at a program's ends) hold for it."""
+        interpreter = Interpreter(self.machine)
+        for pc in self.stops:
+            interpreter.set_stop(pc, True)
+        return interpreter
 
     def adopt(self, interpreter: Interpreter) -> bool:
         """Interpret the words with no code on `interpreter`, one following the same machine
@@ -242,7 +322,7 @@ class Dispatcher(StopProtocol, TranslationPacing, CodeHelpers):
         code returns here (a store that sets KBSR[14] or writes the PSR leaves it, RTI
         ends it), so every engine takes an interrupt at the same instruction.
         """
-        m, table, sizes, region_count = self.machine, self.table, self.sizes, self.region_count
+        m, table, region_count = self.machine, self.table, self.region_count
         deferred = self.deferred
         limit = UNLIMITED if max_steps is None else max_steps
         pc = start = m.pc
@@ -258,14 +338,15 @@ class Dispatcher(StopProtocol, TranslationPacing, CodeHelpers):
                         if slice_ == INTERRUPT_SLICE and done < limit and m.interrupt_pending():
                             size = 1  # an interrupt refused (no handler) ran nothing
                             pc = start = m.take_interrupt(pc)
-                        if size := sizes[pc]:  # a block or an interpreter step
+                        function, size = table[pc]
+                        if size:  # a block or an interpreter step
                             if done + size > limit:
                                 break
-                            pc = table[pc](pc)
+                            pc = function(pc)
                             done += size
                         else:  # a region: runs what the budget allows, says how much
                             budget = limit - done
-                            pc = table[pc](budget if budget < slice_ else slice_)
+                            pc = function(budget if budget < slice_ else slice_)
                             done += region_count[0]
                             if pc > WORD_MASK:  # and leaves one instruction to the interpreter
                                 pc -= INTERPRET_AT

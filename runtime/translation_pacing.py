@@ -31,7 +31,7 @@ RETRY_EVERY = 64
 
 class TranslationPacing:
     """Translating hot PCs, at the pace the share and the budget allow. Entries go into the
-    table through `keep` (runtime.stopping) and `install` (the Dispatcher's)."""
+    table through `keep` (the stop protocol's, runtime.dispatch) and `install` (the Dispatcher's)."""
 
     machine: Machine
     translator: Translator | None
@@ -80,7 +80,7 @@ class TranslationPacing:
         deferred = self.deferred
         while deferred and self.machine.ending is None and self.may_translate():
             pc = deferred.popleft()
-            if pc in self.stops or table[pc] is not step_at(pc):
+            if pc in self.stops or table[pc][0] is not step_at(pc):
                 continue
             if (covered_by := covering.get(pc)) is not None:
                 covered_by.discard(pc)

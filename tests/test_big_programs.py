@@ -193,5 +193,5 @@ def test_pcs_that_waited_for_translations_share_are_translated_once_it_allows(
     assert decisions[0] > refused
     assert len(translated_words(dispatcher)) > 1000  # of about 1,200 words
     step_at = dispatcher.interpreter.step_at
-    waited = [pc for pc in range(0x3000, 0x3000 + 1300) if dispatcher.table[pc] is step_at(pc)]
+    waited = [pc for pc in range(0x3000, 0x3000 + 1300) if dispatcher.table[pc][0] is step_at(pc)]
     assert not waited and not dispatcher.deferred

@@ -46,7 +46,7 @@ def test_a_sample_from_generated_code_reaches_the_translator_and_exits_are_count
     counting = generated(namespace, f"{contract.EXIT_COUNTS}[0x3010] += 3\n    return 0x3011")
     assert dispatcher.exits_through(0x3010) == 0  # before any code that counts
     dispatcher.install(Translation(0x3010, 0, counting, (0x3010,)))
-    assert dispatcher.table[0x3010](1000) == 0x3011  # as the loop enters a region's code
+    assert dispatcher.table[0x3010][0](1000) == 0x3011  # as the loop enters a region's code
     namespace[contract.INDIRECT.name](0x3010, 0x4000)  # type: ignore[operator]
     assert translator.told == [(0x3010, 0x4000)]
     assert dispatcher.exits_through(0x3010) == 3
@@ -61,12 +61,12 @@ def test_the_big_tables_are_made_when_code_that_names_them_first_runs() -> None:
     branching = generated(namespace, f"return {contract.POSITIVE}[0x1FFFF] and {contract.ZERO}[0x10000]")
     dispatcher.install(Translation(0x3000, 1, branching))
     assert all(namespace[name] == () for name in tables) and dispatcher.exit_counts == []
-    assert dispatcher.table[0x3000](0x3000) is False and dispatcher.table[0x3000] is branching
+    assert dispatcher.table[0x3000][0](0x3000) is False and dispatcher.table[0x3000][0] is branching
     assert namespace[contract.POSITIVE] == code_table(contract.POSITIVE)
     assert namespace[contract.ZERO] == code_table(contract.ZERO)
     assert namespace[contract.NEGATIVE] == () and dispatcher.exit_counts == []
     dispatcher.install(Translation(0x3001, 1, lambda pc: pc + 1))  # not generated code: gets them all
-    assert dispatcher.table[0x3001](0x3001) == 0x3002 and len(dispatcher.exit_counts) == 0x10000
+    assert dispatcher.table[0x3001][0](0x3001) == 0x3002 and len(dispatcher.exit_counts) == 0x10000
     assert namespace[contract.NEGATIVE] == code_table(contract.NEGATIVE)
 
 
@@ -133,3 +133,16 @@ def test_an_interpreter_made_while_a_stop_is_requested_stops_at_once() -> None:
     assert dispatcher.interpreter.run(10) is PAUSED and (machine.icount, machine.pc) == (0, 0x3000)
     assert machine.take_ending() is PAUSED
     assert dispatcher.run(3).ending is Ending.STEP_LIMIT and (machine.icount, machine.pc) == (3, LOOP)
+
+
+def test_breakpoints_set_before_the_interpreter_is_made_hold_for_it() -> None:
+    """`lc3jit run` stops at the ends of a program (a run off its end is said where) before
+    it runs: that must not make the interpreter a run from the cache never needs, and the
+    stops must hold when a word with no code needs it after all."""
+    machine = boot([Image(0x3000, tuple(FOREVER))], Console(io.BytesIO(), io.BytesIO()), 3, 0x3000)
+    dispatcher = Dispatcher(machine)
+    dispatcher.set_stop(LOOP, True)
+    assert "interpreter" not in vars(dispatcher)
+    assert dispatcher.run(100).ending is Ending.BREAKPOINT and (machine.pc, machine.icount) == (LOOP, 3)
+    dispatcher.set_stop(LOOP, False)
+    assert dispatcher.run(3).ending is Ending.STEP_LIMIT and (machine.pc, machine.icount) == (LOOP, 6)

@@ -16,8 +16,9 @@ from types import FunctionType, SimpleNamespace
 import pytest
 from typer.testing import CliRunner
 
+import lc3jit.translator
 from lc3jit.cli import app
-from lc3jit.translator import emitter, pythons
+from lc3jit.translator import emitter
 from lc3jit.translator.emitter import BinaryOp, Compare, Emitter, Instr, Label, borrowable_loads
 
 from .conftest import engine_options
@@ -317,7 +318,7 @@ def test_many_locals_fuse_only_below_sixteen() -> None:
 
 
 def test_an_unknown_python_runs_on_the_interpreter_with_one_warning(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(pythons, "PY", (3, 16))
+    monkeypatch.setattr(lc3jit.translator, "PY", (3, 16))
     assert not emitter.speaks_this_python()
     for engine in ("regions", "blocks", "interp"):
         result = CliRunner().invoke(
@@ -335,7 +336,7 @@ def test_an_unknown_python_runs_on_the_interpreter_with_one_warning(monkeypatch:
 def test_an_unknown_python_benches_dumps_and_compiles_clearly(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.setattr(pythons, "PY", (3, 16))
+    monkeypatch.setattr(lc3jit.translator, "PY", (3, 16))
     bench = CliRunner().invoke(app, ["bench", str(EXAMPLES / "hello.obj"), "--repeat", "1", "--json"])
     assert bench.exit_code == 0
     assert bench.stderr.count("does not know") == 1
@@ -362,7 +363,7 @@ def test_an_unknown_python_in_a_real_process() -> None:
     """The installed `lc3jit` entry point in its own process with the version faked: one
     warning line, the program's output, exit 0, no traceback."""
     script = (
-        "import sys; import lc3jit.translator.pythons as e; e.PY = (3, 16); from lc3jit.launch import main; "
+        "import sys; import lc3jit.translator as e; e.PY = (3, 16); from lc3jit.launch import main; "
         f"sys.argv = ['lc3jit', 'run', {str(EXAMPLES / 'hello.obj')!r}, '--translate-after', '0']; main()"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=60)

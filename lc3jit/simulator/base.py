@@ -25,6 +25,7 @@ from lc3jit.simulator.errors import raise_for
 from lc3jit.simulator.views import Address, Memory, Registers, resolve
 from lc3jit.tiered import TieredEngine
 from lc3jit.tools.capture import CapturedConsole
+from lc3jit_runtime.collector import long_lived, made_long_lived
 from lc3jit_runtime.console import Console
 from lc3jit_runtime.endings import Ending
 from lc3jit_runtime.interp import Interpreter
@@ -105,7 +106,8 @@ class SimulatorBase:
         self.console = console if console is not None else CapturedConsole(_bytes(keys))
         self.console.max_output = max_output  # past it, the machine ends the run (Console.write)
         start = None if pc is None else self.address(pc)
-        self.machine = boot(images, self.console, edition, start, system)
+        with made_long_lived():  # until a run ends (lc3jit_runtime.collector)
+            self.machine = boot(images, self.console, edition, start, system)
         self._boot = (images, edition, start, system)
         if translation_budget is not None:  # instructions the translators may translate
             self.machine.translation_budget = translation_budget
@@ -168,13 +170,14 @@ class SimulatorBase:
         """The engine, built (translating ahead of time) on first use."""
         if self._engine is None:
             start = time.perf_counter()
-            build = self.build or self._builder()
-            if self.translate_after:
-                self._engine = TieredEngine(
-                    self.machine, self.engine_name, build, self.translate_after, self._warning
-                )
-            else:
-                self._engine = build(self.machine)
+            build = long_lived(self.build or self._builder())  # a tiered start's too, at its switch
+            with made_long_lived():
+                if self.translate_after:
+                    self._engine = TieredEngine(
+                        self.machine, self.engine_name, build, self.translate_after, self._warning
+                    )
+                else:
+                    self._engine = build(self.machine)
             self.setup_seconds = time.perf_counter() - start
         return self._engine
 

@@ -23,7 +23,7 @@ false); this module turns each into the instructions of the running Python:
   written it in the plain ones.
 Bad bytecode crashes the interpreter instead of raising, so every form here is tested
 on every version (tests/test_emitter.py), and a Python not in SPOKEN gets no
-translated code at all: `speaks_this_python` (in pythons.py) is what the engines ask first.
+translated code at all: `speaks_this_python` (in the package's __init__) is what the engines ask first.
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ import opcode
 from collections.abc import Sequence
 from types import CodeType
 
+from lc3jit.translator import PY, SPOKEN, speaks_this_python, unknown_python
 from lc3jit.translator.assembler import Instr, Item, Label, assemble
-from lc3jit.translator.pythons import PY, SPOKEN, speaks_this_python, unknown_python
 
 HAS_PRECALL = PY == (3, 11)
 HAS_RETURN_CONST = (3, 12) <= PY <= (3, 13)
