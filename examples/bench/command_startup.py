@@ -110,6 +110,8 @@ def main() -> None:
     parser.add_argument("--hits", action="store_true", help="only the runs the cache-hit rows compare")
     parser.add_argument("--count", action="store_true", help="count the hit rows' instructions (valgrind)")
     arguments = parser.parse_args()
+    if arguments.count and shutil.which("valgrind") is None:
+        parser.error("--count needs valgrind (cachegrind) on the PATH")
     rounds = arguments.rounds
     compared = {name for pair in CACHE_HITS.values() for name in pair} | {"python -c pass"}
     commands = {name: args for name, args in COMMANDS.items() if not arguments.hits or name in compared}
