@@ -20,7 +20,17 @@ from collections.abc import Callable, Collection
 from . import contract
 from .errors import Leave, Stop
 from .isa import COND, MEMORY_WORDS, SIGN_BIT, WORD_MASK
-from .machine import CODES_OF_PSR, ILLEGAL_OPCODE, IO_BASE, KBDR, KBSR, PSR_ADDR, WATCH_TRANSLATED, Machine
+from .machine import (
+    CODES_OF_PSR,
+    ILLEGAL_OPCODE,
+    IO_BASE,
+    KBDR,
+    KBSR,
+    PSR_ADDR,
+    SUPERVISOR_STORE_SLOW,
+    WATCH_TRANSLATED,
+    Machine,
+)
 from .traps import trap
 
 #: POSITIVE, NEGATIVE and ZERO, by their names in runtime.contract: how to make each table
@@ -105,6 +115,7 @@ class CodeHelpers:
                 **dict.fromkeys(BRANCH_TABLES, UNBUILT),  # see bind_tables
                 contract.NZP: COND,
                 contract.PSR_CODES: CODES_OF_PSR,
+                contract.SUPERVISOR_SLOW: SUPERVISOR_STORE_SLOW,
                 contract.EXIT_COUNTS: self.exit_counts,
                 contract.LOAD.name: self.load_from_code,
                 contract.FETCH.name: m.fetch_violation,

@@ -103,8 +103,15 @@ class Console:
         self._keys_at_once = self._keyboard_fd is None or _regular_file(self._keyboard_fd)
         self._display = display
         self._interactive = interactive
-        self._ahead = b""  # keys read ahead (see _read_byte), from index _taken on not taken yet
+        #: Keys read ahead (see _read_byte), from index _taken on not taken yet.
+        self._ahead = b""
         self._taken = 0
+        #: This console where it takes keys read ahead as Console.next_key does: then a
+        #: KBSR poll takes the next one itself (Devices.read_device), a call fewer a key an
+        #: OS reads. None where next_key is another's (a subclass's, which must see every
+        #: poll; whoever sets next_key on the object sets this to None), and never the
+        #: reverse debugger's recording stand-in, which forwards this to the real console.
+        self.plain = self if type(self).next_key is Console.next_key else None
         self._out = bytearray()  # only ever changed in place: the flusher thread holds it too
         self._flushing = threading.Lock()  # one writer at a time, in order
         self.exhausted = keyboard is None
@@ -115,9 +122,20 @@ class Console:
         self.lost: OSError | None = None  # why the display could not be written
         self.when_lost: Callable[[OSError], None] | None = None
         self.stop_requested = False  # set by the machine: waits for a key give up
-        #: The most bytes the program may write (None: no limit); past it, `when_full`.
-        self.max_output: int | None = None
+        self.max_output = None
         self.when_full: Callable[[int], None] | None = None
+
+    @property
+    def max_output(self) -> int | None:
+        """The most bytes the program may write (None: no limit); past it, `when_full`."""
+        return self._max_output
+
+    @max_output.setter
+    def max_output(self, limit: int | None) -> None:
+        self._max_output = limit
+        #: `put` holds a byte without `write` while the bytes held are fewer: never with a
+        #: limit to count or a terminal to show (`on_terminal` is set once, before this).
+        self._hold_below = FLUSH_SIZE - 1 if limit is None and not self.on_terminal else 0
 
     @classmethod
     def for_process(cls, input_path: str | None = None) -> Console:
@@ -141,7 +159,7 @@ class Console:
         return cls(stdin, display, interactive=stdin.isatty())
 
     def write(self, data: bytes) -> None:
-        limit = self.max_output
+        limit = self._max_output
         if limit is not None and self.bytes_written + len(data) > limit:
             # Cut at the limit, and tell the machine, which ends the run at the next
             # instruction: memory (the API keeps the output) and disk stay bounded.
@@ -161,10 +179,10 @@ class Console:
         limit, a lost display, a signal): translated code calls it directly as DISPLAY
         (runtime.contract) and leaves at the next instruction then."""
         out, byte = self._out, value & 0xFF
-        if byte == 0x0A or self.on_terminal or self.max_output is not None or len(out) >= FLUSH_SIZE - 1:
-            self.write(bytes((byte,)))
-        else:
+        if byte != 0x0A and len(out) < self._hold_below:
             out.append(byte)  # in place, as in `write`
+        else:
+            self.write(bytes((byte,)))
         return self.stop_requested
 
     @property

@@ -43,6 +43,9 @@ ZERO = "ZERO"
 #: For an OS call inlined in a region (TRAP and RTI entering and leaving the supervisor):
 NZP = "NZP"  # the PSR's N, Z, P bits, indexed by the codes' word (isa.COND)
 PSR_CODES = "PSR_CODES"  # the codes' word, indexed by the PSR's low 3 bits (machine.CODES_OF_PSR)
+#: For the supervisor's stores (an OS saving registers, a TRAP's pushes): may it not store
+#: inline at a word with these write-map flags (machine.SUPERVISOR_STORE_SLOW)?
+SUPERVISOR_SLOW = "SUPERVISOR_SLOW"
 VALUES = (
     MEMORY,
     WRITE_MAP,
@@ -55,6 +58,7 @@ VALUES = (
     ZERO,
     NZP,
     PSR_CODES,
+    SUPERVISOR_SLOW,
 )
 
 #: Attributes of the Machine generated code reads or writes.
@@ -68,7 +72,11 @@ PRIVILEGE = "psr_mode"
 SAVED_SSP = "saved_ssp"
 SAVED_USP = "saved_usp"
 INTERRUPTS = "kbsr_ie"
-ATTRIBUTES = (CODES, PRIVILEGE, SAVED_SSP, SAVED_USP, INTERRUPTS)
+#: The keyboard's latch (a key a KBSR poll took, not read yet, or None) and KBDR: a KBDR
+#: read while KBSR[14] is clear, every key an OS reads, is done inline (no READ call).
+KEY_LATCH = "kbd_latch"
+KEY_DATA = "kbdr"
+ATTRIBUTES = (CODES, PRIVILEGE, SAVED_SSP, SAVED_USP, INTERRUPTS, KEY_LATCH, KEY_DATA)
 
 #: The slow paths: each may stop the machine or leave translated code by exception.
 LOAD = Helper("LOAD", 2)  # (address, at): a device register or a checked load

@@ -4,9 +4,16 @@ stores of the device registers do, and how a run is asked to end from outside.
 The keyboard is read at the console's pace: a KBSR poll takes the next key if one is
 waiting and latches it (`kbd_latch`) until KBDR, GETC or IN reads it, so a program that
 polls and then reads sees one key, and scripted input runs the same way every time. Every
-key an OS echoes is a KBSR poll, a KBDR read and a DDR store, from translated code READ
-and DISPLAY (runtime.contract): a KBDR read is one call (`read_device`), a poll one more
-into the console (`Console.next_key`), a DDR store one call into the console (`put`).
+key an OS echoes is a KBSR poll, a KBDR read and a DDR store; from a region: a poll is
+READ (runtime.contract: `read_device`, which takes a key the console read ahead itself,
+else calls `Console.next_key`), a KBDR read while KBSR[14] is clear is the region's own
+(the latch and KBDR are attributes it names: regions.device_access), and a DDR store is
+DISPLAY, one call into the console (`put`).
+
+The machine holds at most 30 attributes (tests/test_machine.py): past that CPython
+(3.11-3.13 at least) stops sharing the keys of its instances' dicts, and every attribute
+generated code reads or writes (`m.kbsr_ie`, `m.psr_mode`, ...) becomes a dict lookup
+(one attribute more: 13% more machine instructions a key an OS echoes).
 
 `Devices` is the `Machine`'s (runtime.machine) half that talks to the console; it holds no
 state of its own: the machine's constructor makes the fields declared here.
@@ -83,21 +90,29 @@ class Devices:
         be done again once the registers are written back (REREAD): the PSR, whose codes
         are not, and a poll that ends the run (the input used up, a stop while it waits),
         what ends it held in `held`. The keyboard's registers inline: every key an OS
-        reads is a KBSR poll (one call into the console) and a KBDR read (load_io's)."""
+        reads is a KBSR poll (this call alone while the console has keys read ahead,
+        else one more into it) and a KBDR read (a region reads it itself while KBSR[14]
+        is clear, as here)."""
         if address == KBSR:
             if self.kbd_latch is None:
-                try:
-                    self.kbd_latch = self.console.next_key(OS_KEY_WAIT if at < self.key_wait_below else 0.0)
-                    if self.kbd_latch is None:
-                        return self._no_key(at)
-                except StopRequested:
-                    self.held = self._ended(at)
-                    return -1
-                except InputExhausted as stop:
-                    self.held = stop
-                    return -1
+                console = self.console
+                if console.plain is console and (taken := console._taken) < len(console._ahead):
+                    console._taken = taken + 1  # Console.next_key's first case, inline (Console.plain)
+                    self.kbd_latch = console._ahead[taken]
+                else:
+                    try:
+                        key = console.next_key(OS_KEY_WAIT if at < self.key_wait_below else 0.0)
+                        if key is None:
+                            return self._no_key(at)  # may end the run: held too
+                    except StopRequested:
+                        self.held = self._ended(at)
+                        return -1
+                    except InputExhausted as stop:
+                        self.held = stop
+                        return -1
+                    self.kbd_latch = key
             self.empty_polls = 0
-            return KBSR_READY | self.kbsr_ie
+            return KBSR_READY + self.kbsr_ie  # `|`, but a generic operation on 3.11 (kbsr_ie: 0 or KBSR_IE)
         if address == KBDR:
             if self.kbd_latch is not None:
                 self.kbdr, self.kbd_latch = self.kbd_latch, None

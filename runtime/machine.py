@@ -66,6 +66,16 @@ WATCH_OBSERVED = 32  # a debugger or a trace wants to know: `Machine.observer` s
 #: was below xFE00, as it knows for a load (see codegen.BlockCompiler.address_checked).
 WATCH_IO = 64
 WATCH_CODE = WATCH_DECODED | WATCH_TRANSLATED
+#: Indexed by a word's write-map flags: may the supervisor not store there inline? Any
+#: flag but WATCH_PROTECTED (closed to user mode: plain data to the supervisor, as the
+#: OS's saved registers and stack are). A tuple of bools, where `flags & ~WATCH_PROTECTED`
+#: is a generic `&` on 3.11-3.13 (some 100 machine instructions; six a key an OS echoes).
+SUPERVISOR_STORE_SLOW = tuple(
+    bool(flags & ~WATCH_PROTECTED)
+    for flags in range(
+        (WATCH_DEVICE | WATCH_CODE | WATCH_GUARD | WATCH_PROTECTED | WATCH_OBSERVED | WATCH_IO) + 1
+    )
+)
 
 #: The write map is longer than memory: translated code indexes it with BaseR + offset6
 #: before wrapping to 16 bits (BaseR itself may be a sum not wrapped yet, below 2^17),

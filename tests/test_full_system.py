@@ -248,6 +248,25 @@ def test_registers_an_os_call_leaves_alone_keep_their_values(engine: str, editio
         assert_same(*(run_os(name, images, b"", edition, budget) for name in ("interp", engine)))
 
 
+#: Where the 3rd edition's OS keeps the PSR it starts the user program with (lc3os.sym).
+USER_PSR = 0x0210
+
+
+@pytest.mark.parametrize("engine", TRANSLATED)
+@pytest.mark.parametrize("priority", [0, 2, 7])
+def test_a_user_program_at_a_priority_above_0_keeps_it_across_os_calls(engine: str, priority: int) -> None:
+    """A region's RTI goes on inline only for a PSR of user mode at priority 0: at any
+    other the helper's way, with the same priority and codes restored as the interpreter."""
+    runs = []
+    for name in ("interp", engine):
+        machine = os_machine(images_of(KEEPS_REGISTERS), b"", 3)
+        assert machine.mem[USER_PSR] == 0x8002
+        machine.mem[USER_PSR] = 0x8002 | priority << 8
+        runs.append(finish(machine, ENGINES[name](machine).run()))
+    assert_same(*runs)
+    assert runs[1].output == b"***" and runs[1].machine.psr_mode == 0x8000 | priority << 8
+
+
 @pytest.mark.parametrize("engine", TRANSLATED)
 @pytest.mark.parametrize("edition", [3, 2])
 @pytest.mark.parametrize("limit", [0, 1, 13, 15, 20])
@@ -390,6 +409,7 @@ def test_a_stop_request_is_taken_while_the_getc_routine_polls() -> None:
                 return real_next_key(wait)
 
             machine.console.next_key = next_key  # type: ignore[method-assign]
+            machine.console.plain = None  # every poll calls it
             threading.Thread(
                 target=lambda: polling.wait(60) and machine.request_stop(interrupted(signal.SIGTERM)),
                 daemon=True,
@@ -399,3 +419,12 @@ def test_a_stop_request_is_taken_while_the_getc_routine_polls() -> None:
         os.close(write_end)
     assert outcome == interrupted(signal.SIGTERM)
     assert machine.pc in range(0x0200, 0x0400) and machine.icount > 0
+
+
+def test_a_machine_that_ran_under_an_os_holds_at_most_30_attributes() -> None:
+    """CPython shares the keys of an instance's dict only up to 30 (3.11-3.13): past
+    them every attribute translated code names (`m.kbsr_ie`, `m.psr_mode`, ...) is a dict
+    lookup, 13% more machine instructions a key echoed. A run's own additions count."""
+    machine = os_machine(ECHO, ECHO_KEYS, 3)
+    assert ENGINES["regions"](machine).run().reason == "halt"
+    assert len(vars(machine)) <= 30

@@ -5,9 +5,12 @@ an OS, and the supervisor stack that TRAP, exceptions, interrupts and RTI use.""
 from __future__ import annotations
 
 import io
+from functools import reduce
+from operator import or_
 
 import pytest
 
+import lc3jit_runtime.machine as machine_module
 from lc3jit_runtime.console import Console
 from lc3jit_runtime.endings import Ending
 from lc3jit_runtime.errors import Halted, Leave, MachineFault
@@ -21,6 +24,7 @@ from lc3jit_runtime.machine import (
     MAX_NOOP_RUN,
     MCR,
     PSR_ADDR,
+    SUPERVISOR_STORE_SLOW,
     WATCH_DECODED,
     WATCH_DEVICE,
     WATCH_OBSERVED,
@@ -259,3 +263,13 @@ def test_the_snapshot_is_the_architectural_state() -> None:
         "saved_ssp": INITIAL_SSP,
         "saved_usp": 0,
     }
+
+
+def test_the_supervisors_store_check_covers_every_write_map_flag() -> None:
+    """Generated code indexes SUPERVISOR_STORE_SLOW with a word's flags: every flag the
+    write map may hold, or'ed, must be an index, and only plain and protected words are
+    stored inline."""
+    names = vars(machine_module).items()
+    flags = [value for name, value in names if name.startswith("WATCH_") and isinstance(value, int)]
+    assert reduce(or_, flags) < len(SUPERVISOR_STORE_SLOW)
+    assert [index for index, slow in enumerate(SUPERVISOR_STORE_SLOW) if not slow] == [0, WATCH_PROTECTED]

@@ -181,7 +181,7 @@ def find_blocks(
                     leaders.add(successor.address)
                     work.append(successor.address)
             break
-    leaders |= code.keys() & set(labels)
+    leaders |= code.keys() & (labels if isinstance(labels, set | frozenset) else set(labels))
     blocks = {}
     for start in sorted(leaders & code.keys()):
         blocks[start] = block_at(mem, start, leaders, code)

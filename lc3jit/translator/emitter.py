@@ -83,6 +83,12 @@ _COMPARE_MASKS = {
 }
 
 
+#: The conditional jump forward, and (3.11) backward, taken on each truth.
+_FORWARD = "FORWARD_" if DIRECTIONAL_JUMPS else ""
+_FORWARD_IF = {when: f"POP_JUMP_{_FORWARD}IF_{str(when).upper()}" for when in (True, False)}
+_BACKWARD_IF = {when: f"POP_JUMP_BACKWARD_IF_{str(when).upper()}" for when in (True, False)}
+
+
 def _compare_arg(op: Compare) -> int:
     """COMPARE_OP's argument: the operator (3.11), above 4 bits of mask (3.12), or 5 (3.13+)."""
     if PY == (3, 11):
@@ -231,26 +237,23 @@ class Emitter:
         self.emit("CALL", argc)
 
     # Control flow.
-    def _truth(self, is_bool: bool) -> None:
-        if NEEDS_TO_BOOL and not is_bool:
-            self.emit("TO_BOOL")
-
     def jump_if(self, label: Label, when: bool, is_bool: bool = True) -> None:
         """Pop the top of the stack and jump to label when its truth is `when`.
 
         A label already placed is a loop: 3.11 jumps back in one instruction; 3.12+ jump
         forward over a JUMP_BACKWARD on the opposite truth.
         """
-        self._truth(is_bool)
-        sense = "TRUE" if when else "FALSE"
+        if NEEDS_TO_BOOL and not is_bool:
+            self._append(("TO_BOOL", None, self.line))
         if id(label) not in self._placed:
-            self.emit(f"POP_JUMP_FORWARD_IF_{sense}" if DIRECTIONAL_JUMPS else f"POP_JUMP_IF_{sense}", label)
-            self._not_taken()
+            self._append((_FORWARD_IF[when], label, self.line))
+            if HAS_NOT_TAKEN:
+                self._not_taken()
         elif DIRECTIONAL_JUMPS:
-            self.emit(f"POP_JUMP_BACKWARD_IF_{sense}", label)
+            self._append((_BACKWARD_IF[when], label, self.line))
         else:
             stay = Label()
-            self.emit(f"POP_JUMP_IF_{'FALSE' if when else 'TRUE'}", stay)
+            self._append((_FORWARD_IF[not when], stay, self.line))
             self._not_taken()
             self._end("JUMP_BACKWARD", label)
             self.place(stay)

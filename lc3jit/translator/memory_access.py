@@ -17,7 +17,7 @@ from lc3jit.translator.bounds import ADDRESS_BOUNDS, FULL, OFFSET6_REACH, WRAP
 from lc3jit.translator.emitter import BinaryOp, Compare, Label
 from lc3jit_runtime import contract
 from lc3jit_runtime.isa import WORD_MASK
-from lc3jit_runtime.machine import IO_BASE, USER_BASE, WATCH_PROTECTED, user_address
+from lc3jit_runtime.machine import IO_BASE, USER_BASE, user_address
 
 
 class MemoryAccess(BlockState):
@@ -87,13 +87,15 @@ class MemoryAccess(BlockState):
             self.settle_cc()
         if self.may_retry(bounds):
             e.place(retry)
+        supervisor = self.access_control and not self.checked_loads  # a word closed to user mode
+        if supervisor:  # is plain data to the supervisor (the OS saving registers)
+            self.push_table(contract.SUPERVISOR_SLOW)
         self.push_table(contract.WRITE_MAP)
         push_address()
         e.subscript()
-        if self.access_control and not self.checked_loads:  # the supervisor's: a word closed to
-            e.const(~WATCH_PROTECTED)  # user mode is plain data to it (the OS saving registers)
-            e.binary(BinaryOp.AND)
-        e.jump_if_true(slow, is_bool=False)
+        if supervisor:
+            e.subscript()
+        e.jump_if_true(slow, is_bool=supervisor)
         push_value()
         self.push_table(contract.MEMORY)
         push_address()

@@ -12,7 +12,7 @@ from lc3jit.translator.emitter import Compare, Label
 from lc3jit.translator.regions.across_blocks import AcrossBlocks
 from lc3jit_runtime import contract
 from lc3jit_runtime.isa import WORD_MASK
-from lc3jit_runtime.machine import DDR, DISPLAY_STATUS, DSR, user_address
+from lc3jit_runtime.machine import DDR, DISPLAY_STATUS, DSR, KBDR, user_address
 
 
 class DeviceAccess(AcrossBlocks):
@@ -45,7 +45,7 @@ class DeviceAccess(AcrossBlocks):
         elif self.checked_loads:
             super().slow_load(push_address, at, rejoins)
         else:
-            e, stopped, read, device = self.e, Label(), Label(), Label()
+            e, stopped, read, device, other = self.e, Label(), Label(), Label(), Label()
             push_address()  # DSR reads the same always: no call
             e.const(DSR)
             e.compare(Compare.NE)
@@ -53,6 +53,8 @@ class DeviceAccess(AcrossBlocks):
             e.const(DISPLAY_STATUS)
             e.jump(read)
             e.place(device)
+            self.read_key_data(push_address, other, read)
+            e.place(other)
             address = push_address if self.reads_a_word(at) else self.wrapped(push_address)
             self.call(contract.READ, address, at)
             e.dup()
@@ -61,6 +63,38 @@ class DeviceAccess(AcrossBlocks):
             e.jump_if_true(stopped)
             e.place(read)
             self.slow_path(stopped, lambda: self.reread(push_address, at, read))
+
+    def read_key_data(self, push_address: Callable[[], None], other: Label, read: Label) -> None:
+        """KBDR while KBSR[14] is clear, inline, as the machine reads it (Devices.read_device):
+        the key latched by the last poll, taken, else the last one read. Every key an OS
+        reads is one, where READ cost a call (a frame and some 25 bytecodes of its own).
+        Any other address, or KBSR[14] set (the read leaves: LoadedKey), goes on at `other`."""
+        e, unlatched = self.e, Label()
+        push_address()
+        e.const(KBDR)
+        e.compare(Compare.NE)
+        e.jump_if_true(other)
+        e.global_(contract.MACHINE)
+        e.load_attr(contract.INTERRUPTS)
+        e.jump_if_true(other, is_bool=False)
+        e.global_(contract.MACHINE)
+        e.load_attr(contract.KEY_LATCH)
+        e.dup()
+        e.const(None)
+        e.compare(Compare.EQ)
+        e.jump_if_true(unlatched)
+        e.dup()  # the key: KBDR's now, and the latch empty
+        e.global_(contract.MACHINE)
+        e.store_attr(contract.KEY_DATA)
+        e.const(None)
+        e.global_(contract.MACHINE)
+        e.store_attr(contract.KEY_LATCH)
+        e.jump(read)
+        e.place(unlatched)
+        e.pop()
+        e.global_(contract.MACHINE)
+        e.load_attr(contract.KEY_DATA)
+        e.jump(read)
 
     def reads_a_word(self, at: int) -> bool:
         """Is the address of the load at `at` a word as it is? LDI's is (read from memory):

@@ -102,7 +102,7 @@ class RegionTranslator(BlockTranslator):
         stops = dispatcher.stops  # breakpoints: blocks end before them, and the region leaves there
         machine = dispatcher.machine
         targets = {target for seen in self.hints.values() for target in seen}
-        leaders = {*stops, *self.leaders}
+        leaders = {*stops, *self.leaders} if stops else self.leaders  # all the blocks: no copy
         found = find_blocks(machine.mem, [pc, *targets], leaders, REGION_SEARCH)
         if guesses := guessed(machine, found, self.hints):
             self.hints.update(guesses)

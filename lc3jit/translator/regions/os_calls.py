@@ -11,9 +11,9 @@ dozen bytecodes of the region's own, with the registers in their locals:
   routine the region holds: save R6 as the user's stack pointer, push the PSR and the
   PC, R6 = the supervisor's stack, and go on at the routine.
 - RTI in supervisor mode (an instruction in system space: its block checked the fetch
-  or is known to run there), KBSR[14] clear, R6 below xFDFF, popping a PSR of user mode:
-  R6 back to the user's stack, the privilege and the codes from the PSR popped, and on
-  at the return point the PC popped names.
+  or is known to run there), KBSR[14] clear, R6 below xFDFF, popping a PSR of user mode
+  at priority 0: R6 back to the user's stack, the privilege and the codes from the PSR
+  popped, and on at the return point the PC popped names.
 
 Anything else (a TRAP from supervisor code, an RTI back into it, a watched stack word, a
 vector rewritten, interrupts enabled) takes the helper's way, the code after the fast
@@ -30,7 +30,11 @@ from lc3jit.translator.bounds import FULL
 from lc3jit.translator.emitter import BinaryOp, Compare, Label
 from lc3jit.translator.regions.known import CODES
 from lc3jit_runtime import contract
-from lc3jit_runtime.machine import IO_BASE, PSR_PRIORITY, PSR_USER, TRAP_TABLE, WATCH_PROTECTED
+from lc3jit_runtime.machine import (
+    IO_BASE,
+    PSR_USER,
+    TRAP_TABLE,
+)
 
 if TYPE_CHECKING:
     from lc3jit.translator.regions.compiler import RegionCompiler
@@ -66,7 +70,13 @@ def push_stack_word(c: RegionCompiler, above: int) -> None:
 
 def inline_trap(c: RegionCompiler, vector: int, routine: int, following: int) -> Label:
     """TRAP's fast path, ending in a jump to the routine's block; returns the label where
-    the helper's way (emitted next by the caller) begins. The codes are in `cc`."""
+    the helper's way (emitted next by the caller) begins. The codes are in `cc`.
+
+    The mode word (Machine.psr_mode) holds PSR[15] and the priority, PSR[10:8], only,
+    and a codes' word from NZP only PSR[2:0]: in user mode, `mode & PSR_PRIORITY` is
+    `mode - PSR_USER`, and the PSR pushed, `mode | codes`, is `mode + codes`: 3.11
+    specialises `-` and `+` for ints, and runs `&` and `|` generically (two a TRAP).
+    """
     e, slow = c.e, Label()
     unless_interrupts(c, slow)
     e.global_(contract.MACHINE)
@@ -78,13 +88,12 @@ def inline_trap(c: RegionCompiler, vector: int, routine: int, following: int) ->
     e.binary(BinaryOp.SUBTRACT)
     e.store("sp")
     for above in (1, 0):  # an index of -1 or -2 (a Saved_SSP below 2) reads a guard entry: never plain
+        c.push_table(contract.SUPERVISOR_SLOW)  # the pushes are the supervisor's stores
         c.push_table(contract.WRITE_MAP)
         push_stack_word(c, above)
         e.subscript()
-    e.binary(BinaryOp.OR)
-    e.const(~WATCH_PROTECTED)
-    e.binary(BinaryOp.AND)
-    e.jump_if_true(slow, is_bool=False)
+        e.subscript()
+        e.jump_if_true(slow)
     c.push_table(contract.MEMORY)
     e.const(TRAP_TABLE + vector)
     e.subscript()
@@ -95,15 +104,15 @@ def inline_trap(c: RegionCompiler, vector: int, routine: int, following: int) ->
     e.global_(contract.MACHINE)
     e.store_attr(contract.SAVED_USP)
     e.load("mode")
-    e.const(PSR_PRIORITY)
-    e.binary(BinaryOp.AND)
+    e.const(PSR_USER)
+    e.binary(BinaryOp.SUBTRACT)  # `mode & PSR_PRIORITY`: see below
     e.global_(contract.MACHINE)
     e.store_attr(contract.PRIVILEGE)
     e.load("mode")
     c.push_table(contract.NZP)
     c.push_cc()
     e.subscript()
-    e.binary(BinaryOp.OR)
+    e.binary(BinaryOp.ADD)  # `mode | codes`: see below
     c.push_table(contract.MEMORY)
     push_stack_word(c, 1)
     e.store_subscript()
@@ -120,7 +129,11 @@ def inline_trap(c: RegionCompiler, vector: int, routine: int, following: int) ->
 
 def inline_rti(c: RegionCompiler, returns: list[int], pending: int) -> Label:
     """RTI's fast path: compared with the return points inside, else a way out (`pending`
-    instructions counted but not run); returns the label of the helper's way."""
+    instructions counted but not run); returns the label of the helper's way.
+
+    The PSR popped is user mode's at priority 0 (as a user program runs), x8000-x8007:
+    its privilege is PSR_USER and its codes `psr - PSR_USER`, where `&` (a generic
+    operation on 3.11, two an RTI) took them apart; any other takes the helper's way."""
     e, slow = c.e, Label()
     unless_interrupts(c, slow)
     c.push_reg(SP)  # a word (the caller wrapped it)
@@ -133,6 +146,10 @@ def inline_rti(c: RegionCompiler, returns: list[int], pending: int) -> Label:
     e.binary(BinaryOp.ADD)
     e.subscript()
     keep_if_user_mode(c, "psr", slow)
+    e.load("psr")
+    e.const(PSR_USER | 0b111)
+    e.compare(Compare.GT)
+    e.jump_if_true(slow)  # a priority above 0 (or a bit no PSR has): the helper's way
     c.push_table(contract.MEMORY)
     c.push_reg(SP)
     e.subscript()  # the PC popped, on the stack from here on
@@ -145,15 +162,13 @@ def inline_rti(c: RegionCompiler, returns: list[int], pending: int) -> Label:
     e.load_attr(contract.SAVED_USP)
     c.set_reg(SP, False)
     c.ranges[SP] = FULL
-    e.load("psr")
-    e.const(PSR_USER | PSR_PRIORITY)
-    e.binary(BinaryOp.AND)
+    e.const(PSR_USER)  # `psr & (PSR_USER | PSR_PRIORITY)`, priority 0
     e.global_(contract.MACHINE)
     e.store_attr(contract.PRIVILEGE)
     c.push_table(contract.PSR_CODES)
     e.load("psr")
-    e.const(0b111)
-    e.binary(BinaryOp.AND)
+    e.const(PSR_USER)
+    e.binary(BinaryOp.SUBTRACT)  # `psr & 0b111`
     e.subscript()
     e.store("cc")
     c.cc_alias = None
