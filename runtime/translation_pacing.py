@@ -38,7 +38,7 @@ class TranslationPacing:
     interpreter: Interpreter
     table: list[Callable[[int], int]]
     visits: dict[int, int]
-    covering: dict[int, set[int]]
+    covering: dict[int, frozenset[int]]
     invalidations: dict[int, int]
     stops: set[int]
     started: float  # when the run began (reset by `run`)
@@ -53,7 +53,7 @@ class TranslationPacing:
         allows again (see `_retry_deferred`)."""
         if not self.translate(pc):
             self.keep(pc, self.interpreter.step_at(pc), 1)
-            self.covering.setdefault(pc, set()).add(pc)
+            self.covering[pc] = self.covering.get(pc, frozenset()) | {pc}
             waits = self.translator is not None and self.machine.translation_budget > 0
             if waits and not self.may_translate():
                 self.deferred.append(pc)
@@ -83,14 +83,15 @@ class TranslationPacing:
             if pc in self.stops or table[pc][0] is not step_at(pc):
                 continue
             if (covered_by := covering.get(pc)) is not None:
-                covered_by.discard(pc)
-                if not covered_by:
+                if rest := covered_by - {pc}:
+                    covering[pc] = rest
+                else:
                     del covering[pc]
             if pc in covering:
                 self.keep(pc, self._miss, 1)
                 self.visits.pop(pc, None)
             elif not self.translate(pc):
-                covering.setdefault(pc, set()).add(pc)  # the interpreter for good (see `_settle`)
+                covering[pc] = covering.get(pc, frozenset()) | {pc}  # the interpreter for good (`_settle`)
 
     def may_translate(self) -> bool:
         """Is there time to translate now, and budget left (see `translate`)?"""
