@@ -30,19 +30,20 @@ if TYPE_CHECKING:
 
 
 class _Freezes:
-    """Whether what is frozen now was frozen here (to be unfrozen when the last run ends), and
-    how many runs are under way (a run inside another: a tool's, a debugger's)."""
+    """Whether something was frozen here since the last run ended (to be unfrozen when the
+    last run ends), and how many runs are under way (a run inside another: a tool's, a
+    debugger's)."""
 
     ours = False
     runs = 0
 
 
 def _freeze() -> None:
-    """gc.freeze; noting whether this module froze first. What a program using lc3jit froze
-    itself (before a fork, say) stays frozen: a run never unfreezes it. (gc.get_freeze_count
-    counts what is frozen one by one: asked only while nothing of ours is.)"""
-    if not _Freezes.ours and not gc.get_freeze_count():
-        _Freezes.ours = True
+    """gc.freeze, noted. Not asking gc.get_freeze_count whether a program froze something
+    itself: it counts the frozen objects one by one, and once anything stayed frozen every
+    freeze walked all of it (a single-process test suite stalled in it on 3.12). So what a
+    program froze itself is unfrozen with ours when the last run ends."""
+    _Freezes.ours = True
     gc.freeze()
 
 

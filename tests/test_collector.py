@@ -52,17 +52,6 @@ def test_the_engine_is_built_out_of_sight_and_stays_so_until_the_run_ends() -> N
     assert not frozen(tables[0]) and gc.get_freeze_count() == 0
 
 
-def test_what_a_program_froze_itself_stays_frozen_after_a_run() -> None:
-    mine = [[]]
-    gc.freeze()
-    try:
-        assert frozen(mine)
-        Simulator(EXAMPLES / "hello.obj").run()
-        assert frozen(mine)
-    finally:
-        gc.unfreeze()
-
-
 class Node:
     """Half of a reference cycle: only the collector frees it."""
 
