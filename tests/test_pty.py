@@ -106,7 +106,11 @@ def can_slide_right(board: list[list[int]]) -> bool:
 
 
 def raw(terminal: Terminal) -> bool:
-    return not termios.tcgetattr(terminal.slave)[3] & (termios.ECHO | termios.ICANON)
+    """The program's raw mode: no echo, no lines, the input flags as they were. readline at
+    a prompt also turns echo and lines off, but clears ICRNL too: a key typed then would
+    come back echoed once readline gives the terminal back, before the program reads it."""
+    settings = termios.tcgetattr(terminal.slave)
+    return not settings[3] & (termios.ECHO | termios.ICANON) and settings[0] == terminal.cooked[0]
 
 
 @pytest.mark.parametrize("compiled", [False, True], ids=["lc3jit-run", "python-2048.pyc"])
