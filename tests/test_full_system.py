@@ -26,6 +26,8 @@ from lc3jit.session import ENGINES, boot, load_images, os_images
 from lc3jit.tiered import TieredEngine
 from lc3jit.toolchain.asm import assemble
 from lc3jit.translator.regions import region_engine
+from lc3jit_runtime import contract
+from lc3jit_runtime.code_helpers import BRANCH_TABLES, UNBUILT
 from lc3jit_runtime.console import Console
 from lc3jit_runtime.loader import Image
 from lc3jit_runtime.machine import Machine
@@ -77,6 +79,18 @@ def test_echo_through_the_os_agrees_and_stays_in_one_region(engine: str, edition
     engine_run = region_engine(machine, profile=True)
     assert engine_run.run().reason == "halt"
     assert sum(engine_run.runs.values()) < 20  # 301 keys: 602 TRAPs and as many returns
+
+
+def test_a_key_compared_with_a_newline_needs_no_branch_table() -> None:
+    """Echo's `ADD R1, R0, #-10; BRnp LOOP` on a key, in the 2nd edition's region that holds
+    GETC's routine: the sum (the key + 2^16 - 10) is 0 modulo 2^16 only at 2^16, so the
+    branch compares with it, where it indexed a table of a megabyte that each whole
+    process built for this one branch; every key echoed as the interpreter does."""
+    assert_same(run_os("interp", ECHO, ECHO_KEYS, 2), run_os("regions", ECHO, ECHO_KEYS, 2))
+    dispatcher = region_engine(os_machine(ECHO, ECHO_KEYS, 2))
+    assert dispatcher.run().reason == "halt"
+    assert contract.ZERO not in dispatcher.blocks[ECHO[0].origin].function.__code__.co_names
+    assert all(dispatcher.globals[table] is UNBUILT for table in BRANCH_TABLES)  # none built
 
 
 @pytest.mark.parametrize("edition", [3, 2])

@@ -176,13 +176,17 @@ def branch_test(nzp: int, bounds: tuple[int, int]) -> tuple[Test, bool]:
     """The test of BR (nzp) on a value within bounds, and the truth that takes the branch:
     on a word, a comparison or its truth; on a sum not wrapped yet, a table, or its truth
     for BRz and BRnp where it cannot reach +-2^16 (there it is 0 only where the word is
-    0); "wrap" where neither will do (the value must be wrapped first)."""
+    0), or its compare with 2^16 where that is the one multiple of 2^16 it can reach (a
+    key less 10, as `x + 2^16 - 10`: no table of a megabyte built for a process's one
+    BRnp); "wrap" where neither will do (the value must be wrapped first)."""
     word_test, word_when, table, table_when = BRANCH_TESTS[nzp]
     lo, hi = bounds
     if (lo >= 0 and hi <= WORD_MASK) or (word_test is None and lo > -WRAP and hi < WRAP):
         return word_test, word_when
     if lo >= -SIGN and hi < SIGN:
         return SIGNED_TESTS[nzp]
+    if word_test is None and lo > 0 and hi < 2 * WRAP:  # BRz, BRnp: 2^16 is the one zero within
+        return (Compare.EQ, WRAP), table_when
     if CODE_TABLE_RANGE[0] <= lo and hi <= CODE_TABLE_RANGE[1]:
         return table, table_when
     return "wrap", False
