@@ -179,12 +179,13 @@ class Console:
         buffer needs `write`. True when the machine has been asked to stop (the output
         limit, a lost display, a signal): translated code calls it directly as DISPLAY
         (runtime.contract) and leaves at the next instruction then. A value that is a byte
-        already (every character an OS prints) is taken as it is: 3.11 runs `&` generically."""
-        out, byte = self._out, value if value <= 0xFF else value & 0xFF
-        if byte != 0x0A and len(out) < self._hold_below:
-            out.append(byte)  # in place, as in `write`
+        already (every character an OS prints) is held as it is; `&` (which 3.11 runs
+        generically) only on `write`'s way."""
+        out = self._out
+        if value != 0x0A and value <= 0xFF and len(out) < self._hold_below:
+            out.append(value)  # in place, as in `write`
         else:
-            self.write(bytes((byte,)))
+            self.write(bytes((value & 0xFF,)))
         return self.stop_requested
 
     @property
