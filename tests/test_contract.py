@@ -29,6 +29,8 @@ PROGRAMS = [
     ROOT / "examples/sieve.asm",
 ]
 ILLEGAL_WORD = 0xD000
+#: R3 = R1 + R2, 0 to x1FFFE, read only by BRz: 0 modulo 2^16 at 0 and at 2^16 (ZERO).
+ZERO_TEST = [op("ADD", dr=3, sr1=1, sr2=2), op("BR", nzp=0b010, pcoffset9=0), op("ANDI", dr=3, sr1=3, imm5=0)]
 TRANSLATED = [name for name in ENGINES if name != "interp"]
 
 
@@ -37,13 +39,14 @@ def codes_of(engine: Dispatcher) -> list[CodeType]:
 
 
 def engine_codes(name: str, path: Path | None, system: bool = False) -> list[CodeType]:
-    """The code objects an engine translates ahead of time for a program (None: an
-    illegal opcode after an ADD at x3000), and those it translates while it runs."""
+    """The code objects an engine translates ahead of time for a program (None: at x3000, a
+    BRz on a sum of two words, which a region tests with the ZERO table, then an illegal
+    opcode after an ADD), and those it translates while it runs."""
     console = Console(io.BytesIO(b"abc"), io.BytesIO())
     images = load_images([path]) if path else []
     machine = boot(images, console, 3, None if path else 0x3000, os_images(3) if system else ())
     if path is None:
-        machine.load_words(0x3000, [op("ADDI", dr=1, sr1=1, imm5=1), ILLEGAL_WORD])
+        machine.load_words(0x3000, [*ZERO_TEST, op("ADDI", dr=1, sr1=1, imm5=1), ILLEGAL_WORD])
     engine = ENGINES[name](machine)
     codes = codes_of(engine)  # type: ignore[arg-type]
     engine.run(200_000)
