@@ -142,7 +142,7 @@ ONE_RUN = (
 
 def cpu_row(name: str, instructions: int, rounds: int) -> str:
     """The program's row of CPU times: min of the interleaved rounds, ends compared."""
-    source = longer(name, instructions + TRANSLATE_AFTER)
+    source = longer(name, instructions + TRANSLATE_AFTER + 1)
     best = {label: (math.inf, math.inf) for label in ENGINES}
     runs: dict[str, Run] = {}
     for round_ in range(rounds):
