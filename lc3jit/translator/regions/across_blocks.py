@@ -18,7 +18,7 @@ from lc3jit.translator.bounds import EMPTY, FULL, LOOSE
 from lc3jit.translator.codegen import BlockCompiler
 from lc3jit.translator.dataflow import ALL_REGISTERS, REGISTER_ONLY
 from lc3jit.translator.emitter import BinaryOp, Compare, Emitter, Label
-from lc3jit.translator.regions.analyses import RegionFacts, wanted_after
+from lc3jit.translator.regions.analyses import RegionFacts
 from lc3jit.translator.regions.graph import RegionGraph
 from lc3jit.translator.regions.known import CODES, dirty_at_entry, supervised
 from lc3jit.translator.regions.os_calls import SP
@@ -297,9 +297,10 @@ class AcrossBlocks(BlockCompiler):
             self.e.binary(BinaryOp.ADD)
             self.e.store("n")
 
-    def wanted_after(self, block: Block) -> Iterable[int]:
-        """The registers a block of the region goes on to read: their locals hold words."""
-        return wanted_after(self.graph, self.facts.live, block.start)
+    def wanted_after(self, block: Block) -> int:
+        """The registers a block of the region goes on to read (a bit mask): their locals
+        hold words."""
+        return self.facts.wanted[block.start]
 
     def exact_results(self, block: Block) -> list[bool]:
         return self.facts.exact[block.start]
