@@ -57,6 +57,7 @@ class AcrossBlocks(BlockCompiler):
         self.e = Emitter(f"region_x{root.start:04X}", root.start)
         self.labels = {b.start: Label() for b in graph.blocks}
         self.order = {b.start: index for index, b in enumerate(graph.blocks)}  # as laid out
+        self.before: dict[int, bool] = {}  # start -> ways_in_before(start)
         self.written = set(facts.written)
         #: for each block ending in RET or RTI, its return points in the order compared
         self.returns = loops_first(graph)
@@ -270,10 +271,15 @@ class AcrossBlocks(BlockCompiler):
 
     def ways_in_before(self, start: int) -> bool:
         """Is every way into the block at start emitted (or, out of line, announced) before
-        it, and is it never entered from the dispatcher?"""
-        return start not in self.facts.entries and all(
-            self.order[p] < self.order[start] for p in self.graph.ways_in[start]
-        )
+        it, and is it never entered from the dispatcher? (Asked for every block and every
+        jump to one: worked out once each.)"""
+        found = self.before.get(start)
+        if found is None:
+            order = self.order
+            found = self.before[start] = start not in self.facts.entries and all(
+                order[p] < order[start] for p in self.graph.ways_in[start]
+            )
+        return found
 
     def codes_seen_at(self, pc: int) -> bool:
         """Must the codes be in `cc` where the region's block at pc starts? Not if it checks
