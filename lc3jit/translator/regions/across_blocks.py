@@ -246,6 +246,8 @@ class AcrossBlocks(BlockCompiler):
         if not (self.arriving[start] and self.ways_in_before(start)):
             return {r: (-LOOSE + 1, LOOSE - 1) for r in self.facts.unwrapped[start]}
         first, *others = [ranges for ranges, _ in self.arriving[start]]
+        if not others:  # one way in (most blocks): what it told
+            return {r: bounds for r, bounds in first.items() if bounds != FULL}
         joined = {}
         for r in ALL_REGISTERS:  # plain loops: this runs for every block of every region
             lo, hi = first.get(r, FULL)
