@@ -6,8 +6,8 @@ A part of the Dispatcher (runtime.dispatch), which mixes it in: the helpers read
 machine and write back what translated code left with the dispatcher (`held`).
 
 The namespace's big tables are built, or filled, only when code that names them first
-runs (`bind_tables`, called by the dispatcher's entry for it): a branch table costs about
-1.3 ms of CPU to build (a megabyte of pointers, page faults included), the exit counts a
+runs (`bind_tables`, called by the dispatcher's entry for it): a branch table costs 0.4-0.85
+ms of CPU to build (a megabyte of pointers, page faults included), the exit counts a
 quarter of that, where a whole short run from the translation cache should add at most 3
 (issue 20): most short programs never branch on a sum not wrapped yet, few regions leave
 through JMP, and most of an OS's code loaded from the cache never runs in a short run.
@@ -33,30 +33,46 @@ from .machine import (
 )
 from .traps import trap
 
-#: POSITIVE, NEGATIVE and ZERO, by their names in runtime.contract: how to make each table
-#: of bools indexed by the value. CPython specialises indexing a tuple, and one index costs
-#: less than the two comparisons 0 < v < x8000 of BRp. Each table is periodic over 2^17
-#: entries, so that it is right for a sum not wrapped to 16 bits yet: any v from 0 to
-#: 2^17 - 1 gives the codes of v mod 2^16. A sum of two words needs no wrap before its
-#: branch. (Negative indices would be right too, but CPython's specialised indexing gives
-#: up on them.)
-_MAKERS: dict[str, Callable[[], tuple[bool, ...]]] = {
-    contract.POSITIVE: lambda: ((False,) + (True,) * (SIGN_BIT - 1) + (False,) * SIGN_BIT) * 2,
-    contract.NEGATIVE: lambda: ((False,) * SIGN_BIT + (True,) * SIGN_BIT) * 2,
-    contract.ZERO: lambda: ((True,) + (False,) * (2 * SIGN_BIT - 1)) * 2,
+#: POSITIVE, NEGATIVE and ZERO, by their names in runtime.contract: where each table of
+#: bools indexed by the value is True, within one period (see _periodic). CPython
+#: specialises indexing a list or a tuple, and one index costs less than the two
+#: comparisons 0 < v < x8000 of BRp. Each table is periodic over 2^17 entries, so that it
+#: is right for a sum not wrapped to 16 bits yet: any v from 0 to 2^17 - 1 gives the codes
+#: of v mod 2^16. A sum of two words needs no wrap before its branch. (Negative indices
+#: would be right too, but CPython's specialised indexing gives up on them.)
+_TRUE_WITHIN: dict[str, tuple[int, int]] = {
+    contract.POSITIVE: (1, SIGN_BIT),
+    contract.NEGATIVE: (SIGN_BIT, 2 * SIGN_BIT),
+    contract.ZERO: (0, 1),
 }
-BRANCH_TABLES = frozenset(_MAKERS)
+
+
+def _periodic(start: int, stop: int) -> list[bool]:
+    """A table True from start to stop (excluded) in each of its two periods of 2^16: a
+    list made in one allocation of its final size. The table is built by the first code
+    that names it in a process, inside a run (bind_tables): tuples made by `+` and `*`
+    touched twice the memory (a megabyte of pointers each, freshly faulted in), 0.9-1.1 ms
+    against 0.4-0.85, of a whole `lc3jit run` from the translation cache that takes 35.
+    Generated code only ever reads it."""
+    period = 2 * SIGN_BIT
+    table = [False] * (2 * period)
+    true = [True] * (stop - start)
+    table[start:stop] = table[period + start : period + stop] = true
+    return table
+
+
+BRANCH_TABLES = frozenset(_TRUE_WITHIN)
 NAMES = BRANCH_TABLES | {contract.EXIT_COUNTS}  # what bind_tables binds
 #: What a table's name is bound to until code that names it is installed: indexing it
 #: fails loudly (IndexError), never a silent wrong branch.
 UNBUILT: tuple[bool, ...] = ()
-_BUILT: dict[str, tuple[bool, ...]] = {}  # once a process: every dispatcher shares them
+_BUILT: dict[str, list[bool]] = {}  # once a process: every dispatcher shares them
 
 
-def code_table(name: str) -> tuple[bool, ...]:
-    """The table named `name` in runtime.contract (see _MAKERS)."""
+def code_table(name: str) -> list[bool]:
+    """The table named `name` in runtime.contract (see _TRUE_WITHIN)."""
     if (table := _BUILT.get(name)) is None:
-        table = _BUILT[name] = _MAKERS[name]()
+        table = _BUILT[name] = _periodic(*_TRUE_WITHIN[name])
     return table
 
 

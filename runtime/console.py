@@ -177,8 +177,9 @@ class Console:
         without making a bytes object unless a limit, a newline, a terminal or a full
         buffer needs `write`. True when the machine has been asked to stop (the output
         limit, a lost display, a signal): translated code calls it directly as DISPLAY
-        (runtime.contract) and leaves at the next instruction then."""
-        out, byte = self._out, value & 0xFF
+        (runtime.contract) and leaves at the next instruction then. A value that is a byte
+        already (every character an OS prints) is taken as it is: 3.11 runs `&` generically."""
+        out, byte = self._out, value if value <= 0xFF else value & 0xFF
         if byte != 0x0A and len(out) < self._hold_below:
             out.append(byte)  # in place, as in `write`
         else:
