@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import operator
 import os
 import select
 import stat
@@ -103,9 +104,9 @@ class Console:
         self._keys_at_once = self._keyboard_fd is None or _regular_file(self._keyboard_fd)
         self._display = display
         self._interactive = interactive
-        #: Keys read ahead (see _read_byte), from index _taken on not taken yet.
-        self._ahead = b""
-        self._taken = 0
+        #: The keys read ahead (see _read_byte) not taken yet: an iterator over them, which a
+        #: `for` takes one from with no call (Devices.read_device: a poll a key an OS reads).
+        self.ahead: Iterator[int] = iter(b"")
         #: This console where it takes keys read ahead as Console.next_key does: then a
         #: KBSR poll takes the next one itself (Devices.read_device), a call fewer a key an
         #: OS reads. None where next_key is another's (a subclass's, which must see every
@@ -231,10 +232,8 @@ class Console:
         returning as soon as a key comes; a script gives its next byte, waiting for a pipe's.
         One call a KBSR poll: every key an OS reads is one (tests and the reverse debugger's
         recording console override this one method)."""
-        taken = self._taken
-        if taken < len(self._ahead):  # read ahead: memory or a regular file
-            self._taken = taken + 1
-            return self._ahead[taken]
+        for key in self.ahead:  # read ahead: memory or a regular file
+            return key
         if self.exhausted:
             return None
         if self._interactive and wait is not None:
@@ -281,16 +280,16 @@ class Console:
         if not data:
             self.exhausted = True
             return None
-        self._ahead, self._taken = data, 1
-        return data[0]
+        self.ahead = ahead = iter(data)
+        return next(ahead)
 
     def _give_back(self) -> None:
         """Keys read ahead and not taken go back to a regular file (its offset may be
         shared: `(lc3jit run a.obj; cat) < keys`), so the next reader, or a run after a
         debugger's stop, starts at the first key not taken."""
-        unread = len(self._ahead) - self._taken
+        unread = operator.length_hint(self.ahead)
         if unread and self._keyboard_fd is not None:  # memory keeps them where they are
-            self._ahead, self._taken = b"", 0
+            self.ahead = iter(b"")
             with contextlib.suppress(OSError):
                 os.lseek(self._keyboard_fd, -unread, os.SEEK_CUR)
 

@@ -96,9 +96,9 @@ class Devices:
         if address == KBSR:
             if self.kbd_latch is None:
                 console = self.console
-                if console.plain is console and (taken := console._taken) < len(console._ahead):
-                    console._taken = taken + 1  # Console.next_key's first case, inline (Console.plain)
-                    self.kbd_latch = console._ahead[taken]
+                for key in console.ahead if console.plain is console else ():  # next_key's first case
+                    self.kbd_latch = key
+                    break
                 else:
                     try:
                         key = console.next_key(OS_KEY_WAIT if at < self.key_wait_below else 0.0)
