@@ -202,7 +202,7 @@ def engine_builder(
     `program` gives what booted the machine, what the cache is keyed by; `booted` its
     memory as booted, before it ran."""
     if compiled is not None:
-        from lc3jit.translator.saved import restored
+        from lc3jit.translator.cache import restored
 
         saved = compiled.engines.get(engine)
         return (None if saved is None else lambda machine: restored(machine, saved, engine)), None

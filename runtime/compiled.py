@@ -66,7 +66,7 @@ if TYPE_CHECKING:
     from .dispatch import Translator
 
     #: Gives, for an engine name, an edition, the leaders and access control, the translator
-    #: of code not compiled ahead (lc3jit.translator.saved.LateTranslator when lc3jit is installed).
+    #: of code not compiled ahead (lc3jit.translator.cache.LateTranslator when lc3jit is installed).
     LateTranslatorFactory = Callable[[str, int, frozenset[int], bool], Translator]
 
 #: The first pair of every payload: what it is, and its format: the version of its layout
@@ -95,7 +95,7 @@ try:
 except ImportError:
     sys.exit(sys.argv[0] + ": needs the runtime package of lc3jit (pip install lc3jit)")
 try:  # with lc3jit, code not compiled ahead of time is translated when it gets hot
-    from lc3jit.translator.saved import LateTranslator
+    from lc3jit.translator.cache import LateTranslator
 except ImportError:  # without it, the interpreter runs that code
     LateTranslator = None
 sys.exit(main({PLACEHOLDER!r}, LateTranslator))

@@ -18,6 +18,14 @@ violation, resuming in its handler). Blocks are runs of consecutive words, so
 `at - start` tells how far into a block the run got; a region writes its count first.
 While KBSR[14] is set, the loop looks for a keyboard interrupt before each block and
 region (see `run`).
+
+The Dispatcher also keeps the stop protocol (every entry is written through `keep`; a stop
+requested swaps the whole table; breakpoints cut translations before them) and decides when
+to translate at run time (within a share of the time run so far and the machine's
+translation budget, with a queue of the PCs that got hot while the share was spent). Those
+were mixins in modules of their own; one class in one module is what a run from the
+translation cache imports (a module and two classes more cost it 0.15 ms, issue 20), and
+why this module is near 500 lines.
 """
 
 from __future__ import annotations
@@ -34,7 +42,6 @@ from .isa import MEMORY_WORDS, WORD_MASK
 from .machine import WATCH_TRANSLATED, Machine
 from .outcome import UNLIMITED, Outcome
 from .record import Record
-from .translation_pacing import RETRY_EVERY, TranslationPacing
 
 #: Visits to a PC with no code before it is translated; more when translated code already
 #: covers its word (the PC is inside a block or region entered elsewhere, which will
@@ -51,6 +58,15 @@ INTERRUPT_SLICE = 1000
 RUN_SLICE = 1 << 20
 #: The entry of every PC once a stop is requested: whatever the loop calls next raises StopRequested.
 STOPPED = (stop_requested, 1)
+#: How often a block may be invalidated by stores before its words stay interpreted.
+RETRANSLATE_LIMIT = 2
+#: Translating at run time takes at most this share of the time since the run began,
+#: after a first allowance (seconds): see `Dispatcher.translate`.
+TRANSLATION_SHARE = 0.2
+TRANSLATION_ALLOWANCE = 0.05
+#: While PCs wait for translation's share of the time, how many region calls apart the
+#: dispatcher looks whether the share allows again (a clock read costs as much as a call).
+RETRY_EVERY = 64
 
 
 class Translation(Record, fields=("start", "length", "function", "words"), defaults={"words": ()}):
@@ -87,83 +103,12 @@ if TYPE_CHECKING:
             Dispatcher.left_through): a translator may learn the target, or ignore it."""
 
 
-class StopProtocol:
-    """The stop protocol of the dispatcher's table: every entry is written through `keep`; a
-    stop requested (from any thread) swaps the whole table for the stopper; breakpoints
-    (`set_stop`) cut translations before them."""
-
-    machine: Machine
-    interpreter: Interpreter
-    table: list[tuple[Callable[[int], int], int]]
-    blocks: dict[int, Translation]
-    covering: dict[int, frozenset[int]]
-    noop_runs: dict[int, int]
-    stops: set[int]  # PCs to stop before (breakpoints): see set_stop
-    cut: set[int]  # starts of translations made while a stop stood
-    _miss: Callable[[int], int]
-
-    def keep(self, start: int, entry: Callable[[int], int], size: int) -> None:
-        """The table's entry at start: the one way the running thread writes entries.
-
-        As with Interpreter.keep: a stop requested from another thread while this thread
-        translates swaps the whole table for the stopper (`_stop`); an entry written after
-        that swap would run on, a region for ever. The entry goes in first, then the stopper
-        over it if a stop was requested meanwhile.
-        """
-        self.table[start] = (entry, size)
-        if self.machine.ending is not None:
-            self.table[start] = STOPPED
-
-    def _drop(self, starts: Collection[int]) -> list[int]:
-        """Send the PCs back to the cold path (a stop stays); the starts of the translations dropped."""
-        dropped = [start for start in starts if self.blocks.pop(start, None) is not None]
-        for start in starts:
-            self.noop_runs.pop(start, None)
-            self.keep(start, stop_here if start in self.stops else self._miss, 1)
-        return dropped
-
-    def set_stop(self, pc: int, on: bool) -> None:
-        """Stop before the instruction at pc (a breakpoint), or no longer.
-
-        Like a store into code, a new stop drops the translations that cover pc; they are
-        translated again at once, from the same starts, and the translator (which reads
-        `stops`) ends blocks and regions before pc, so only a jump to pc comes back here,
-        where the table's entry stops. The dispatch loop is unchanged: code that does not
-        reach pc runs as fast as before. Removing a stop translates again, whole, what was
-        translated while stops stood.
-        """
-        if "interpreter" in vars(self):  # else made when needed, with the stops
-            self.interpreter.set_stop(pc, on)
-        if on:
-            self.stops.add(pc)
-            starts = {pc, *self.covering.pop(pc, ()), *self._noops_over(pc)}  # type: ignore[attr-defined]
-        else:
-            self.stops.discard(pc)
-            starts, self.cut = {pc, *self.cut}, set()
-        order = [start for start in self.blocks if start in starts]  # a region's root first
-        self._drop(starts)
-        for start in order:
-            if start not in self.blocks and start not in self.stops:
-                self._settle(start)  # type: ignore[attr-defined]
-
-    def _stop(self, on: bool) -> None:
-        """A stop was requested: whatever the loop calls next raises StopRequested (an
-        entry is read whole, function and size: the loop never calls a function with
-        another's size). Or no longer: the translations back in the table, the
-        breakpoints' steps too, and every other PC cold again."""
-        self.table[:] = [STOPPED if on else (self._miss, 1)] * len(self.table)
-        if not on:
-            for translation in self.blocks.values():
-                self._enter(translation)  # type: ignore[attr-defined]
-            for pc in self.stops:
-                self.table[pc] = (stop_here, 1)
-
-
-class Dispatcher(StopProtocol, TranslationPacing, CodeHelpers):
+class Dispatcher(CodeHelpers):
     """Runs a machine through a table of translated blocks and interpreter steps.
 
-    Its parts: the stop protocol and breakpoints (StopProtocol), when to translate
-    (runtime.translation_pacing), and the helpers translated code calls (runtime.code_helpers).
+    Its parts: the table and its entries, the stop protocol and breakpoints (from `keep`),
+    when to translate (from `_settle`), the loop (`run`); the helpers translated code
+    calls are runtime.code_helpers'.
     """
 
     name = "blocks"
@@ -312,6 +257,148 @@ class Dispatcher(StopProtocol, TranslationPacing, CodeHelpers):
         """The starts of the runs of no-ops that cover address: few, one or two per 4,096
         words a runaway went through."""
         return [start for start, end in self.noop_runs.items() if start <= address < end]
+
+    # The stop protocol: every entry is written through `keep`; a stop requested (from any
+    # thread) swaps the whole table for the stopper; breakpoints (`set_stop`) cut translations.
+
+    def keep(self, start: int, entry: Callable[[int], int], size: int) -> None:
+        """The table's entry at start: the one way the running thread writes entries.
+
+        As with Interpreter.keep: a stop requested from another thread while this thread
+        translates swaps the whole table for the stopper (`_stop`); an entry written after
+        that swap would run on, a region for ever. The entry goes in first, then the stopper
+        over it if a stop was requested meanwhile.
+        """
+        self.table[start] = (entry, size)
+        if self.machine.ending is not None:
+            self.table[start] = STOPPED
+
+    def _drop(self, starts: Collection[int]) -> list[int]:
+        """Send the PCs back to the cold path (a stop stays); the starts of the translations dropped."""
+        dropped = [start for start in starts if self.blocks.pop(start, None) is not None]
+        for start in starts:
+            self.noop_runs.pop(start, None)
+            self.keep(start, stop_here if start in self.stops else self._miss, 1)
+        return dropped
+
+    def set_stop(self, pc: int, on: bool) -> None:
+        """Stop before the instruction at pc (a breakpoint), or no longer.
+
+        Like a store into code, a new stop drops the translations that cover pc; they are
+        translated again at once, from the same starts, and the translator (which reads
+        `stops`) ends blocks and regions before pc, so only a jump to pc comes back here,
+        where the table's entry stops. The dispatch loop is unchanged: code that does not
+        reach pc runs as fast as before. Removing a stop translates again, whole, what was
+        translated while stops stood.
+        """
+        if "interpreter" in vars(self):  # else made when needed, with the stops
+            self.interpreter.set_stop(pc, on)
+        if on:
+            self.stops.add(pc)
+            starts = {pc, *self.covering.pop(pc, ()), *self._noops_over(pc)}
+        else:
+            self.stops.discard(pc)
+            starts, self.cut = {pc, *self.cut}, set()
+        order = [start for start in self.blocks if start in starts]  # a region's root first
+        self._drop(starts)
+        for start in order:
+            if start not in self.blocks and start not in self.stops:
+                self._settle(start)
+
+    def _stop(self, on: bool) -> None:
+        """A stop was requested: whatever the loop calls next raises StopRequested (an
+        entry is read whole, function and size: the loop never calls a function with
+        another's size). Or no longer: the translations back in the table, the
+        breakpoints' steps too, and every other PC cold again."""
+        self.table[:] = [STOPPED if on else (self._miss, 1)] * len(self.table)
+        if not on:
+            for translation in self.blocks.values():
+                self._enter(translation)
+            for pc in self.stops:
+                self.table[pc] = (stop_here, 1)
+
+    # Translating hot PCs, at the pace the share of the time and the budget allow.
+
+    def _settle(self, pc: int) -> None:
+        """Give pc its lasting entry: a translation, or the interpreter for good; or, when
+        translating had to wait for its share of the time, the interpreter until the share
+        allows again (see `_retry_deferred`)."""
+        if not self.translate(pc):
+            self.keep(pc, self.interpreter.step_at(pc), 1)
+            self.covering[pc] = self.covering.get(pc, frozenset()) | {pc}
+            waits = self.translator is not None and self.machine.translation_budget > 0
+            if waits and not self.may_translate():
+                self.deferred.append(pc)
+
+    def _retry_deferred(self) -> None:
+        """Called as a region comes back while PCs wait (see `_settle`): every RETRY_EVERY
+        times, while translating is within its share again, the PCs that waited longest
+        are translated now, in the order they got hot; one that a translation made since
+        covers goes back to the cold path instead (it is inside code that will most
+        often run it), and one dropped, translated or made a breakpoint meanwhile is let go.
+
+        A big program's code gets hot all at once (its second pass), far faster than 20% of
+        the time can pay for: without this, all but the first few regions stayed
+        interpreted to the end (a 16k-word program ran tiered at 0.68x the interpreter).
+        They are translated from here, not sent back to the cold path to get hot again:
+        that sent a 48k-word program's 400,000 waiting PCs round the cold path, each
+        refused again, and ran it at 0.88x the interpreter.
+        """
+        self.retry_countdown -= 1
+        if self.retry_countdown > 0:
+            return
+        self.retry_countdown = RETRY_EVERY
+        step_at, table, covering = self.interpreter.step_at, self.table, self.covering
+        deferred = self.deferred
+        while deferred and self.machine.ending is None and self.may_translate():
+            pc = deferred.popleft()
+            if pc in self.stops or table[pc][0] is not step_at(pc):
+                continue
+            if (covered_by := covering.get(pc)) is not None:
+                if rest := covered_by - {pc}:
+                    covering[pc] = rest
+                else:
+                    del covering[pc]
+            if pc in covering:
+                self.keep(pc, self._miss, 1)
+                self.visits.pop(pc, None)
+            elif not self.translate(pc):
+                covering[pc] = covering.get(pc, frozenset()) | {pc}  # the interpreter for good (`_settle`)
+
+    def may_translate(self) -> bool:
+        """Is there time to translate now, and budget left (see `translate`)?"""
+        elapsed = time.perf_counter() - self.started
+        within = self.translating <= TRANSLATION_ALLOWANCE + TRANSLATION_SHARE * elapsed
+        return within and self.machine.translation_budget > 0
+
+    def translate(self, pc: int) -> bool:
+        """Translate from pc now and install the code, if the translator gives any (a PC
+        grown hot, or a region to translate again with what the run taught the translator).
+
+        Translation must pay for itself: a program that keeps landing on fresh words
+        (running through data, a wild jump) would spend its time translating code that
+        runs once. So translating at run time may take at most TRANSLATION_SHARE of the
+        time run so far, after TRANSLATION_ALLOWANCE; past that, new PCs are interpreted.
+        What is translated is taken from the machine's translation budget (a translation
+        begun within it is finished): once spent, new PCs are interpreted for good.
+        """
+        if self.translator is None or not self.may_translate():
+            return False
+        if self.invalidations.get(pc, 0) >= RETRANSLATE_LIMIT:  # code that rewrites itself
+            return False
+        began = time.perf_counter()
+        translations = self.translator(self, pc)  # type: ignore[arg-type]
+        self.translating += time.perf_counter() - began
+        if translations:  # the entries of a region cover the same words: counted once
+            covered = tuple(translations[0].covered())
+            self.machine.translation_budget -= len(covered)
+            # Their visits start again: the interpreter is about to run the words after pc
+            # on this pass, each as hot as pc was, and would translate a region from each.
+            for word in covered:
+                self.visits.pop(word, None)
+        for translation in translations:
+            self.install(translation)
+        return bool(translations)
 
     def run(self, max_steps: int | None = None) -> Outcome:
         """Dispatch until a stop or max_steps instructions, counted exactly.

@@ -145,7 +145,6 @@ NOT_FOR_A_PLAIN_RUN = (
     "lc3jit.grading.observe",
     "lc3jit.grading.calls",
     "lc3jit_runtime.dispatch",
-    "lc3jit_runtime.translation_pacing",
     "lc3jit_runtime.code_helpers",
     "lc3jit_runtime.compiled",
 )
@@ -177,9 +176,7 @@ def test_a_run_that_finds_its_translations_in_the_cache_loads_them_without_the_t
     assert not_for_a_plain_run(*args, cwd=tmp_path, env=env) == {
         "lc3jit.translator",
         "lc3jit.translator.cache",
-        "lc3jit.translator.saved",
         "lc3jit_runtime.compiled",
         "lc3jit_runtime.dispatch",
-        "lc3jit_runtime.translation_pacing",
         "lc3jit_runtime.code_helpers",
     }

@@ -24,8 +24,8 @@ import lc3jit_runtime
 from lc3jit import __version__
 from lc3jit.cli import app
 from lc3jit.session import ENGINES, boot, load_images, os_images
+from lc3jit.translator.cache import restored
 from lc3jit.translator.compile import compile_program, find_entries, quiet_machine
-from lc3jit.translator.saved import restored
 from lc3jit_runtime import compiled as compiled_module
 from lc3jit_runtime.compiled import Compiled, parse_compiled, saved_dispatcher
 from lc3jit_runtime.console import Console

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from lc3jit.session import ENGINES, boot, load_images, os_images
 from lc3jit.translator.regions import MAX_HINTS, learning, region_engine
-from lc3jit_runtime import translation_pacing
+from lc3jit_runtime import dispatch
 from lc3jit_runtime.console import Console
 from lc3jit_runtime.isa import FORMS_BY_NAME, WORD_MASK, form_of
 from lc3jit_runtime.loader import Image
@@ -370,7 +370,7 @@ def test_a_jump_table_program_learns_its_targets_and_agrees(
 ) -> None:
     """Retranslation with what the run taught, at any budget (time to translate granted).
     Without its labels (an .obj without .sym) nothing is guessed: the targets are learnt."""
-    monkeypatch.setattr(translation_pacing, "TRANSLATION_SHARE", 1e9)
+    monkeypatch.setattr(dispatch, "TRANSLATION_SHARE", 1e9)
     monkeypatch.setattr(learning, "WORTH_LEARNING", 0)
     runs = []
     for name in ("interp", "regions"):

@@ -149,9 +149,8 @@ def _constants() -> list[tuple[str, str]]:
     from lc3jit.tools.pytest_plugin import DEFAULT_MAX_STEPS
     from lc3jit.translator.cache import MAX_BYTES, PRIVATE_DIRECTORY
     from lc3jit_runtime.console import FLUSH_INTERVAL, FLUSH_SIZE, READ_AHEAD, WAIT_SLICE
-    from lc3jit_runtime.dispatch import INTERRUPT_SLICE, RUN_SLICE
+    from lc3jit_runtime.dispatch import INTERRUPT_SLICE, RUN_SLICE, TRANSLATION_ALLOWANCE, TRANSLATION_SHARE
     from lc3jit_runtime.machine import MAX_NOOP_RUN, OS_KEY_WAIT, WAITING_POLLS
-    from lc3jit_runtime.translation_pacing import TRANSLATION_ALLOWANCE, TRANSLATION_SHARE
 
     def ms(seconds: float) -> str:
         return f"{round(seconds * 1000)} ms"

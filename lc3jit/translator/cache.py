@@ -25,6 +25,11 @@ warning line and is translated and written again. Entries are written to a tempo
 file and renamed into place (`os.replace`), so runs at the same time never see half a
 file; the oldest entries (by last use) go once the directory passes MAX_BYTES.
 `lc3jit run --no-cache` or LC3JIT_NO_CACHE=1 in the environment turn the cache off.
+
+Saved translations are put back to run here too (`restored`, for this cache and for
+compiled files, with the translator that goes on where saved code ends): a run from the
+cache imports this one module of lc3jit's side of them, not two (a module costs a run
+70 microseconds to import, issue 20).
 """
 
 from __future__ import annotations
@@ -32,22 +37,26 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib.util
+import marshal
 import os
 import stat
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Container, Iterable, Sequence
 from pathlib import Path
 
 import lc3jit
 import lc3jit_runtime
 from lc3jit import __version__
-from lc3jit.translator.saved import restored, saved_engine
-from lc3jit_runtime.compiled import Compiled, SavedEngine, parse_compiled, write_atomically
-from lc3jit_runtime.dispatch import Dispatcher
+from lc3jit_runtime.compiled import Compiled, SavedEngine, parse_compiled, saved_dispatcher, write_atomically
+from lc3jit_runtime.dispatch import Dispatcher, Translation
 from lc3jit_runtime.errors import LoadError
 from lc3jit_runtime.isa import WORD_MASK
 from lc3jit_runtime.loader import Image
 from lc3jit_runtime.machine import Machine
+
+TYPE_CHECKING = False  # typing's, not imported by a run that loads its translations (issue 20)
+if TYPE_CHECKING:
+    from lc3jit.translator.translate import BlockTranslator
 
 #: Set to anything but "" or "0" to turn the cache off.
 DISABLE_VARIABLE = "LC3JIT_NO_CACHE"
@@ -104,11 +113,14 @@ def source_stamps(roots: Iterable[str]) -> list[tuple[str, int, int]]:
 def program_key(
     engine: str, edition: int, pc: int | None, images: Sequence[Image], system: Sequence[Image]
 ) -> tuple[object, ...]:
-    """What an engine's translations of a booted machine depend on, from what booted it."""
+    """What an engine's translations of a booted machine depend on, from what booted it: the
+    images' words and labels as one digest (of their marshal in version 2, which shares no
+    objects, so the same words always give the same bytes: the repr of an OS's 830 words
+    and its hash cost a cache hit a tenth of a millisecond)."""
     loaded = tuple(
         (image.origin, image.words, tuple(sorted(image.symbols.values()))) for image in (*system, *images)
     )
-    return (engine, edition, pc, loaded)
+    return (engine, edition, pc, digest(marshal.dumps(loaded, 2)))
 
 
 def entry_key(machine: Machine, engine: str, program: object) -> str:
@@ -197,6 +209,8 @@ class TranslationCache:
             return restored(machine, self.loaded, engine)
         dispatcher = translate(machine)
         if usable:
+            from lc3jit.translator.saved import saved_engine  # translated: the translator is here
+
             made = saved_engine(dispatcher)
             if booted is None or unchanged(made, machine.mem, booted()):
                 words = as_images(covered_words(made), machine.mem)
@@ -289,3 +303,40 @@ class TranslationCache:
             if path != keep:
                 path.unlink(missing_ok=True)
                 total -= size
+
+
+def translator_for(
+    engine: str, edition: int, leaders: Container[int], access_control: bool
+) -> BlockTranslator:
+    """The translator of engine `engine` (blocks or regions), as its engine builds it."""
+    from lc3jit.translator.regions import RegionTranslator
+    from lc3jit.translator.translate import BlockTranslator
+
+    kind = RegionTranslator if engine == "regions" else BlockTranslator
+    return kind(edition, leaders, access_control)
+
+
+class LateTranslator:
+    """Translates at run time what was not saved: the dispatcher's callback, which builds
+    the engine's translator at its first call."""
+
+    def __init__(self, engine: str, edition: int, leaders: frozenset[int], access_control: bool) -> None:
+        self.arguments = (engine, edition, leaders, access_control)
+        self.translator: BlockTranslator | None = None
+
+    def __call__(self, dispatcher: Dispatcher, pc: int) -> Sequence[Translation]:
+        return self.built()(dispatcher, pc)
+
+    def left_through(self, dispatcher: Dispatcher, site: int, target: int) -> None:
+        self.built().left_through(dispatcher, site, target)
+
+    def built(self) -> BlockTranslator:
+        if self.translator is None:
+            self.translator = translator_for(*self.arguments)
+        return self.translator
+
+
+def restored(machine: Machine, saved: SavedEngine, engine: str, profile: bool = False) -> Dispatcher:
+    """The engine from saved code, translating the rest when it gets hot, as the engine would."""
+    late = LateTranslator(engine, machine.edition, saved.leaders, machine.access_control)
+    return saved_dispatcher(machine, saved, late, profile)

@@ -1,18 +1,22 @@
-"""Saved translations on lc3jit's side: taken from an engine just built, and the translator
-that goes on where saved code ends (runtime/compiled.py has the format and the loader).
-
-This module is imported by every compiled file that finds lc3jit installed, so it imports
-the translator only when code must be translated after all.
+"""Saved translations on lc3jit's side: taken from an engine just built, and read back as
+the records a dump shows (runtime/compiled.py has the format and the loader). Putting
+them back to run is lc3jit.translator.cache's (`restored`), the one module of the
+translator's side a run from the cache imports.
 """
 
 from __future__ import annotations
 
-from collections.abc import Container, Sequence
+from collections.abc import Sequence
 
-from lc3jit_runtime.compiled import SavedBlock, SavedEngine, SavedRegion, saved_dispatcher
-from lc3jit_runtime.dispatch import Dispatcher, Translation
+from lc3jit.translator.cache import LateTranslator, translator_for
+from lc3jit_runtime.compiled import SavedBlock, SavedEngine, SavedRegion
+from lc3jit_runtime.dispatch import Dispatcher
 from lc3jit_runtime.isa import WORD_MASK, decode
 from lc3jit_runtime.machine import Machine
+
+#: LateTranslator is here too for the compiled files written before it moved (their code imports
+#: it from this module).
+__all__ = ["LateTranslator", "recording_translator", "saved_block", "saved_engine"]
 
 TYPE_CHECKING = False  # typing's, not imported by a run that loads its translations (issue 20)
 if TYPE_CHECKING:
@@ -37,43 +41,6 @@ def saved_engine(dispatcher: Dispatcher) -> SavedEngine:
             if start in dispatcher.blocks
         ),
     )
-
-
-def translator_for(
-    engine: str, edition: int, leaders: Container[int], access_control: bool
-) -> BlockTranslator:
-    """The translator of engine `engine` (blocks or regions), as its engine builds it."""
-    from lc3jit.translator.regions import RegionTranslator
-    from lc3jit.translator.translate import BlockTranslator
-
-    kind = RegionTranslator if engine == "regions" else BlockTranslator
-    return kind(edition, leaders, access_control)
-
-
-class LateTranslator:
-    """Translates at run time what was not saved: the dispatcher's callback, which builds
-    the engine's translator at its first call."""
-
-    def __init__(self, engine: str, edition: int, leaders: frozenset[int], access_control: bool) -> None:
-        self.arguments = (engine, edition, leaders, access_control)
-        self.translator: BlockTranslator | None = None
-
-    def __call__(self, dispatcher: Dispatcher, pc: int) -> Sequence[Translation]:
-        return self.built()(dispatcher, pc)
-
-    def left_through(self, dispatcher: Dispatcher, site: int, target: int) -> None:
-        self.built().left_through(dispatcher, site, target)
-
-    def built(self) -> BlockTranslator:
-        if self.translator is None:
-            self.translator = translator_for(*self.arguments)
-        return self.translator
-
-
-def restored(machine: Machine, saved: SavedEngine, engine: str, profile: bool = False) -> Dispatcher:
-    """The engine from saved code, translating the rest when it gets hot, as the engine would."""
-    late = LateTranslator(engine, machine.edition, saved.leaders, machine.access_control)
-    return saved_dispatcher(machine, saved, late, profile)
 
 
 def saved_block(mem: Sequence[int], start: int, length: int, exit: str) -> Block:
