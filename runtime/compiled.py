@@ -384,7 +384,7 @@ def install(dispatcher: Dispatcher, saved: SavedEngine) -> None:
         functions = [
             (entry, FunctionType(code, namespace, code.co_name, (entry,))) for entry in region.entries
         ]
-        dispatcher.install_entries([Translation(entry, 0, f, words) for entry, f in functions])  # type: ignore[arg-type]
+        dispatcher.install_entries([Translation.from_values((entry, 0, f, words)) for entry, f in functions])
     for block in saved.blocks:
         function = FunctionType(block.code, namespace, block.code.co_name)
         dispatcher.install(Translation(block.start, block.length, function))  # type: ignore[arg-type]

@@ -27,7 +27,7 @@ from lc3jit.session import ENGINES, boot, load_images, os_images
 from lc3jit.translator.cache import restored
 from lc3jit.translator.compile import compile_program, find_entries, quiet_machine
 from lc3jit_runtime import compiled as compiled_module
-from lc3jit_runtime.compiled import Compiled, parse_compiled, saved_dispatcher
+from lc3jit_runtime.compiled import MODULE_SOURCE, Compiled, parse_compiled, saved_dispatcher
 from lc3jit_runtime.console import Console
 from lc3jit_runtime.dispatch import Dispatcher
 from lc3jit_runtime.interp import Interpreter
@@ -420,6 +420,16 @@ def test_code_not_compiled_is_translated_with_lc3jit_and_interpreted_without(tmp
         runs[mode] = (dispatcher.run(1000), machine.snapshot(), machine.icount)
         assert (target in dispatcher.blocks) == (mode == "regions")
     assert runs["regions"] == runs["regions-without-lc3jit"]
+
+
+def test_compiled_files_written_before_find_the_late_translator_where_they_look() -> None:
+    """Their code imports LateTranslator from lc3jit.translator.saved, where it was before it
+    moved to lc3jit.translator.cache (a cache hit imports that module alone): without it, the
+    code they did not compile would run on the interpreter."""
+    from lc3jit.translator import cache, saved
+
+    assert saved.LateTranslator is cache.LateTranslator
+    assert "from lc3jit.translator.cache import LateTranslator" in MODULE_SOURCE
 
 
 def test_dump_of_a_compiled_file_shows_what_is_inside(tmp_path: Path) -> None:
