@@ -322,14 +322,20 @@ def decode(word: int, address: int = 0) -> Instruction:
     if (ins := _DECODED.get(key)) is None:
         if len(_DECODED) >= DECODED_KEPT:  # random words: keep it bounded
             _DECODED.clear()
-        row = _row(word)
-        form = _DECODE_TABLE[row]
-        operands = _NO_OPERANDS.copy()
-        for index, lo, mask, sign in _OPERAND_BITS[row]:
-            operands[index] = ((word >> lo & mask) ^ sign) - sign
-        strict = word & form.strict_mask == form.strict_bits
-        ins = _DECODED[key] = _instruction(address, word, form, strict, *operands)
+        if (fields := _FIELDS.get(word)) is None:
+            fields = _FIELDS[word] = _fields(word)
+        ins = _DECODED[key] = _instruction(address, *fields)
     return ins
+
+
+def _fields(word: int) -> tuple[object, ...]:
+    """What decode gives any address for the word: the word, its form, strict, operands."""
+    row = _row(word)
+    form = _DECODE_TABLE[row]
+    operands = _NO_OPERANDS.copy()
+    for index, lo, mask, sign in _OPERAND_BITS[row]:
+        operands[index] = ((word >> lo & mask) ^ sign) - sign
+    return (word, form, word & form.strict_mask == form.strict_bits, *operands)
 
 
 def _instruction(
@@ -395,6 +401,9 @@ if _instruction.__code__.co_varnames[: len(Instruction.FIELDS)] != Instruction.F
 #: How many decoded words `decode` remembers (some 5 MB at most).
 DECODED_KEPT = 1 << 14
 _DECODED: dict[tuple[int, int], Instruction] = {}
+#: By word, `_fields`: a program repeats its words at many addresses (16k words: 673
+#: different ones), so each is picked apart once. 65,536 words at most.
+_FIELDS: dict[int, tuple[object, ...]] = {}
 
 
 def to_signed(word: int) -> int:

@@ -22,7 +22,7 @@ import opcode
 from bisect import bisect_left
 from collections.abc import Sequence
 from itertools import accumulate, compress, count, islice, repeat
-from operator import add, gt, is_, itemgetter, lshift, mul, or_, rshift, sub
+from operator import add, and_, getitem, gt, is_, itemgetter, lshift, mul, or_, rshift, sub
 from types import CodeType
 from typing import Any, NamedTuple
 
@@ -220,7 +220,7 @@ def assemble(
             if type(arg) is Label:
                 split = short_after_compare and before == "COMPARE_OP" and number in _SPLIT
                 jumps.append((len(units), number, arg, split))
-                append(b"")
+                append(_SHORT_JUMP[number])  # its size while short, its bytes once resolved
                 continue
             if arg is None:
                 arg = 0
@@ -237,13 +237,16 @@ def assemble(
             first, second = arg  # type: ignore[misc]
             arg = (local.setdefault(first, len(local)) << 4) | local.setdefault(second, len(local))
         append(written.setdefault(key, get(arg << 8 | number) or encoded(number, arg)))  # type: ignore[operator]
-    if jumps:
-        _resolve_jumps(units, jumps, at)
-    starts = [0, *accumulate(map(len, units))]  # in bytes
+    starts = [0, *accumulate(map(len, units))]  # in bytes, every jump short
     run_starts.append(len(units))
+    begins = list(map(starts.__getitem__, run_starts))  # in bytes
+    if jumps:
+        where = list(map(_FIRST, jumps))
+        grew = _resolve_jumps(units, starts, jumps, where, at)
+        # each run's start moves by what the jumps before it grew
+        begins = list(map(add, begins, map(grew.__getitem__, map(bisect_left, repeat(where), run_starts))))
     # Each run's entries, by its line's delta and its code units (looked up in C, made in
     # Python only the first time a pair comes).
-    begins = list(map(starts.__getitem__, run_starts))  # in bytes
     units_on_line = list(map(rshift, map(sub, islice(begins, 1, None), begins), repeat(1)))
     deltas = list(map(sub, run_lines, [first_line, *run_lines]))
     entries = list(map(_LINE_ENTRIES.get, map(or_, map(lshift, deltas, repeat(16)), units_on_line)))
@@ -294,8 +297,12 @@ _LARGEST_BYTES = (0, 2 * 0xFF, 2 * 0xFFFF, 2 * 0xFFFFFF, 2 * 0xFFFFFFFF)
 
 
 def _resolve_jumps(
-    units: list[bytes], jumps: list[tuple[int, int, Label, bool]], at: dict[Label, int]
-) -> None:
+    units: list[bytes],
+    starts: list[int],
+    jumps: list[tuple[int, int, Label, bool]],
+    where: list[int],
+    at: dict[Label, int],
+) -> list[int]:
     """Write each jump's bytes: its offset in code units from the end of the jump and its
     caches (forward) or back from there (backward), with the EXTENDED_ARGs it needs; a
     jump marked to split, once it needs one, as the opposite short test over the far jump.
@@ -307,14 +314,10 @@ def _resolve_jumps(
     accumulate, compress) over the jumps: with a loop in Python per jump and round and a
     walk over every instruction, this was two fifths of assembling (16k words: some
     20,000 jumps among 190,000 instructions, three rounds)."""
-    where = list(map(_FIRST, jumps))
     numbers = list(map(_SECOND, jumps))
     caches = list(map(_CACHES_BY_NUMBER.__getitem__, numbers))
     short = list(map(_SHORT_BYTES.__getitem__, caches))  # a jump's bytes while short
-    sizes = list(map(len, units))
-    for i, size in zip(where, short, strict=True):
-        sizes[i] = size
-    start = [0, *accumulate(sizes)].__getitem__  # in bytes, every jump short
+    start = starts.__getitem__  # in bytes, every jump short
     target = list(map(at.__getitem__, map(_THIRD, jumps)))
     #: Offsets count from the end of the jump to the target (forward), or the reverse.
     sign = [-1 if _BACKWARD[number] else 1 for number in numbers]
@@ -324,6 +327,7 @@ def _resolve_jumps(
     skips = [0] * len(jumps)  # code units of the short test before a split jump
     limit = [_LARGEST_BYTES[1]] * len(jumps)
     growth = [0] * len(jumps)  # bytes over its short size
+    grew = [0] * (len(jumps) + 1)  # by the jumps before each (and the jump itself)
     offsets = list(map(mul, base, sign))
     while grown := list(compress(count(), map(gt, offsets, limit))):
         for j in grown:
@@ -333,20 +337,39 @@ def _resolve_jumps(
                 skip, far = _SPLIT[numbers[j]]
                 skips[j], caches[j] = 1 + _CACHES_BY_NUMBER[skip], _CACHES_BY_NUMBER[far]
             growth[j] = 2 * (skips[j] + reach[j] + caches[j]) - short[j]
-        grew = [0, *accumulate(growth)]  # by the jumps before each (and the jump itself)
+        grew = [0, *accumulate(growth)]
         between = map(sub, map(grew.__getitem__, jumps_before), islice(grew, 1, None))
         offsets = list(map(mul, map(add, base, between), sign))
     halved = list(map(rshift, offsets, repeat(1)))  # in code units
-    written = list(map(_ENCODED.get, map(or_, map(lshift, halved, repeat(8)), numbers)))
-    for j in compress(count(), map(is_, written, repeat(None))):
-        written[j] = _encoded(numbers[j], halved[j])
+    # Each jump with its offset's low byte, then an EXTENDED_ARG before those that need one.
+    for number in set(numbers) - _BY_LOW_BYTE.keys():
+        _BY_LOW_BYTE[number] = _jumps_by_low_byte(number)
+    written = list(map(getitem, map(_BY_LOW_BYTE.__getitem__, numbers), map(and_, halved, repeat(0xFF))))
+    for j in compress(count(), map(gt, halved, repeat(0xFF))):
+        high = halved[j] >> 8
+        written[j] = _EXTENDED_PREFIX[high] + written[j] if high < 0x100 else _encoded(numbers[j], halved[j])
     for j in compress(count(), skips):
         skip, far = _SPLIT[numbers[j]]
         written[j] = _encoded(skip, reach[j] + caches[j]) + _encoded(far, halved[j])
     for i, encoded in zip(where, written, strict=True):
         units[i] = encoded
+    return grew
 
 
 _FIRST, _SECOND, _THIRD = itemgetter(0), itemgetter(1), itemgetter(2)
 #: A short jump's bytes, by its number of inline cache entries.
 _SHORT_BYTES = [2 * (1 + n) for n in range(len(_ZEROS))]
+#: By opcode: as many bytes as a short jump takes, a jump's place until it is resolved.
+_SHORT_JUMP = [bytes(_SHORT_BYTES[n]) for n in _CACHES_BY_NUMBER]
+#: An EXTENDED_ARG with each high byte.
+_EXTENDED_PREFIX = [bytes((EXTENDED_ARG, high)) for high in range(0x100)]
+#: By jump opcode: its bytes with each argument below 256 (made the first time it jumps).
+_BY_LOW_BYTE: dict[int, list[bytes]] = {}
+
+
+def _jumps_by_low_byte(number: int) -> list[bytes]:
+    """The jump `number`'s bytes with each argument below 256, so that the jumps of a
+    code object are looked up in C rather than each made in Python: a big program's
+    offsets differ (16k words: 15,000 of 20,000 jumps were a call to `_encoded`)."""
+    zeros = _ZEROS[_CACHES_BY_NUMBER[number]]
+    return [bytes((number, low)) + zeros for low in range(0x100)]

@@ -87,6 +87,12 @@ class Block:
         return self.last.address
 
 
+def block_words(block: Block) -> Iterable[int]:
+    """The addresses of the block's words (a range, unless it wraps past xFFFF)."""
+    end = block.start + len(block.instructions)
+    return range(block.start, end) if end <= WORD_MASK + 1 else [ins.address for ins in block.instructions]
+
+
 def _successors(ins: Instruction, exit: Exit) -> tuple[Successor, ...]:
     """Where a block that ends in ins, by way of exit, goes next."""
     following = Successor(Kind.FALLTHROUGH, ins.next_pc)

@@ -30,18 +30,13 @@ bounds and the codes), memory_access (loads, stores and their slow paths) and th
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from types import CodeType, FunctionType
 
 from lc3jit.translator.block_state import load_registers
 from lc3jit.translator.blocks import Block
 from lc3jit.translator.bounds import EMPTY
-from lc3jit.translator.dataflow import (
-    ALL_REGISTERS,
-    dead_codes,
-    exact_results,
-    unread_results,
-)
+from lc3jit.translator.dataflow import ALL_MASK, dead_codes, exact_results, unread_results
 from lc3jit.translator.emitter import Compare, Emitter, Label
 from lc3jit.translator.forms import EMITTERS
 from lc3jit.translator.memory_access import MemoryAccess
@@ -130,11 +125,12 @@ class BlockCompiler(MemoryAccess):
         """For each instruction: is the value it writes read by nothing after it?"""
         return unread_results(block, self.wanted_after(block))
 
-    def wanted_after(self, block: Block) -> Iterable[int]:
-        """The registers whose locals must hold words when the block ends: all, as its
-        way out writes them to R (and the codes to m.ccv): a value wrapped where it is
-        made serves both. (Regions keep locals across blocks: see there.)"""
-        return ALL_REGISTERS
+    def wanted_after(self, block: Block) -> int:
+        """The registers whose locals must hold words when the block ends, as a bit mask
+        (dataflow.MASKS): all, as its way out writes them to R (and the codes to m.ccv): a
+        value wrapped where it is made serves both. (Regions keep locals across blocks:
+        see there.)"""
+        return ALL_MASK
 
     def exact_results(self, block: Block) -> list[bool]:
         """For each instruction: must the value it writes be a word at once? (dataflow)"""

@@ -56,9 +56,38 @@ def register_writes(ins: Instruction) -> frozenset[int]:
     return found
 
 
-def block_writes(block: Block) -> set[int]:
-    """The registers whose locals the block sets."""
-    return set().union(*(WRITES.get(ins.word) or register_writes(ins) for ins in block.instructions))
+#: By word: the registers it reads and writes (register_reads, register_writes) as bit
+#: masks, bit r for register r: the region analyses' fixed points run on ints, with no set
+#: made an instruction and a round. Looked up as READS and WRITES are.
+MASKS: dict[int, tuple[int, int]] = {}
+
+
+def register_masks(ins: Instruction) -> tuple[int, int]:
+    """register_reads and register_writes as bit masks (see MASKS)."""
+    found = MASKS.get(ins.word)
+    if found is None:
+        found = MASKS[ins.word] = (mask_of(register_reads(ins)), mask_of(register_writes(ins)))
+    return found
+
+
+def mask_of(registers: Iterable[int]) -> int:
+    """The bit mask of registers (and of CODES, bit 8: see regions.known)."""
+    mask = 0
+    for r in registers:
+        mask |= 1 << r
+    return mask
+
+
+#: The registers (and CODES) of each bit mask, as a frozenset: made when first asked for.
+REGISTERS_OF: dict[int, frozenset[int]] = {}
+
+
+def registers_of(mask: int) -> frozenset[int]:
+    """The registers, and CODES, in a bit mask (see MASKS)."""
+    found = REGISTERS_OF.get(mask)
+    if found is None:
+        found = REGISTERS_OF[mask] = frozenset(r for r in range(mask.bit_length()) if mask >> r & 1)
+    return found
 
 
 def dead_codes(block: Block, edition: int, access_control: bool) -> list[bool]:
@@ -77,49 +106,63 @@ def dead_codes(block: Block, edition: int, access_control: bool) -> list[bool]:
     return dead[::-1]
 
 
-def word_reads(ins: Instruction, unwrapped_bases: bool) -> set[int]:
-    """The registers an instruction that is not register-to-register reads as words: a
-    value stored, a jump's target, a base address (unless bases may be sums not wrapped
-    yet: see block_state.SlowPaths)."""
-    base = () if unwrapped_bases and ins.form.name in ("LDR", "STR") else (ins.baser,)
-    return {r for r in (ins.sr, *base) if r is not None}
+#: By word: the registers it reads as words (see word_reads), as a bit mask, without
+#: and with `unwrapped_bases`.
+WORD_READS: dict[tuple[int, bool], int] = {}
 
 
-def exact_results(
-    block: Block, wanted_after: Iterable[int], access_control: bool, unwrapped_bases: bool
-) -> list[bool]:
+def word_reads(ins: Instruction, unwrapped_bases: bool) -> int:
+    """The registers an instruction that is not register-to-register reads as words, as a
+    bit mask: a value stored, a jump's target, a base address (unless bases may be sums
+    not wrapped yet: see block_state.SlowPaths)."""
+    key = (ins.word, unwrapped_bases)
+    found = WORD_READS.get(key)
+    if found is None:
+        base = () if unwrapped_bases and ins.form.name in ("LDR", "STR") else (ins.baser,)
+        found = WORD_READS[key] = mask_of(r for r in (ins.sr, *base) if r is not None)
+    return found
+
+
+#: Every register, as a bit mask.
+ALL_MASK = mask_of(ALL_REGISTERS)
+
+
+def exact_results(block: Block, wanted_after: int, access_control: bool, unwrapped_bases: bool) -> list[bool]:
     """For each instruction: must the value it writes be a 16-bit word at once?
 
     Register-to-register arithmetic is right modulo 2^16 whatever the size of its
     operands, so a sum can stay unwrapped while only such instructions (and branches,
     through tables) read it. It is wrapped where something reads it as a word (an
     address, a value stored, a jump's target) or after the block where `wanted_after`
-    says so, and never if it is overwritten first: 5x computed as x + x, twice, then + x,
-    wraps once. A way out (a slow path, an exit, a helper) wraps the values it writes
-    back, out of the way of the fast path. Under access control every instruction that
-    is not register-to-register still wants every register as a word.
+    (a bit mask) says so, and never if it is overwritten first: 5x computed as x + x,
+    twice, then + x, wraps once. A way out (a slow path, an exit, a helper) wraps the
+    values it writes back, out of the way of the fast path. Under access control every
+    instruction that is not register-to-register still wants every register as a word.
     """
-    exact, wanted = [], set(wanted_after)  # registers read as words later on
+    exact, wanted = [], wanted_after  # registers read as words later on
     for ins in reversed(block.instructions):
+        dr = ins.dr
         if ins.form.name in REGISTER_ONLY and not access_control:
-            exact.append(ins.dr in wanted)
-            wanted.discard(ins.dr)
+            exact.append(bool(wanted >> dr & 1))
+            wanted &= ~(1 << dr)
         elif access_control:
             exact.append(True)
-            wanted = set(ALL_REGISTERS)
+            wanted = ALL_MASK
         else:
             exact.append(True)
-            wanted.discard(ins.dr)
-            wanted |= word_reads(ins, unwrapped_bases)
+            if dr is not None:
+                wanted &= ~(1 << dr)
+            wanted |= WORD_READS.get((ins.word, unwrapped_bases)) or word_reads(ins, unwrapped_bases)
     return exact[::-1]
 
 
-def unread_results(block: Block, wanted_after: Iterable[int]) -> list[bool]:
+def unread_results(block: Block, wanted_after: int) -> list[bool]:
     """For each instruction: is the value it writes read by nothing after it (in the block,
-    or after it where `wanted_after` says), the codes it sets aside?"""
-    unread, live = [], set(wanted_after)
+    or after it where `wanted_after`, a bit mask, says), the codes it sets aside?"""
+    unread, live, get = [], wanted_after, MASKS.get
     for ins in reversed(block.instructions):
-        unread.append(ins.dr is not None and ins.dr not in live)
-        live -= WRITES.get(ins.word) or register_writes(ins)  # in place: `live` is this loop's own
-        live |= READS.get(ins.word) or register_reads(ins)
+        dr = ins.dr
+        unread.append(dr is not None and not live >> dr & 1)
+        reads, writes = get(ins.word) or register_masks(ins)
+        live = (live & ~writes) | reads
     return unread[::-1]

@@ -18,7 +18,7 @@ from lc3jit.translator.bounds import EMPTY, FULL, LOOSE
 from lc3jit.translator.codegen import BlockCompiler
 from lc3jit.translator.dataflow import ALL_REGISTERS, REGISTER_ONLY
 from lc3jit.translator.emitter import BinaryOp, Compare, Emitter, Label
-from lc3jit.translator.regions.analyses import RegionFacts, wanted_after
+from lc3jit.translator.regions.analyses import RegionFacts
 from lc3jit.translator.regions.graph import RegionGraph
 from lc3jit.translator.regions.known import CODES, dirty_at_entry, supervised
 from lc3jit.translator.regions.os_calls import SP
@@ -57,6 +57,7 @@ class AcrossBlocks(BlockCompiler):
         self.e = Emitter(f"region_x{root.start:04X}", root.start)
         self.labels = {b.start: Label() for b in graph.blocks}
         self.order = {b.start: index for index, b in enumerate(graph.blocks)}  # as laid out
+        self.before: dict[int, bool] = {}  # start -> ways_in_before(start)
         self.written = set(facts.written)
         #: for each block ending in RET or RTI, its return points in the order compared
         self.returns = loops_first(graph)
@@ -245,6 +246,8 @@ class AcrossBlocks(BlockCompiler):
         if not (self.arriving[start] and self.ways_in_before(start)):
             return {r: (-LOOSE + 1, LOOSE - 1) for r in self.facts.unwrapped[start]}
         first, *others = [ranges for ranges, _ in self.arriving[start]]
+        if not others:  # one way in (most blocks): what it told
+            return {r: bounds for r, bounds in first.items() if bounds != FULL}
         joined = {}
         for r in ALL_REGISTERS:  # plain loops: this runs for every block of every region
             lo, hi = first.get(r, FULL)
@@ -270,10 +273,15 @@ class AcrossBlocks(BlockCompiler):
 
     def ways_in_before(self, start: int) -> bool:
         """Is every way into the block at start emitted (or, out of line, announced) before
-        it, and is it never entered from the dispatcher?"""
-        return start not in self.facts.entries and all(
-            self.order[p] < self.order[start] for p in self.graph.ways_in[start]
-        )
+        it, and is it never entered from the dispatcher? (Asked for every block and every
+        jump to one: worked out once each.)"""
+        found = self.before.get(start)
+        if found is None:
+            order = self.order
+            found = self.before[start] = start not in self.facts.entries and all(
+                order[p] < order[start] for p in self.graph.ways_in[start]
+            )
+        return found
 
     def codes_seen_at(self, pc: int) -> bool:
         """Must the codes be in `cc` where the region's block at pc starts? Not if it checks
@@ -297,9 +305,10 @@ class AcrossBlocks(BlockCompiler):
             self.e.binary(BinaryOp.ADD)
             self.e.store("n")
 
-    def wanted_after(self, block: Block) -> Iterable[int]:
-        """The registers a block of the region goes on to read: their locals hold words."""
-        return wanted_after(self.graph, self.facts.live, block.start)
+    def wanted_after(self, block: Block) -> int:
+        """The registers a block of the region goes on to read (a bit mask): their locals
+        hold words."""
+        return self.facts.wanted[block.start]
 
     def exact_results(self, block: Block) -> list[bool]:
         return self.facts.exact[block.start]

@@ -3,7 +3,7 @@
 - budget_checks: which blocks check the instruction budget (every loop has one), and
   how much room each check must find;
 - prepaid and chains: which blocks are counted, in advance, by the block before them;
-- live_registers: what each block's successors may read before writing it;
+- live_masks and wanted_after: what each block's successors may read before writing it;
 - exact_results and unwrapped_registers: which results must be wrapped to 16 bits at
   once, and which registers may hold sums not wrapped yet where a block starts.
 `analyse` runs them all, in the order they depend on each other, into RegionFacts.
@@ -16,15 +16,7 @@ from dataclasses import dataclass
 from operator import attrgetter
 
 from lc3jit.translator.blocks import Block, Exit
-from lc3jit.translator.dataflow import (
-    READS,
-    REGISTER_ONLY,
-    WRITES,
-    block_writes,
-    exact_results,
-    register_reads,
-    register_writes,
-)
+from lc3jit.translator.dataflow import MASKS, REGISTER_ONLY, exact_results, register_masks, registers_of
 from lc3jit.translator.regions.graph import RegionGraph
 from lc3jit.translator.regions.loop_cuts import needed_cuts
 from lc3jit.translator.regions.select import straight_on
@@ -119,78 +111,106 @@ def chains(graph: RegionGraph, paid_by: Mapping[int, int]) -> dict[int, int]:
     return {b.start: of(b.start) for b in graph.blocks}
 
 
-def live_registers(graph: RegionGraph, writes: Mapping[int, set[int]] | None = None) -> dict[int, set[int]]:
+#: For each block, as bit masks: the registers it reads before writing them, and those it writes.
+BlockMasks = tuple[dict[int, int], dict[int, int]]
+
+
+def block_masks(graph: RegionGraph) -> BlockMasks:
+    """For each block, as bit masks (dataflow.MASKS): the registers it reads before
+    writing them, and those it writes."""
+    reads: dict[int, int] = {}
+    writes: dict[int, int] = {}
+    get = MASKS.get
+    for block in graph.blocks:
+        read = written = 0
+        for ins in block.instructions:
+            r, w = get(ins.word) or register_masks(ins)
+            read |= r & ~written
+            written |= w
+        reads[block.start], writes[block.start] = read, written
+    return reads, writes
+
+
+def live_masks(graph: RegionGraph, masks: BlockMasks | None = None) -> dict[int, int]:
     """For each block: the registers the region may read before writing them, from its
-    start on (a way out is no read: it wraps what it writes back).
+    start on, as a bit mask (a way out is no read: it wraps what it writes back).
 
     A sum that sets a register dead after its block (a difference computed only for
     the branch that follows, the usual compare) then stays unwrapped: the branch
     tests it with a table, and nothing else reads it before it is written again.
-    `writes`: each block's block_writes, where worked out already.
+    `masks`: block_masks, where worked out already.
     """
-    reads: dict[int, set[int]] = {}
-    for block in graph.blocks:
-        read, written = set(), set()
-        for ins in block.instructions:
-            read |= (READS.get(ins.word) or register_reads(ins)) - written
-            written |= WRITES.get(ins.word) or register_writes(ins)
-        reads[block.start] = read
-    if writes is None:
-        writes = {b.start: block_writes(b) for b in graph.blocks}
-    live = {start: set(read) for start, read in reads.items()}
+    reads, writes = block_masks(graph) if masks is None else masks
+    live, edges = dict(reads), graph.edges
     changed = True
     while changed:
         changed = False
         for block in reversed(graph.blocks):
-            after = set().union(*map(live.__getitem__, graph.edges[block.start]))
-            now = reads[block.start] | (after - writes[block.start])
-            if now != live[block.start]:
-                live[block.start], changed = now, True
+            start = block.start
+            after = 0
+            for target in edges[start]:
+                after |= live[target]
+            now = reads[start] | (after & ~writes[start])
+            if now != live[start]:
+                live[start], changed = now, True
     return live
 
 
-def wanted_after(graph: RegionGraph, live: Mapping[int, set[int]], start: int) -> set[int]:
-    """The registers the blocks after the one at start go on to read: their locals hold words."""
-    return set().union(*map(live.__getitem__, graph.edges[start]))
+def wanted_after(graph: RegionGraph, live: Mapping[int, int]) -> dict[int, int]:
+    """For each block: the registers the blocks after it go on to read (live_masks), as a
+    bit mask: their locals hold words."""
+    wanted = {}
+    for block in graph.blocks:
+        mask = 0
+        for target in graph.edges[block.start]:
+            mask |= live[target]
+        wanted[block.start] = mask
+    return wanted
 
 
 def region_exact_results(
-    graph: RegionGraph, live: Mapping[int, set[int]], access_control: bool
+    graph: RegionGraph, wanted: Mapping[int, int], access_control: bool
 ) -> dict[int, list[bool]]:
-    """For each block, dataflow.exact_results with what the region reads after it; a base
-    address may be a sum not wrapped yet (a region's slow paths leave: block_state.LEAVE)."""
+    """For each block, dataflow.exact_results with what the region reads after it
+    (wanted_after); a base address may be a sum not wrapped yet (a region's slow paths
+    leave: block_state.LEAVE)."""
     return {
-        b.start: exact_results(b, wanted_after(graph, live, b.start), access_control, unwrapped_bases=True)
-        for b in graph.blocks
+        b.start: exact_results(b, wanted[b.start], access_control, unwrapped_bases=True) for b in graph.blocks
     }
 
 
 def unwrapped_registers(
-    graph: RegionGraph, exact: Mapping[int, list[bool]], writes: Mapping[int, set[int]] | None = None
+    graph: RegionGraph, exact: Mapping[int, list[bool]], writes: Mapping[int, int] | None = None
 ) -> dict[int, set[int]]:
     """For each block: the registers whose locals may hold sums not wrapped yet where it
     starts (dead there, see live_registers: only a way out reads them, and wraps);
-    `writes` as for live_registers."""
-    left: dict[int, set[int]] = {}  # block -> registers its own last write leaves unwrapped
-    for block in graph.blocks:
-        last: dict[int, bool] = {}
-        for ins, is_exact in zip(block.instructions, exact[block.start], strict=True):
-            for r in WRITES.get(ins.word) or register_writes(ins):
-                last[r] = is_exact or ins.form.name not in REGISTER_ONLY
-        left[block.start] = {r for r, is_exact in last.items() if not is_exact}
+    `writes`: each block's written registers as a mask (block_masks), where worked out."""
     if writes is None:
-        writes = {b.start: block_writes(b) for b in graph.blocks}
-    into: dict[int, set[int]] = {b.start: set() for b in graph.blocks}
+        writes = block_masks(graph)[1]
+    left: dict[int, int] = {}  # block -> registers its own last write leaves unwrapped
+    get = MASKS.get
+    for block in graph.blocks:
+        unwrapped = 0
+        for ins, is_exact in zip(block.instructions, exact[block.start], strict=True):
+            written = (get(ins.word) or register_masks(ins))[1]
+            if is_exact or ins.form.name not in REGISTER_ONLY:
+                unwrapped &= ~written
+            else:
+                unwrapped |= written
+        left[block.start] = unwrapped
+    into = dict.fromkeys(left, 0)
+    edges = graph.edges
     changed = True
     while changed:
         changed = False
         for block in graph.blocks:
-            out = (into[block.start] - writes[block.start]) | left[block.start]
-            for target in graph.edges[block.start]:
-                if not out <= into[target]:
+            start = block.start
+            out = (into[start] & ~writes[start]) | left[start]
+            for target in edges[start]:
+                if out & ~into[target]:
                     into[target] |= out
                     changed = True
-    return into
+    return {start: set(registers_of(mask)) for start, mask in into.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,8 +226,7 @@ class RegionFacts:
     budget: Budget
     paid_by: dict[int, int]
     ahead: dict[int, int]
-    writes: dict[int, set[int]]
-    live: dict[int, set[int]]
+    wanted: dict[int, int]
     exact: dict[int, list[bool]]
     unwrapped: dict[int, set[int]]
     used: frozenset[int]
@@ -227,9 +246,10 @@ _REGISTERS_NAMED, _DESTINATION = attrgetter(*REGISTER_FIELDS), attrgetter("dr")
 def analyse(graph: RegionGraph, access_control: bool) -> RegionFacts:
     budget = budget_checks(graph)
     paid_by = prepaid(graph, budget.checks)
-    writes = {b.start: block_writes(b) for b in graph.blocks}
-    live = live_registers(graph, writes)
-    exact = region_exact_results(graph, live, access_control)
+    masks = block_masks(graph)
+    live = live_masks(graph, masks)
+    wanted = wanted_after(graph, live)
+    exact = region_exact_results(graph, wanted, access_control)
     instructions = [ins for b in graph.blocks for ins in b.instructions]
     calls = {7} if any(b.exit is Exit.CALL or calls_routine(graph, b) for b in graph.blocks) else set()
     named = set().union(*map(_REGISTERS_NAMED, instructions)) - {None}
@@ -238,10 +258,9 @@ def analyse(graph: RegionGraph, access_control: bool) -> RegionFacts:
         budget=budget,
         paid_by=paid_by,
         ahead=chains(graph, paid_by),
-        writes=writes,
-        live=live,
+        wanted=wanted,
         exact=exact,
-        unwrapped=unwrapped_registers(graph, exact, writes),
+        unwrapped=unwrapped_registers(graph, exact, masks[1]),
         used=frozenset(named | calls),
         written=frozenset((set(map(_DESTINATION, instructions)) - {None}) | calls),
     )

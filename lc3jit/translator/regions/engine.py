@@ -7,10 +7,11 @@ import functools
 import gc
 import os
 from collections.abc import Callable, Container, Sequence
+from itertools import chain
 from types import CodeType
 from typing import ParamSpec, TypeVar
 
-from lc3jit.translator.blocks import Block, find_blocks
+from lc3jit.translator.blocks import Block, block_words, find_blocks
 from lc3jit.translator.codegen import make_function
 from lc3jit.translator.regions.across_blocks import FactsDisagreeError
 from lc3jit.translator.regions.compiler import region_compiler
@@ -147,7 +148,7 @@ class RegionTranslator(BlockTranslator):
         self.regions[root] = Region(tuple(blocks), tuple(entries), code)
         for site in sites:
             self.learner.held(site, root)
-        words = tuple(sorted({ins.address for b in blocks for ins in b.instructions}))
+        words = tuple(sorted(set(chain.from_iterable(map(block_words, blocks)))))
         return [
             Translation(entry, 0, make_function(code, dispatcher.globals, (entry,)), words)
             for entry in entries

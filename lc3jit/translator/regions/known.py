@@ -18,58 +18,63 @@ routine's first words. Both are mostly known when the region is translated:
 from __future__ import annotations
 
 from lc3jit.translator.blocks import Block, Exit
-from lc3jit.translator.dataflow import register_writes
+from lc3jit.translator.dataflow import MASKS, register_masks, registers_of
 from lc3jit.translator.regions.graph import RegionGraph
+from lc3jit_runtime.isa import FORMS_BY_NAME
 from lc3jit_runtime.machine import user_address
 
 #: Stands for the condition codes in a set of registers: like a register, written back
 #: (to m.ccv) only where they may have changed since R and the machine were last in step.
 CODES = 8
+_CODES, _R6, _R7 = 1 << CODES, 1 << 6, 1 << 7
+_TRAP = FORMS_BY_NAME["TRAP"]
 
 
 def dirty_at_entry(graph: RegionGraph, edition: int, inline_os_calls: bool) -> dict[int, frozenset[int]]:
     """For each block start: the registers, and CODES, that may have changed since the
-    last write-back on some way there (a forward analysis to a fixed point)."""
-    dirty: dict[int, frozenset[int]] = {b.start: frozenset() for b in graph.blocks}
+    last write-back on some way there (a forward analysis to a fixed point, on bit masks:
+    dataflow.MASKS)."""
+    dirty = {b.start: 0 for b in graph.blocks}
     changes = {b.start: changed_by(b, edition) for b in graph.blocks}  # once, not every round
+    edges = graph.edges
     changed = True
     while changed:
         changed = False
         for block in graph.blocks:
             after = dirty_after(block, dirty[block.start], changes[block.start], edition, inline_os_calls)
-            for target in graph.edges[block.start]:
-                if not after <= dirty[target]:
+            for target in edges[block.start]:
+                if after & ~dirty[target]:
                     dirty[target] |= after
                     changed = True
             following = block.last.next_pc  # a TRAP's way back (see build_graph's ways_in)
-            if block.exit is Exit.TRAP and following in dirty and not after <= dirty[following]:
+            if block.exit is Exit.TRAP and following in dirty and after & ~dirty[following]:
                 dirty[following] |= after
                 changed = True
-    return dirty
+    return {start: registers_of(mask) for start, mask in dirty.items()}
 
 
-def changed_by(block: Block, edition: int) -> frozenset[int]:
-    """The registers, and CODES, the block's own instructions set (a TRAP: R7 at most)."""
-    written: set[int] = set()
+def changed_by(block: Block, edition: int) -> int:
+    """The registers, and CODES, the block's own instructions set (a TRAP: R7 at most),
+    as a bit mask."""
+    written = 0
+    get = MASKS.get
     for ins in block.instructions:
-        written |= {7} if ins.form.name == "TRAP" else register_writes(ins)
-        if ins.sets_cc(edition):
-            written.add(CODES)
-    return frozenset(written)
+        written |= _R7 if ins.form is _TRAP else (get(ins.word) or register_masks(ins))[1]
+        if edition in ins.form.sets_cc:  # Instruction.sets_cc, without a call a word
+            written |= _CODES
+    return written
 
 
-def dirty_after(
-    block: Block, before: frozenset[int], changes: frozenset[int], edition: int, inline_os_calls: bool
-) -> frozenset[int]:
-    """What may be dirty where the block goes on, `changes` its own (changed_by): nothing
-    after TRAP and RTI, whose helper writes everything back and reads what it changed
-    again; but the 2nd edition's TRAP may go to its routine as JSR does, setting R7
-    (RegionCompiler.call_routine), and an OS call inlined (regions.os_calls) writes
-    nothing back and changes R6 (RTI the codes)."""
+def dirty_after(block: Block, before: int, changes: int, edition: int, inline_os_calls: bool) -> int:
+    """What may be dirty where the block goes on (bit masks), `changes` its own
+    (changed_by): nothing after TRAP and RTI, whose helper writes everything back and
+    reads what it changed again; but the 2nd edition's TRAP may go to its routine as JSR
+    does, setting R7 (RegionCompiler.call_routine), and an OS call inlined
+    (regions.os_calls) writes nothing back and changes R6 (RTI the codes)."""
     if inline_os_calls and block.exit in (Exit.TRAP, Exit.RTI):
-        before |= {6, CODES} if block.exit is Exit.RTI else {6}
+        before |= _R6 | _CODES if block.exit is Exit.RTI else _R6
     elif block.exit is Exit.RTI or (block.exit is Exit.TRAP and edition == 3):
-        return frozenset()
+        return 0
     return before | changes
 
 
