@@ -13,6 +13,12 @@ For each size, one program from synthetic.py, assembled once into a temporary fo
   translated fastest kept; the time per 1,000 words translated (copies counted) and per
   1,000 words reached (each word of code translated counted once: the issue's measure);
 - `lc3jit compile`: CPU time of the process and the .pyc's size, per word of the program.
+
+`--baseline PYTHON` (a Python whose lc3jit is another version, e.g. a venv of an older
+checkout) prints only the translation time per 1,000 words reached, this lc3jit's against
+that one's, their fresh processes alternating round by round (which goes first too): on a
+shared machine a single run's translation time moves by a third between minutes, and a
+paired run is the steady way to see what a change to the translator did.
 """
 
 from __future__ import annotations
@@ -72,15 +78,38 @@ def translation_work(program: Path) -> dict[str, float]:
     }
 
 
+def fresh_work(program: Path, python: str = sys.executable) -> dict[str, float]:
+    """translation_work in a fresh process of that Python (its lc3jit translating)."""
+    done = subprocess.run([python, __file__, "--work", str(program)], capture_output=True, check=True)
+    return json.loads(done.stdout)
+
+
+def translation_ms(work: dict[str, float]) -> float:
+    return work["ahead_ms"] + work["late_ms"]
+
+
 def coldest_work(program: Path, rounds: int) -> dict[str, float]:
-    """translation_work in a fresh process each round: the round that translated fastest."""
-    works = []
-    for _ in range(rounds):
-        done = subprocess.run(
-            [sys.executable, __file__, "--work", str(program)], capture_output=True, check=True
-        )
-        works.append(json.loads(done.stdout))
-    return min(works, key=lambda work: work["ahead_ms"] + work["late_ms"])
+    """The round that translated fastest, each in a fresh process."""
+    return min((fresh_work(program) for _ in range(rounds)), key=translation_ms)
+
+
+def paired(program: Path, rounds: int, baseline: str) -> tuple[float, float]:
+    """ms per 1,000 words reached, (this lc3jit, the baseline's), the minimum of alternating rounds."""
+    pythons = [sys.executable, baseline]
+    best = [float("inf")] * 2
+    for round_number in range(rounds):
+        for side in (0, 1) if round_number % 2 == 0 else (1, 0):
+            work = fresh_work(program, pythons[side])
+            best[side] = min(best[side], translation_ms(work) / work["reached"] * 1000)
+    return best[0], best[1]
+
+
+def assembled(folder: str, words: int, passes: int | None) -> Path:
+    """synthetic.py's program of that many words, assembled into the folder."""
+    source = Path(folder) / f"big{words}.asm"
+    source.write_text(synthetic(words, **({} if passes is None else {"passes": passes})))
+    subprocess.run([sys.executable, "-m", "lc3jit", "asm", str(source)], check=True, capture_output=True)
+    return source.with_suffix(".obj")
 
 
 def main() -> None:
@@ -89,6 +118,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--passes", type=int, default=None)
     parser.add_argument("--work", type=Path, help="(a round's own process) print translation_work's as JSON")
+    parser.add_argument("--baseline", metavar="PYTHON", help="translation time only, paired with its lc3jit")
     args = parser.parse_args()
     if args.work:
         print(json.dumps(translation_work(args.work)))
@@ -96,6 +126,13 @@ def main() -> None:
     sizes = [int(s) for s in args.sizes.split(",")]
     lc3jit = [sys.executable, "-m", "lc3jit"]
     print(f"Python {sys.version.split()[0]}, load average {os.getloadavg()[0]:.1f}")
+    if args.baseline:
+        print(f"| words | ms per 1,000 words reached | {args.baseline}'s | ratio |\n|---:|---:|---:|---:|")
+        with tempfile.TemporaryDirectory() as folder:
+            for words in sizes:
+                ours, theirs = paired(assembled(folder, words, args.passes), args.rounds, args.baseline)
+                print(f"| {words:,} | {ours:.1f} | {theirs:.1f} | {ours / theirs:.3f} |", flush=True)
+        return
     print(
         "| words | instructions | interp ms | regions -t0 ms (x interp) | tiered ms (x interp) |"
         " ahead ms (words) | run-time translations (words, ms) | ms per 1,000 words translated |"
@@ -104,11 +141,7 @@ def main() -> None:
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as folder:
         for words in sizes:
-            source = Path(folder) / f"big{words}.asm"
-            extra = {} if args.passes is None else {"passes": args.passes}
-            source.write_text(synthetic(words, **extra))
-            program = source.with_suffix(".obj")
-            subprocess.run([*lc3jit, "asm", str(source)], check=True, capture_output=True)
+            program = assembled(folder, words, args.passes)
             times: dict[str, list[float]] = {name: [] for name in ENGINES}
             for _ in range(args.rounds):
                 for name, options in ENGINES.items():
@@ -118,7 +151,7 @@ def main() -> None:
             pyc = Path(folder) / f"big{words}.pyc"
             compile_seconds, _ = child_cpu([*lc3jit, "compile", str(program), "-o", str(pyc)])
             translated = work["ahead_words"] + work["late_words"]
-            ms = work["ahead_ms"] + work["late_ms"]
+            ms = translation_ms(work)
             per_kword = ms / translated * 1000 if translated else 0.0
             per_reached = ms / work["reached"] * 1000 if work["reached"] else 0.0
             print(
