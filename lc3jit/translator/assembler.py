@@ -191,8 +191,10 @@ def assemble(
     units: list[bytes] = []
     run_lines: list[int] = []
     run_starts: list[int] = []
+    run_jumps: list[int] = []  # per run: the jumps before it
     run_line = None
     at: dict[Label, int] = {}
+    jumps_before: dict[Label, int] = {}  # per label: the jumps before it
     jumps: list[tuple[int, int, Label, bool]] = []  # index, opcode, target, split if far
     append, encoded, get = units.append, _encoded, _ENCODED.get
     #: This code object's bytes of each (name, argument, argument's type) met so far: once
@@ -203,7 +205,7 @@ def assemble(
     op = None  # the instruction before
     for item in items:
         if type(item) is Label:
-            at[item] = len(units)
+            at[item], jumps_before[item] = len(units), len(jumps)
             continue
         before = op
         op, arg, line = item  # type: ignore[misc]
@@ -211,6 +213,7 @@ def assemble(
             run_line = line
             run_lines.append(line)
             run_starts.append(len(units))
+            run_jumps.append(len(jumps))
         key = (op, arg, type(arg))
         if (found := written_get(key)) is not None:
             append(found)
@@ -241,10 +244,10 @@ def assemble(
     run_starts.append(len(units))
     begins = list(map(starts.__getitem__, run_starts))  # in bytes
     if jumps:
-        where = list(map(_FIRST, jumps))
-        grew = _resolve_jumps(units, starts, jumps, where, at)
+        grew = _resolve_jumps(units, starts, jumps, at, jumps_before)
         # each run's start moves by what the jumps before it grew
-        begins = list(map(add, begins, map(grew.__getitem__, map(bisect_left, repeat(where), run_starts))))
+        run_jumps.append(len(jumps))
+        begins = list(map(add, begins, map(grew.__getitem__, run_jumps)))
     # Each run's entries, by its line's delta and its code units (looked up in C, made in
     # Python only the first time a pair comes).
     units_on_line = list(map(rshift, map(sub, islice(begins, 1, None), begins), repeat(1)))
@@ -291,54 +294,54 @@ def _encoded(number: int, arg: int) -> bytes:
     return found
 
 
-#: The largest offset in bytes a jump with that many code units of argument (EXTENDED_ARGs
-#: counted) takes.
-_LARGEST_BYTES = (0, 2 * 0xFF, 2 * 0xFFFF, 2 * 0xFFFFFF, 2 * 0xFFFFFFFF)
+#: The largest offset in bytes a jump with one more code unit of argument (EXTENDED_ARGs
+#: counted) than the index takes: bisect_left of an offset is its jump's code units.
+_REACH = (-1, 2 * 0xFF, 2 * 0xFFFF, 2 * 0xFFFFFF, 2 * 0xFFFFFFFF)
 
 
 def _resolve_jumps(
     units: list[bytes],
     starts: list[int],
     jumps: list[tuple[int, int, Label, bool]],
-    where: list[int],
     at: dict[Label, int],
+    jumps_before: dict[Label, int],
 ) -> list[int]:
     """Write each jump's bytes: its offset in code units from the end of the jump and its
     caches (forward) or back from there (backward), with the EXTENDED_ARGs it needs; a
     jump marked to split, once it needs one, as the opposite short test over the far jump.
 
-    Every jump starts short; each round finds the offsets at once and grows only the
-    jumps whose offset no longer fits, until none does. Only jumps change size, so a
-    round needs no walk over every instruction: an offset is the one with every jump
-    short plus what the jumps in between grew by. A round is a few passes of C (map,
-    accumulate, compress) over the jumps: with a loop in Python per jump and round and a
-    walk over every instruction, this was two fifths of assembling (16k words: some
-    20,000 jumps among 190,000 instructions, three rounds)."""
+    Every jump starts short; each round finds the offsets, and from them every jump's
+    size, at once, until no size changes (offsets only grow, so sizes do too). Only jumps
+    change size, so a round needs no walk over every instruction: an offset is the one
+    with every jump short plus what the jumps in between grew by. A round is a few passes
+    of C (map, accumulate) over the jumps: with a loop in Python per jump that grew, this
+    was a third of assembling (4k words: some 5,000 jumps, two thirds of them far)."""
+    where = list(map(_FIRST, jumps))
     numbers = list(map(_SECOND, jumps))
+    targets = list(map(_THIRD, jumps))
     caches = list(map(_CACHES_BY_NUMBER.__getitem__, numbers))
     short = list(map(_SHORT_BYTES.__getitem__, caches))  # a jump's bytes while short
     start = starts.__getitem__  # in bytes, every jump short
-    target = list(map(at.__getitem__, map(_THIRD, jumps)))
     #: Offsets count from the end of the jump to the target (forward), or the reverse.
-    sign = [-1 if _BACKWARD[number] else 1 for number in numbers]
-    base = list(map(sub, map(start, target), map(start, map((1).__add__, where))))
-    jumps_before = list(map(bisect_left, repeat(where), target))  # of each target
+    sign = list(map(_SIGN.__getitem__, numbers))
+    base = list(map(sub, map(start, map(at.__getitem__, targets)), map(start, map((1).__add__, where))))
+    before_target = list(map(jumps_before.__getitem__, targets))
+    splits = list(compress(count(), map(_FOURTH, jumps)))
     reach = [1] * len(jumps)  # code units of each jump's argument, EXTENDED_ARGs counted
     skips = [0] * len(jumps)  # code units of the short test before a split jump
-    limit = [_LARGEST_BYTES[1]] * len(jumps)
-    growth = [0] * len(jumps)  # bytes over its short size
     grew = [0] * (len(jumps) + 1)  # by the jumps before each (and the jump itself)
     offsets = list(map(mul, base, sign))
-    while grown := list(compress(count(), map(gt, offsets, limit))):
-        for j in grown:
-            reach[j] = _size(offsets[j] >> 1)
-            limit[j] = _LARGEST_BYTES[reach[j]]
-            if jumps[j][3] and not skips[j]:
+    while (sizes := list(map(bisect_left, repeat(_REACH), offsets))) != reach:
+        reach = sizes
+        for j in splits:
+            if reach[j] > 1 and not skips[j]:
                 skip, far = _SPLIT[numbers[j]]
                 skips[j], caches[j] = 1 + _CACHES_BY_NUMBER[skip], _CACHES_BY_NUMBER[far]
-            growth[j] = 2 * (skips[j] + reach[j] + caches[j]) - short[j]
-        grew = [0, *accumulate(growth)]
-        between = map(sub, map(grew.__getitem__, jumps_before), islice(grew, 1, None))
+        grew = [
+            0,
+            *accumulate(map(sub, map(lshift, map(add, map(add, reach, caches), skips), repeat(1)), short)),
+        ]
+        between = map(sub, map(grew.__getitem__, before_target), islice(grew, 1, None))
         offsets = list(map(mul, map(add, base, between), sign))
     halved = list(map(rshift, offsets, repeat(1)))  # in code units
     # Each jump with its offset's low byte, then an EXTENDED_ARG before those that need one.
@@ -356,7 +359,9 @@ def _resolve_jumps(
     return grew
 
 
-_FIRST, _SECOND, _THIRD = itemgetter(0), itemgetter(1), itemgetter(2)
+_FIRST, _SECOND, _THIRD, _FOURTH = itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(3)
+#: By opcode: the direction a jump's offset counts (1 forward, -1 backward).
+_SIGN = [-1 if backward else 1 for backward in _BACKWARD]
 #: A short jump's bytes, by its number of inline cache entries.
 _SHORT_BYTES = [2 * (1 + n) for n in range(len(_ZEROS))]
 #: By opcode: as many bytes as a short jump takes, a jump's place until it is resolved.
