@@ -36,7 +36,7 @@ CACHES: dict[str, int] = {
     else (_CACHE_TABLE[number] if number < len(_CACHE_TABLE) else 0)
     for name, number in OPCODES.items()
 }
-EXTENDED_ARG = OPCODES["EXTENDED_ARG"]
+EXTENDED_ARG, COMPARE_OP = OPCODES["EXTENDED_ARG"], OPCODES["COMPARE_OP"]
 
 #: Zero bytes for that many cache entries.
 _ZEROS = [bytes(2 * n) for n in range(1 + max(CACHES.values()))]
@@ -101,20 +101,21 @@ class Label:
 
 
 class Instr(NamedTuple):
-    """One instruction: its name, its argument (a constant, a local's or a global's name, a
-    Label, or an int already in the running Python's encoding) and its line.
+    """One instruction: its name and its argument (a constant, a local's or a global's
+    name, a Label, or an int already in the running Python's encoding).
 
-    The emitter appends plain tuples of these three (an `Item`): building a NamedTuple is
-    a Python call, 0.1 us more for each of the ~10 bytecodes of an LC-3 word, a twentieth
-    of translating. So readers index or unpack an item rather than name its fields."""
+    The emitter appends plain tuples (an `Item`): building a NamedTuple is a Python call,
+    0.1 us more for each of the ~10 bytecodes of an LC-3 word, a twentieth of
+    translating. So readers index an item rather than name its fields."""
 
     name: str
     arg: object = None
-    lineno: int = 0
 
 
-#: An instruction as the emitter writes it: (name, argument, line), or an Instr.
-Item = tuple[str, Any, int]
+#: An instruction as the emitter writes it: (name, argument), or an Instr; a constant's
+#: (LOAD_CONST, RETURN_CONST) with the constant's type third. An item is its own key in
+#: `assemble`: the type keeps True (or 1.0) from sharing the bytes of the constant 1.
+Item = tuple[Any, ...]
 
 
 def _size(arg: int) -> int:
@@ -157,7 +158,7 @@ _LINE_ENTRIES: dict[int, bytes] = {}
 
 
 def assemble(
-    items: Sequence[Item | Label],
+    items: Sequence[Item | Label | int],
     argnames: Sequence[str],
     name: str,
     first_line: int,
@@ -183,63 +184,59 @@ def assemble(
     local: dict[str, int] = {n: i for i, n in enumerate(argnames)}
     if paired_first:
         for item in items:
-            if type(item) is not Label and item[0] in PAIRED_LOCAL_OPS:  # type: ignore[index]
-                for n in item[1]:  # type: ignore[index]
+            if isinstance(item, tuple) and item[0] in PAIRED_LOCAL_OPS:
+                for n in item[1]:
                     local.setdefault(n, len(local))
     # per instruction: its bytes (a jump's once its offset is known); per run of one line:
-    # the line and the index of its first instruction
+    # the line, the index of its first instruction and the jumps before it
     units: list[bytes] = []
-    run_lines: list[int] = []
-    run_starts: list[int] = []
-    run_jumps: list[int] = []  # per run: the jumps before it
-    run_line = None
+    run_lines, run_starts, run_jumps = [first_line], [0], [0]
     at: dict[Label, int] = {}
     jumps_before: dict[Label, int] = {}  # per label: the jumps before it
     jumps: list[tuple[int, int, Label, bool]] = []  # index, opcode, target, split if far
     append, encoded, get = units.append, _encoded, _ENCODED.get
-    #: This code object's bytes of each (name, argument, argument's type) met so far: once
-    #: an argument is numbered, the same instruction assembles the same way (the type, as
-    #: True == 1 would otherwise share the constant 1's number).
-    written: dict[tuple[str, object, type], bytes] = {}
+    #: This code object's bytes of each instruction met so far: once its argument is
+    #: numbered, the same instruction assembles the same way.
+    written: dict[Item, bytes] = {}
     written_get = written.get
-    op = None  # the instruction before
     for item in items:
+        if (found := written_get(item)) is not None:  # most instructions: nothing more
+            append(found)
+            continue
         if type(item) is Label:
             at[item], jumps_before[item] = len(units), len(jumps)
             continue
-        before = op
-        op, arg, line = item  # type: ignore[misc]
-        if line != run_line:
-            run_line = line
-            run_lines.append(line)
-            run_starts.append(len(units))
-            run_jumps.append(len(jumps))
-        key = (op, arg, type(arg))
-        if (found := written_get(key)) is not None:
-            append(found)
+        if type(item) is int:  # the line from here on
+            if run_lines and run_starts[-1] == len(units):  # the line before has no instruction
+                del run_lines[-1], run_starts[-1], run_jumps[-1]
+            if not run_lines or item != run_lines[-1]:
+                run_lines.append(item)
+                run_starts.append(len(units))
+                run_jumps.append(len(jumps))
             continue
+        op, arg = item[0], item[1]
         number, kind = _NUMBERED[op]
         if kind is None:
             if type(arg) is Label:
-                split = short_after_compare and before == "COMPARE_OP" and number in _SPLIT
+                split = short_after_compare and number in _SPLIT and units and units[-1][0] == COMPARE_OP
                 jumps.append((len(units), number, arg, split))
                 append(_SHORT_JUMP[number])  # its size while short, its bytes once resolved
                 continue
             if arg is None:
                 arg = 0
         elif kind is _LOCAL:
-            arg = local.setdefault(arg, len(local))  # type: ignore[arg-type]
+            arg = local.setdefault(arg, len(local))
         elif kind is _CONSTANT:
             arg = consts.setdefault((type(arg), arg), len(consts))
         elif kind is _NAME:
             if type(arg) is tuple:
                 arg = (names.setdefault(arg[1], len(names)) << 1) | arg[0]
             else:
-                arg = names.setdefault(arg, len(names))  # type: ignore[arg-type]
+                arg = names.setdefault(arg, len(names))
         else:
-            first, second = arg  # type: ignore[misc]
+            first, second = arg
             arg = (local.setdefault(first, len(local)) << 4) | local.setdefault(second, len(local))
-        append(written.setdefault(key, get(arg << 8 | number) or encoded(number, arg)))  # type: ignore[operator]
+        append(written.setdefault(item, get(arg << 8 | number) or encoded(number, arg)))
     starts = [0, *accumulate(map(len, units))]  # in bytes, every jump short
     run_starts.append(len(units))
     begins = list(map(starts.__getitem__, run_starts))  # in bytes
