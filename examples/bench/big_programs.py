@@ -21,13 +21,13 @@ import argparse
 import io
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from peers import child_cpu  # type: ignore[import-not-found]
 from synthetic import synthetic  # type: ignore[import-not-found]
 
 from lc3jit.session import boot, load_images
@@ -35,16 +35,6 @@ from lc3jit.translator.regions import region_engine
 from lc3jit_runtime.console import Console
 
 ENGINES = {"interp": ["--engine", "interp"], "regions -t0": ["--translate-after", "0"], "tiered": []}
-
-
-def child_cpu(command: list[str]) -> float:
-    """CPU seconds of a child process, which must succeed."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    done = subprocess.run(command, capture_output=True, check=False)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode:
-        raise SystemExit(f"{' '.join(command)}: exit {done.returncode}: {done.stderr.decode()}")
-    return after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
 
 
 def translation_work(program: Path) -> dict[str, float]:
@@ -122,11 +112,11 @@ def main() -> None:
             times: dict[str, list[float]] = {name: [] for name in ENGINES}
             for _ in range(args.rounds):
                 for name, options in ENGINES.items():
-                    times[name].append(child_cpu([*lc3jit, "run", str(program), "--no-cache", *options]))
+                    times[name].append(child_cpu([*lc3jit, "run", str(program), "--no-cache", *options])[0])
             best = {name: min(seconds) for name, seconds in times.items()}
             work = coldest_work(program, args.rounds)
             pyc = Path(folder) / f"big{words}.pyc"
-            compile_seconds = child_cpu([*lc3jit, "compile", str(program), "-o", str(pyc)])
+            compile_seconds, _ = child_cpu([*lc3jit, "compile", str(program), "-o", str(pyc)])
             translated = work["ahead_words"] + work["late_words"]
             ms = work["ahead_ms"] + work["late_ms"]
             per_kword = ms / translated * 1000 if translated else 0.0

@@ -19,6 +19,8 @@ import sys
 import time
 from pathlib import Path
 
+from peers import ensemble_run  # type: ignore[import-not-found]
+
 from lc3jit.api import Simulator
 
 BENCH = Path(__file__).resolve().parent
@@ -35,14 +37,8 @@ def ours(name: str) -> tuple[float, int]:
 
 def theirs(name: str) -> tuple[float, int]:
     """CPU seconds of lc3-ensemble's run, and its instructions."""
-    from ensemble_test import ensemble_test as ensemble
-
-    simulator = ensemble.Simulator()
-    simulator.init(ensemble.MemoryFillType.Single, 0)
-    simulator.load_code((BENCH / f"{name}.asm").read_text())
-    began = time.process_time()
-    simulator.run()
-    return time.process_time() - began, simulator.instructions_run
+    seconds, _, count = ensemble_run((BENCH / f"{name}.asm").read_text())
+    return seconds, count
 
 
 def main() -> None:

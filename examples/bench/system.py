@@ -32,13 +32,14 @@ import gc
 import importlib.util
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+from peers import child_cpu, ensemble_command  # type: ignore[import-not-found]
 
 from lc3jit.session import ENGINES, boot, load_images, os_images, run_engine
 from lc3jit.tools.capture import CapturedConsole
@@ -49,36 +50,6 @@ ECHO = EXAMPLES / "echo.obj"
 GAME = EXAMPLES / "2048.obj"
 GAME_KEYS = b"n" + b"wasd" * 50
 ENGINE_NAMES = ("interp", "blocks", "regions")
-
-ENSEMBLE_RUN = """
-import sys, time
-from ensemble_test import ensemble_test as E
-sim = E.Simulator()
-sim.init(E.MemoryFillType.Single, 0)
-sim.load_code(open(sys.argv[1]).read())
-sim.input = open(sys.argv[2]).read()
-began = time.process_time()
-sim.run()
-print(time.process_time() - began, sim.instructions_run)
-sys.stdout.write(sim.output)
-"""
-
-#: lc3-ensemble's side of the in-process rows: a fresh simulator a round, assembled and
-#: loaded, then its run() timed alone; a line of input a round, a line of JSON back.
-ENSEMBLE_WORKER = """
-import json, sys, time
-from ensemble_test import ensemble_test as E
-source, keys = open(sys.argv[1]).read(), open(sys.argv[2]).read()
-for _ in sys.stdin:
-    sim = E.Simulator()
-    sim.init(E.MemoryFillType.Single, 0)
-    sim.load_code(source)
-    sim.input = keys
-    began = time.process_time()
-    sim.run()
-    seconds = time.process_time() - began
-    print(json.dumps([seconds, sim.output, sim.instructions_run]), flush=True)
-"""
 
 
 def echo_keys(count: int) -> bytes:
@@ -119,14 +90,14 @@ def ensemble_python(named: str | None) -> str | None:
 
 
 class Ensemble:
-    """lc3-ensemble running echo in a worker process (ENSEMBLE_WORKER), a round a call."""
+    """lc3-ensemble running echo in a worker process (peers.worker), a round a call."""
 
     def __init__(self, python: str, scratch: Path, keys: bytes) -> None:
         key_file = scratch / "keys"
         key_file.write_bytes(keys)
         self.keys = keys
         self.worker = subprocess.Popen(
-            [python, "-c", ENSEMBLE_WORKER, str(ECHO.with_suffix(".asm")), str(key_file)],
+            ensemble_command(python, "worker", str(ECHO.with_suffix(".asm")), str(key_file)),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -147,14 +118,6 @@ class Ensemble:
         assert self.worker.stdin is not None
         self.worker.stdin.close()
         self.worker.wait()
-
-
-def child_cpu(command: list[str], stdin: bytes = b"") -> tuple[float, bytes]:
-    """CPU seconds (user + system) of a whole process, and what it printed."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    done = subprocess.run(command, input=stdin, capture_output=True, check=False)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), done.stdout
 
 
 def lc3jit(*args: str) -> list[str]:
@@ -263,7 +226,7 @@ def whole_process(rounds: int, keys: bytes, python: str | None) -> None:
             same(f"whole echo, {edition}", {n: o for n, o in outputs.items() if n.endswith(edition)})
         ensemble = None
         if python is not None:
-            command = [python, "-c", ENSEMBLE_RUN, str(ECHO.with_suffix(".asm")), str(key_file)]
+            command = ensemble_command(python, "once", str(ECHO.with_suffix(".asm")), str(key_file))
             ensemble = best(rounds, {"e": lambda: child_cpu(command)[0]})["e"]
         key_count = len(keys)
         print("echo under --os, whole processes (CPU ms; us a key), --translate-after 0, cache warm:")
@@ -282,7 +245,7 @@ def game(rounds: int) -> None:
         subprocess.run(command, input=GAME_KEYS, capture_output=True, check=False)
 
     def run(name: str) -> float:
-        seconds, outputs[name] = child_cpu(commands[name], GAME_KEYS)
+        seconds, outputs[name] = child_cpu(commands[name], GAME_KEYS, exits=(5,))
         return seconds
 
     cpu = best(rounds, {name: (lambda n=name: run(n)) for name in commands})
