@@ -13,13 +13,11 @@ a test runs each shape both ways and compares what a user sees.
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import math
 import os
 import stat
 import sys
-from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from lc3jit.run_options import RunOptions, parse_run
@@ -28,11 +26,13 @@ from lc3jit.tiered import TieredEngine
 from lc3jit_runtime.collector import made_long_lived, running
 from lc3jit_runtime.console import Console
 from lc3jit_runtime.errors import LC3Error
+from lc3jit_runtime.lean import suppress
 from lc3jit_runtime.outcome import output_lost
 from lc3jit_runtime.running import report_ending, start_message_line
 
 TYPE_CHECKING = False  # typing's, not imported by a plain run (issue 20)
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
     from typing import TextIO
 
     from lc3jit.session import Engine, RunResult
@@ -82,7 +82,7 @@ def _run_program(options: RunOptions, compiled: Compiled | None) -> int:
         result = run_watched(sim, options.max_steps, _warn, prefix, trace, options.trace_range)
     finally:
         if trace is not None and trace is not sys.stderr:
-            with contextlib.suppress(OSError):  # what could not be written was reported
+            with suppress(OSError):  # what could not be written was reported
                 trace.close()
     if options.stats or result.outcome.exit_code:
         start_message_line(sim.console)
@@ -274,6 +274,6 @@ def output_failed(failure: OSError) -> int:
         message = f"{failure.filename}: {failure.strerror or failure}"
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # descriptor 1, even when closed
     if message:
-        with contextlib.suppress(OSError):  # no stderr either: the exit code is all that is left
+        with suppress(OSError):  # no stderr either: the exit code is all that is left
             error(message)
     return outcome.exit_code

@@ -10,7 +10,6 @@ value (which says how each side reads it), its default and its help.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from lc3jit.session import ENGINES
@@ -18,6 +17,10 @@ from lc3jit.tiered import TRANSLATE_AFTER
 from lc3jit_runtime.isa import MEMORY_WORDS
 from lc3jit_runtime.machine import TRANSLATION_BUDGET
 from lc3jit_runtime.record import MutableRecord, Record
+
+TYPE_CHECKING = False  # as typing's: collections' names are for the type checker (issue 20)
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
 
 #: Every option's value when it is not given.
 RUN_DEFAULTS: dict[str, object] = {

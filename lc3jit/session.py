@@ -7,7 +7,6 @@ test checks is what a user gets.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import lc3jit_runtime
@@ -23,6 +22,7 @@ from lc3jit_runtime.signals import stop_on_signals
 
 TYPE_CHECKING = False  # as typing's, which a plain run does not import (5 ms: issue 20)
 if TYPE_CHECKING:  # the engines' protocols are for the type checker: import them under this too
+    from collections.abc import Callable, Sequence
     from typing import Protocol
 
     class Runnable(Protocol):

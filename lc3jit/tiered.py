@@ -16,7 +16,6 @@ and the switch happens between two instructions, counted like any other.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 
 from lc3jit.session import UntranslatableError
 from lc3jit_runtime.interp import Interpreter
@@ -25,6 +24,8 @@ from lc3jit_runtime.outcome import STEP_LIMIT, Outcome
 
 TYPE_CHECKING = False  # as typing's, which a plain run does not import
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from lc3jit.session import Engine
 
 #: Instructions run on the interpreter before a translated engine is built: about 15-20 ms

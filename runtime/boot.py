@@ -6,11 +6,13 @@ with nothing but this package; `lc3jit run` boots through the same function.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from .console import Console
 from .loader import Image
 from .machine import Machine
+
+TYPE_CHECKING = False  # as typing's: collections' names are for the type checker (issue 20)
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 #: Where the machine starts under an OS: the start-up code of lc3os and of the classic lc3os.obj.
 OS_ENTRY = 0x0200

@@ -15,8 +15,6 @@ through JMP, and most of an OS's code loaded from the cache never runs in a shor
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
-
 from . import contract
 from .errors import Leave, Stop
 from .isa import COND, MEMORY_WORDS, SIGN_BIT, WORD_MASK
@@ -82,6 +80,8 @@ CODE_TABLE_RANGE = (0, 4 * SIGN_BIT - 1)
 
 TYPE_CHECKING = False  # typing's, not imported by a run that loads its translations (issue 20)
 if TYPE_CHECKING:
+    from collections.abc import Callable, Collection
+
     from .dispatch import Translator
 
 

@@ -16,14 +16,14 @@ one on the interpreter, can use it without importing what loading saved code nee
 
 from __future__ import annotations
 
-import contextlib
 import gc
-from collections.abc import Callable, Iterator
 
+from .lean import contextmanager
 from .machine import Machine
 
 TYPE_CHECKING = False  # as typing's, which a plain run does not import (issue 20)
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
     from typing import TypeVar
 
     T = TypeVar("T")
@@ -47,7 +47,7 @@ def _freeze() -> None:
     gc.freeze()
 
 
-@contextlib.contextmanager
+@contextmanager
 def made_long_lived() -> Iterator[None]:
     """What the block makes (a booted machine, an engine) lives until the run ends: it is
     frozen, with what was alive before (the modules), until the run ends (`running`). The
@@ -71,7 +71,7 @@ def long_lived(build: Callable[[Machine], T]) -> Callable[[Machine], T]:
     return build_long_lived
 
 
-@contextlib.contextmanager
+@contextmanager
 def running() -> Iterator[None]:
     """A run: what lives until it ends stays out of the collector's sight until then, and
     the last run to end unfreezes what runs froze (a process that goes on, a grader's, gets
@@ -87,7 +87,7 @@ def running() -> Iterator[None]:
             gc.unfreeze()
 
 
-@contextlib.contextmanager
+@contextmanager
 def collector_paused() -> Iterator[None]:
     """Loading saved code makes thousands of containers (code objects, functions, the sets
     of the dispatcher's covering map), all of them kept: collecting garbage among them,

@@ -40,12 +40,10 @@ its code: a compiled file is as trusted as any Python file.
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
 import marshal
 import os
 import sys
-from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import CodeType, FunctionType
 
@@ -56,6 +54,7 @@ from .console import Console
 from .dispatch import Dispatcher, Translation
 from .errors import LC3Error, LoadError
 from .isa import WORD_MASK
+from .lean import suppress
 from .loader import Image
 from .machine import Machine
 from .record import Record
@@ -63,6 +62,8 @@ from .running import report_ending, run_to_ending
 
 TYPE_CHECKING = False  # typing's, not imported by a run that loads its translations (issue 20)
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
     from .dispatch import Translator
 
     #: Gives, for an engine name, an edition, the leaders and access control, the translator
@@ -261,7 +262,7 @@ def unpack(payload: object, name: str) -> Compiled:
         raise LoadError(name, "corrupt (its program's checksum does not match its contents)")
     import zlib  # only for a compiled program's packed payload
 
-    with contextlib.suppress(zlib.error):  # not compressed: an older lc3jit's, refused by its format
+    with suppress(zlib.error):  # not compressed: an older lc3jit's, refused by its format
         data = zlib.decompress(data)
     try:
         with collector_paused():

@@ -15,21 +15,21 @@ run at its next instruction.
 
 from __future__ import annotations
 
-import contextlib
+import _thread  # threading's lock and thread without threading (issue 20: see Console.running)
 import errno
 import operator
 import os
 import select
 import stat
 import sys
-import threading
-from collections.abc import Callable, Iterator
 from time import monotonic
 
 from .errors import StopRequested
+from .lean import contextmanager, suppress
 
 TYPE_CHECKING = False  # as typing's, which a plain run does not import (issue 20)
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
     from typing import BinaryIO
 
 try:
@@ -97,7 +97,7 @@ class Console:
     def __init__(self, keyboard: BinaryIO | None, display: BinaryIO, interactive: bool = False) -> None:
         self._keyboard = keyboard
         self._keyboard_fd: int | None = None  # read unbuffered, so that select() sees what is left
-        with contextlib.suppress(AttributeError, OSError, ValueError):
+        with suppress(AttributeError, OSError, ValueError):
             self._keyboard_fd = keyboard.fileno()  # type: ignore[union-attr]
         #: Keys from memory or a regular file (`--input`, `< keys`) come at once: a read
         #: neither waits nor needs the screen shown first (a write(2) and a select(2) a key).
@@ -114,7 +114,7 @@ class Console:
         #: reverse debugger's recording stand-in, which forwards this to the real console.
         self.plain = self if type(self).next_key is Console.next_key else None
         self._out = bytearray()  # only ever changed in place: the flusher thread holds it too
-        self._flushing = threading.Lock()  # one writer at a time, in order
+        self._flushing = _thread.allocate_lock()  # one writer at a time, in order
         self.exhausted = keyboard is None
         self.on_terminal = display.isatty()
         self._flushed = 0  # bytes passed to the display (or lost with it)
@@ -149,7 +149,7 @@ class Console:
             display = ClosedDisplay()  # type: ignore[assignment]
         else:
             display = sys.stdout.buffer
-            with contextlib.suppress(AttributeError, OSError, ValueError):
+            with suppress(AttributeError, OSError, ValueError):
                 display.flush()
                 display = FdDisplay(display.fileno())  # type: ignore[assignment]
         if input_path is not None:
@@ -291,10 +291,10 @@ class Console:
         unread = operator.length_hint(self.ahead)
         if unread and self._keyboard_fd is not None:  # memory keeps them where they are
             self.ahead = iter(b"")
-            with contextlib.suppress(OSError):
+            with suppress(OSError):
                 os.lseek(self._keyboard_fd, -unread, os.SEEK_CUR)
 
-    @contextlib.contextmanager
+    @contextmanager
     def running(self) -> Iterator[None]:
         """The console for a run: raw keys on a terminal, and a line left open in a pipe
         or a file written within FLUSH_INTERVAL; everything written and restored after."""
@@ -302,23 +302,31 @@ class Console:
             with self.raw_mode():
                 yield
             return
-        done = threading.Event()
+        # The flusher is a bare thread of `_thread`, with a lock held while the run lasts
+        # and one it holds while it lasts: importing `threading` for its Event and join cost
+        # a short run 4.7 M machine instructions, a seventh of what lc3jit adds to Python's
+        # own start on 3.15 (issue 20).
+        run_lasts, flusher_lasts = _thread.allocate_lock(), _thread.allocate_lock()
+        run_lasts.acquire()
+        flusher_lasts.acquire()
 
         def flush_open_lines() -> None:
-            while not done.wait(FLUSH_INTERVAL):
-                if self._out:
-                    self.flush()
+            try:
+                while not run_lasts.acquire(timeout=FLUSH_INTERVAL):
+                    if self._out:
+                        self.flush()
+            finally:
+                flusher_lasts.release()
 
-        flusher = threading.Thread(target=flush_open_lines, name="lc3jit-flush", daemon=True)
-        flusher.start()
+        _thread.start_new_thread(flush_open_lines, ())
         try:
             with self.raw_mode():
                 yield
         finally:
-            done.set()
-            flusher.join()
+            run_lasts.release()
+            flusher_lasts.acquire()  # the flusher has ended: nothing is written after the run
 
-    @contextlib.contextmanager
+    @contextmanager
     def raw_mode(self) -> Iterator[None]:
         """No echo and no line buffering on a terminal, restored on every way out."""
         if not self._interactive or termios is None:

@@ -30,15 +30,13 @@ why this module is near 500 lines.
 
 from __future__ import annotations
 
-import functools
 import time
-from collections import deque
-from collections.abc import Callable, Collection, Iterable, Sequence
 
 from .code_helpers import CodeHelpers, LoadedKey
 from .errors import Leave, Stop, StopRequested
 from .interp import Interpreter, stop_here, stop_requested
 from .isa import MEMORY_WORDS, WORD_MASK
+from .lean import cached_property, deque
 from .machine import WATCH_TRANSLATED, Machine
 from .outcome import UNLIMITED, Outcome
 from .record import Record
@@ -89,6 +87,7 @@ class Translation(Record, fields=("start", "length", "function", "words"), defau
 
 TYPE_CHECKING = False  # typing's, not imported by a run that loads its translations (issue 20)
 if TYPE_CHECKING:
+    from collections.abc import Callable, Collection, Iterable, Sequence
     from typing import Protocol
 
     class Translator(Protocol):
@@ -142,7 +141,7 @@ class Dispatcher(CodeHelpers):
         machine.code_write_hooks.append(self._code_written)
         machine.stop_hooks.append(self._stop)
 
-    @functools.cached_property
+    @cached_property
     def interpreter(self) -> Interpreter:
         """The interpreter of words with no code, made when first needed: a run whose code all
         came from the translation cache may never need it, nor its 65,536 steps (a quarter

@@ -14,17 +14,19 @@ for before each instruction only while KBSR[14] is set; setting it leaves the fa
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from .errors import Breakpoint, Leave, Stop, StopRequested
 from .isa import COND, WORD_MASK, Instruction, decode
 from .machine import ILLEGAL_OPCODE, IO_BASE, WATCH_DECODED, Machine, user_address
 from .outcome import STEP_LIMIT, UNLIMITED, Outcome
 from .traps import trap
 
-#: One instruction, bound to its operands: called with its own address, returns the next PC.
-Step = Callable[[int], int]
-Handler = Callable[[Machine, Instruction], Step]
+TYPE_CHECKING = False  # as typing's: collections' names are for the type checker (issue 20)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    #: One instruction, bound to its operands: called with its own address, returns the next PC.
+    Step = Callable[[int], int]
+    Handler = Callable[[Machine, Instruction], Step]
 
 HANDLERS: dict[str, Handler] = {}
 

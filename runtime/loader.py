@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable
 from pathlib import Path
 
 from .errors import LoadError
 from .isa import MEMORY_WORDS
 from .record import Record
+
+TYPE_CHECKING = False  # as typing's: collections' names are for the type checker (issue 20)
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 #: The most a file can hold: an origin and 65,536 words.
 MAX_OBJ_BYTES = 2 * (MEMORY_WORDS + 1)

@@ -19,9 +19,6 @@ instruction fetch, as LC3Tools checks them) takes the access-control violation x
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
-
 from .console import Console
 from .devices import (  # noqa: F401 - the device page's names, where the engines and tools find them
     DDR,
@@ -41,6 +38,19 @@ from .devices import (  # noqa: F401 - the device page's names, where the engine
 )
 from .errors import Leave, MachineFault
 from .isa import CC_VALUE, COND, MEMORY_WORDS, NOOP_WORDS, WORD_MASK
+from .lean import cache
+
+TYPE_CHECKING = False  # as typing's: collections' names are for the type checker (issue 20)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    #: Called with (address, executing_instruction_address) after a store into a word that
+    #: some engine holds decoded or translated; it may raise to leave translated code.
+    CodeWriteHook = Callable[[int, int], None]
+    #: Called with (address, value, executing_instruction_address, pushed) after a store into a
+    #: word marked WATCH_OBSERVED; `pushed` when TRAP, an exception or an interrupt pushed it
+    #: (not a store instruction). It may raise a Stop: the store instruction counts as run.
+    StoreObserver = Callable[[int, int, int, bool], None]
 
 #: The codes' word (`ccv`) for each value of the PSR's low 3 bits: no code set, or more
 #: than one, reads as Z, as in LC3Tools.
@@ -96,21 +106,13 @@ MAX_NOOP_RUN = 4096
 #: translate far less (2048: about 1,100 instructions). `--translation-budget` sets it.
 TRANSLATION_BUDGET = 1 << 16
 
-#: Called with (address, executing_instruction_address) after a store into a word that
-#: some engine holds decoded or translated; it may raise to leave translated code.
-CodeWriteHook = Callable[[int, int], None]
-#: Called with (address, value, executing_instruction_address, pushed) after a store into a
-#: word marked WATCH_OBSERVED; `pushed` when TRAP, an exception or an interrupt pushed it
-#: (not a store instruction). It may raise a Stop: the store instruction counts as run.
-StoreObserver = Callable[[int, int, int, bool], None]
-
 
 def user_address(address: int) -> bool:
     """May user mode touch this word when access control is on?"""
     return USER_BASE <= address < IO_BASE
 
 
-@functools.cache
+@cache
 def fresh_write_map(edition: int, access_control: bool) -> list[int]:
     """The write map of a machine just made, to copy: a copy costs half of building it (a
     grader makes a machine per test)."""

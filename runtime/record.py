@@ -19,10 +19,9 @@ instruction passes control on) are `Choice`s, not `enum.Enum`s: importing `enum`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-
 TYPE_CHECKING = False  # typing's, not imported on a plain run's way (see above)
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Iterator
     from typing import Self
 
 

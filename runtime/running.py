@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable
 
 from .console import Console
 from .machine import Machine
 from .outcome import Outcome
 from .signals import stop_on_signals
+
+TYPE_CHECKING = False  # as typing's: collections' names are for the type checker (issue 20)
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 def run_to_ending(machine: Machine, run: Callable[[], Outcome]) -> tuple[Outcome, float]:

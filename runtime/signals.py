@@ -10,17 +10,20 @@ with its state written back, and the run ends with exit 128 + the signal's numbe
 from __future__ import annotations
 
 import _signal  # `signal` without the enums it makes of numbers and handlers (issue 20)
-import contextlib
-from collections.abc import Iterator
 from types import FrameType
 
+from .lean import contextmanager
 from .machine import Machine
 from .outcome import interrupted
+
+TYPE_CHECKING = False  # as typing's: collections' names are for the type checker (issue 20)
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 ENDING_SIGNALS = (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP)
 
 
-@contextlib.contextmanager
+@contextmanager
 def stop_on_signals(machine: Machine) -> Iterator[None]:
     """While inside, the ending signals stop the machine; their handlers restored after.
 

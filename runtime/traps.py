@@ -6,11 +6,15 @@ line), so that output can be compared byte for byte with it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from .errors import Halted, Leave, MachineFault
 from .isa import WORD_MASK
 from .machine import Machine
+
+TYPE_CHECKING = False  # as typing's: collections' names are for the type checker (issue 20)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    HostTrap = Callable[[Machine, int], None]
 
 IN_PROMPT = b"Enter a character: "
 HALT_TEXT = b"HALT\n"
@@ -81,8 +85,6 @@ def halt(m: Machine, at: int) -> None:
     m.console.flush()
     raise Halted(at, True)
 
-
-HostTrap = Callable[[Machine, int], None]
 
 HOST_TRAPS: dict[int, HostTrap] = {0x20: getc, 0x21: out, 0x22: puts, 0x23: in_, 0x24: putsp, 0x25: halt}
 

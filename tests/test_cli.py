@@ -126,11 +126,16 @@ def test_paths_read_without_pydantic_keep_typers_checks(tmp_path: Path) -> None:
 #: What a plain `lc3jit run` must not import (issue 20: its start-up is at most twice bare
 #: Python's): the CLI library, the API's calls and the grading behind them, the translator,
 #: and the standard library's costly machinery (typing, dataclasses with inspect, re, enum
-#: and `signal`, which makes enums of its numbers).
+#: and `signal`, which makes enums of its numbers; `contextlib` with `functools` and
+#: `collections`, and `threading`, which Python 3.15's own start does not import).
 NOT_FOR_A_PLAIN_RUN = (
     "re",
     "enum",
     "signal",
+    "contextlib",
+    "functools",
+    "collections",
+    "threading",
     "typer",
     "typing",
     "dataclasses",

@@ -7,10 +7,13 @@ the loop: `x3012 (NEXT+3, solution.asm line 22: BRnz NEXT)`.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from lc3jit_runtime.loader import Image, SourceLine
+
+TYPE_CHECKING = False  # as typing's: collections' names are for the type checker (issue 20)
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
 
 #: A label further back than this does not name an address well: the address alone says more.
 LABEL_REACH = 64

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from lc3jit.grading.where import Places
@@ -37,6 +36,7 @@ from lc3jit_runtime.machine import IO_BASE, Machine
 # modules, the dispatcher) and typing are imported where they are needed (issue 20).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
     from typing import Self, TextIO
 
     from lc3jit.grading.observe import Call, MemoryWatcher, Subroutine

@@ -3,13 +3,12 @@ bits, memory by address, label or slice, and addresses written as a student writ
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-
 from lc3jit_runtime.isa import MEMORY_WORDS, WORD_MASK
 from lc3jit_runtime.machine import Machine
 
 TYPE_CHECKING = False  # typing's, not imported by a plain run (issue 20)
 if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping, Sequence
     from typing import overload
 
     from lc3jit.simulator.base import SimulatorBase

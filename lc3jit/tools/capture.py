@@ -8,12 +8,15 @@ mixing with theirs. Keys come from a file or nowhere: a run that waits for a key
 
 from __future__ import annotations
 
-import contextlib
 import io
-from collections.abc import Iterator
 from pathlib import Path
 
 from lc3jit_runtime.console import Console
+from lc3jit_runtime.lean import contextmanager
+
+TYPE_CHECKING = False  # as typing's: collections' names are for the type checker (issue 20)
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 
 class CapturedConsole(Console):
@@ -29,7 +32,7 @@ class CapturedConsole(Console):
         """Keys from --input, or none; OSError when the file cannot be read."""
         return cls(path.read_bytes() if path is not None else b"")
 
-    @contextlib.contextmanager
+    @contextmanager
     def running(self) -> Iterator[None]:
         """A run: no thread that flushes open lines (a console on a pipe has one), since
         nobody watches this buffer fill: `output` flushes. A grader's Simulator runs a

@@ -8,12 +8,15 @@ an `.asm` of the same name beside it, when it assembles to the very same words.
 from __future__ import annotations
 
 import bisect
-import functools
-from collections.abc import Sequence
 from pathlib import Path
 
 from lc3jit_runtime.errors import LC3Error
+from lc3jit_runtime.lean import cached_property
 from lc3jit_runtime.loader import Image, SourceLine
+
+TYPE_CHECKING = False  # as typing's: collections' names are for the type checker (issue 20)
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 #: How far from a label an address is still shown as LABEL+n.
 LABEL_REACH = 0x100
@@ -67,7 +70,7 @@ class Places:
         self.symbols = symbols
         self.loaded = sorted((image.origin, image.end) for image in images)
 
-    @functools.cached_property
+    @cached_property
     def labels(self) -> dict[int, str]:
         """Labels by address: looked for only when a message names one (the disassembler's
         rules, and the assembler behind them, are not on a plain run's way)."""
@@ -75,11 +78,11 @@ class Places:
 
         return labels_by_address(self.symbols)
 
-    @functools.cached_property
+    @cached_property
     def label_addresses(self) -> list[int]:
         return sorted(self.labels)
 
-    @functools.cached_property
+    @cached_property
     def lines(self) -> dict[int, SourceLine]:
         """Source lines by address: looked for only when a message needs one."""
         return source_lines(self.images)

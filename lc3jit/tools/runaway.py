@@ -17,9 +17,6 @@ thousand instructions in the interpreter to see (the state reported is untouched
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable
-
 from lc3jit.session import RunResult
 from lc3jit.tools.capture import CapturedConsole
 from lc3jit.tools.places import Places
@@ -31,6 +28,7 @@ from lc3jit_runtime.running import start_message_line
 
 TYPE_CHECKING = False  # typing's, not imported by a plain run (issue 20)
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import TextIO
 
     from lc3jit.simulator.base import SimulatorBase as Simulator
@@ -130,6 +128,8 @@ def what_it_does(machine: Machine, places: Places) -> str | None:
     copy.reg[:] = machine.reg
     for name in ("pc", "ccv", "psr_mode", "saved_ssp", "saved_usp", "kbsr_ie", "mcr"):
         setattr(copy, name, getattr(machine, name))
+    from collections import Counter  # only for a run that did not end with HALT
+
     interpreter, seen = Interpreter(copy), Counter[int]()
     for _ in range(SAMPLE):
         seen[copy.pc] += 1

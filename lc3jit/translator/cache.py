@@ -34,14 +34,11 @@ cache imports this one module of lc3jit's side of them, not two (a module costs 
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import importlib.util
 import marshal
 import os
 import stat
 import time
-from collections.abc import Callable, Container, Iterable, Sequence
 from pathlib import Path
 
 import lc3jit
@@ -51,11 +48,14 @@ from lc3jit_runtime.compiled import Compiled, SavedEngine, parse_compiled, saved
 from lc3jit_runtime.dispatch import Dispatcher, Translation
 from lc3jit_runtime.errors import LoadError
 from lc3jit_runtime.isa import WORD_MASK
+from lc3jit_runtime.lean import cache, suppress
 from lc3jit_runtime.loader import Image
 from lc3jit_runtime.machine import Machine
 
 TYPE_CHECKING = False  # typing's, not imported by a run that loads its translations (issue 20)
 if TYPE_CHECKING:
+    from collections.abc import Callable, Container, Iterable, Sequence
+
     from lc3jit.translator.translate import BlockTranslator
 
 #: Set to anything but "" or "0" to turn the cache off.
@@ -84,7 +84,7 @@ def cache_directory() -> Path | None:
     return Path(home) / ".cache" / "lc3jit" if os.path.isabs(home) else None
 
 
-@functools.cache
+@cache
 def translator_fingerprint() -> bytes:
     """The translator's identity: lc3jit's version, the Python bytecode format, and the name,
     size and modification time of every source file of the translator and the runtime (what
@@ -271,7 +271,7 @@ class TranslationCache:
         if entry.key != key or engine not in entry.engines:
             self.warn(f"{path}: an entry for other translations; translating again")
             return None
-        with contextlib.suppress(OSError):  # evicted meanwhile by another run: what was read is good
+        with suppress(OSError):  # evicted meanwhile by another run: what was read is good
             os.utime(path)  # its last use, for eviction
         return entry
 
