@@ -88,6 +88,13 @@ _SPLIT = {
     for name in OPCODES
     if name.startswith("POP_JUMP") and name.endswith(("_IF_TRUE", "_IF_FALSE"))
 }
+#: By conditional jump's opcode: the code units its split adds to it once far (the short
+#: test, and the far jump's caches for its own).
+_SPLIT_GROWTH = {
+    number: 1 + _CACHES_BY_NUMBER[skip] + _CACHES_BY_NUMBER[far] - _CACHES_BY_NUMBER[number]
+    for number, (skip, far) in _SPLIT.items()
+}
+
 
 #: A code object to copy the fields `assemble` does not set from (those `bytecode` leaves
 #: at their defaults: no flags, file "<string>", qualified name "<module>").
@@ -242,9 +249,9 @@ def assemble(
     begins = list(map(starts.__getitem__, run_starts))  # in bytes
     if jumps:
         grew = _resolve_jumps(units, starts, jumps, at, jumps_before)
-        # each run's start moves by what the jumps before it grew
+        # each run's start moves by what the jumps before it grew (in code units)
         run_jumps.append(len(jumps))
-        begins = list(map(add, begins, map(grew.__getitem__, run_jumps)))
+        begins = list(map(add, begins, map(lshift, itemgetter(*run_jumps)(grew), repeat(1))))
     # Each run's entries, by its line's delta and its code units (looked up in C, made in
     # Python only the first time a pair comes).
     units_on_line = list(map(rshift, map(sub, islice(begins, 1, None), begins), repeat(1)))
@@ -291,9 +298,17 @@ def _encoded(number: int, arg: int) -> bytes:
     return found
 
 
-#: The largest offset in bytes a jump with one more code unit of argument (EXTENDED_ARGs
-#: counted) than the index takes: bisect_left of an offset is its jump's code units.
-_REACH = (-1, 2 * 0xFF, 2 * 0xFFFF, 2 * 0xFFFFFF, 2 * 0xFFFFFFFF)
+#: The largest offset in code units of a jump with that many EXTENDED_ARGs: bisect_left of
+#: an offset is the EXTENDED_ARGs its jump needs.
+_EXTENDED = (0xFF, 0xFFFF, 0xFFFFFF, 0xFFFFFFFF)
+
+
+def _extended_args(offsets: list[int]) -> list[int]:
+    """The EXTENDED_ARGs a jump with each offset (in code units) needs: one or none below
+    0x10000 (one compare a jump, cheaper than bisecting)."""
+    if max(offsets, default=0) <= 0xFFFF:
+        return list(map(gt, offsets, repeat(0xFF)))
+    return list(map(bisect_left, repeat(_EXTENDED), offsets))
 
 
 def _resolve_jumps(
@@ -306,51 +321,56 @@ def _resolve_jumps(
     """Write each jump's bytes: its offset in code units from the end of the jump and its
     caches (forward) or back from there (backward), with the EXTENDED_ARGs it needs; a
     jump marked to split, once it needs one, as the opposite short test over the far jump.
+    Returns the code units the jumps before each (and the jump itself) grew by.
 
-    Every jump starts short; each round finds the offsets, and from them every jump's
-    size, at once, until no size changes (offsets only grow, so sizes do too). Only jumps
-    change size, so a round needs no walk over every instruction: an offset is the one
-    with every jump short plus what the jumps in between grew by. A round is a few passes
-    of C (map, accumulate) over the jumps: with a loop in Python per jump that grew, this
-    was a third of assembling (4k words: some 5,000 jumps, two thirds of them far)."""
+    Every jump starts short; each round finds the offsets, and from them the EXTENDED_ARGs
+    of every jump, at once, until none changes (offsets only grow, so sizes do too). Only
+    jumps change size, so a round needs no walk over every instruction: an offset is the
+    one with every jump short plus what the jumps in between grew by. A round is a few
+    passes of C over the jumps (map, accumulate, and itemgetter of many indexes, which
+    reads a list's items for less than a map does): with a loop in Python per jump that
+    grew, this was a third of assembling (4k words: some 5,000 jumps, two thirds far)."""
     where = list(map(_FIRST, jumps))
     numbers = list(map(_SECOND, jumps))
     targets = list(map(_THIRD, jumps))
-    caches = list(map(_CACHES_BY_NUMBER.__getitem__, numbers))
-    short = list(map(_SHORT_BYTES.__getitem__, caches))  # a jump's bytes while short
-    start = starts.__getitem__  # in bytes, every jump short
-    #: Offsets count from the end of the jump to the target (forward), or the reverse.
+    target_at = itemgetter(*targets, targets[0])(at)  # (one more: a tuple even for one jump)
+    # Offsets count from the end of the jump to the target (forward), or the reverse: with
+    # every jump short, then plus what the jumps between grew by (`grew` at one end minus
+    # `grew` at the other).
     sign = list(map(_SIGN.__getitem__, numbers))
-    base = list(map(sub, map(start, map(at.__getitem__, targets)), map(start, map((1).__add__, where))))
-    before_target = list(map(jumps_before.__getitem__, targets))
+    after = itemgetter(*map((1).__add__, where), 0)(starts)
+    short = map(rshift, map(sub, itemgetter(*target_at)(starts), after), repeat(1))
+    base = list(map(mul, short, sign))
+    before_target = itemgetter(*targets, targets[0])(jumps_before)
+    ends = [
+        (target, following) if forward > 0 else (following, target)
+        for forward, target, following in zip(sign, before_target, count(1))
+    ]
+    high, low = [*map(_FIRST, ends), 0], [*map(_SECOND, ends), 0]
     splits = list(compress(count(), map(_FOURTH, jumps)))
-    reach = [1] * len(jumps)  # code units of each jump's argument, EXTENDED_ARGs counted
-    skips = [0] * len(jumps)  # code units of the short test before a split jump
-    grew = [0] * (len(jumps) + 1)  # by the jumps before each (and the jump itself)
-    offsets = list(map(mul, base, sign))
-    while (sizes := list(map(bisect_left, repeat(_REACH), offsets))) != reach:
-        reach = sizes
+    extended = [0] * len(jumps)  # EXTENDED_ARGs of each jump
+    grew = [0] * (len(jumps) + 1)
+    offsets = base
+    while (now := _extended_args(offsets)) != extended:
+        extended = now
+        growth = list(extended)  # code units over the jump's short size
         for j in splits:
-            if reach[j] > 1 and not skips[j]:
-                skip, far = _SPLIT[numbers[j]]
-                skips[j], caches[j] = 1 + _CACHES_BY_NUMBER[skip], _CACHES_BY_NUMBER[far]
-        grew = [
-            0,
-            *accumulate(map(sub, map(lshift, map(add, map(add, reach, caches), skips), repeat(1)), short)),
-        ]
-        between = map(sub, map(grew.__getitem__, before_target), islice(grew, 1, None))
-        offsets = list(map(mul, map(add, base, between), sign))
-    halved = list(map(rshift, offsets, repeat(1)))  # in code units
-    # Each jump with its offset's low byte, then an EXTENDED_ARG before those that need one.
-    for number in set(numbers) - _BY_LOW_BYTE.keys():
-        _BY_LOW_BYTE[number] = _jumps_by_low_byte(number)
-    written = list(map(getitem, map(_BY_LOW_BYTE.__getitem__, numbers), map(and_, halved, repeat(0xFF))))
-    for j in compress(count(), map(gt, halved, repeat(0xFF))):
-        high = halved[j] >> 8
-        written[j] = _EXTENDED_PREFIX[high] + written[j] if high < 0x100 else _encoded(numbers[j], halved[j])
-    for j in compress(count(), skips):
-        skip, far = _SPLIT[numbers[j]]
-        written[j] = _encoded(skip, reach[j] + caches[j]) + _encoded(far, halved[j])
+            if extended[j]:
+                growth[j] += _SPLIT_GROWTH[numbers[j]]
+        grew = [0, *accumulate(growth)]
+        offsets = list(map(sub, map(add, base, itemgetter(*high)(grew)), itemgetter(*low)(grew)))
+    if max(offsets) <= 0xFFFF:  # each jump with its offset's low byte, after EXTENDED_ARG and the high one
+        for number in set(numbers) - _BY_LOW_BYTE.keys():
+            _BY_LOW_BYTE[number] = _jumps_by_low_byte(number)
+        rows = map(_BY_LOW_BYTE.__getitem__, numbers)
+        prefixes = map(_EXTENDED_PREFIX.__getitem__, map(rshift, offsets, repeat(8)))
+        written = list(map(add, prefixes, map(getitem, rows, map(and_, offsets, repeat(0xFF)))))
+    else:
+        written = list(map(_encoded, numbers, offsets))
+    for j in splits:
+        if extended[j]:
+            skip, far = _SPLIT[numbers[j]]
+            written[j] = _encoded(skip, 1 + extended[j] + _CACHES_BY_NUMBER[far]) + _encoded(far, offsets[j])
     for i, encoded in zip(where, written, strict=True):
         units[i] = encoded
     return grew
@@ -363,8 +383,8 @@ _SIGN = [-1 if backward else 1 for backward in _BACKWARD]
 _SHORT_BYTES = [2 * (1 + n) for n in range(len(_ZEROS))]
 #: By opcode: as many bytes as a short jump takes, a jump's place until it is resolved.
 _SHORT_JUMP = [bytes(_SHORT_BYTES[n]) for n in _CACHES_BY_NUMBER]
-#: An EXTENDED_ARG with each high byte.
-_EXTENDED_PREFIX = [bytes((EXTENDED_ARG, high)) for high in range(0x100)]
+#: An EXTENDED_ARG with each high byte, none for 0.
+_EXTENDED_PREFIX = [b"", *(bytes((EXTENDED_ARG, high)) for high in range(1, 0x100))]
 #: By jump opcode: its bytes with each argument below 256 (made the first time it jumps).
 _BY_LOW_BYTE: dict[int, list[bytes]] = {}
 
