@@ -416,19 +416,21 @@ def borrowable_loads(items: Sequence[Item | Label | int]) -> list[int]:
     on_stack: list[int | None] = []  # per value: the index of the LOAD_FAST that pushed it
     borrowed: list[int] = []
     for i, item in enumerate(items):
-        if type(item) is Label:
+        kind = type(item)
+        if kind is Label:
             on_stack.clear()
             continue
-        if type(item) is int:  # a line: straight-line code goes on
+        if kind is int:  # a line: straight-line code goes on
             continue
-        name, arg = item[0], item[1]  # type: ignore[index]
+        name = item[0]  # type: ignore[index]
         if name == "LOAD_FAST":
             on_stack.append(i)
             continue
         if name == "STORE_FAST":
             if on_stack:
                 on_stack.pop()
-            on_stack = [None if p is not None and items[p][1] == arg else p for p in on_stack]  # type: ignore[index]
+                arg = item[1]  # type: ignore[index]
+                on_stack = [None if p is not None and items[p][1] == arg else p for p in on_stack]  # type: ignore[index]
             continue
         step = _BORROW_STEPS.get(name)
         if step is None:
@@ -436,12 +438,13 @@ def borrowable_loads(items: Sequence[Item | Label | int]) -> list[int]:
             if effect is None:  # not an instruction this module writes: trust nothing below it
                 on_stack.clear()
                 continue
-            step = (*effect, name in USES_THEN_DROPS, False, type(arg) is Label or name in ENDS)
+            step = (*effect, name in USES_THEN_DROPS, False, type(item[1]) is Label or name in ENDS)  # type: ignore[index]
         pops, pushes, drops, scrambles, ends = step
-        used = on_stack[len(on_stack) - pops :] if pops else []
-        del on_stack[len(on_stack) - len(used) :]
-        if drops:
-            borrowed += [p for p in used if p is not None]
+        if pops:
+            used = on_stack[len(on_stack) - pops :]
+            del on_stack[len(on_stack) - len(used) :]
+            if drops:
+                borrowed += [p for p in used if p is not None]
         if ends:
             on_stack.clear()
         elif scrambles:  # which value is where is no longer tracked
@@ -458,6 +461,8 @@ FUSED = {
     ("STORE_FAST", "LOAD_FAST"): "STORE_FAST_LOAD_FAST",
     ("STORE_FAST", "STORE_FAST"): "STORE_FAST_STORE_FAST",
 }
+#: The instructions a pair of FUSED starts with.
+_FIRSTS = frozenset(first for first, _ in FUSED)
 
 
 def _fuse_pairs(code: list[Item | Label | int], argnames: tuple[str, ...]) -> tuple[str, ...]:
@@ -473,42 +478,43 @@ def _fuse_pairs(code: list[Item | Label | int], argnames: tuple[str, ...]) -> tu
     number = {name: i for i, name in enumerate(argnames)}
     fused: list[Item | Label | int] = []
     append, extend = fused.append, fused.extend
-    waiting: Item | None = None  # the instruction before, unless fused or a label
+    waiting: Item | None = None  # the instruction before, if a pair may start with it
     line = waiting_line = None  # the line here, and waiting's
     held: list[int] = []  # the lines after waiting's (the line may come back to it)
     for item in code:
-        if type(item) is int:
-            line = item
-            if waiting is None:
-                append(item)
-            else:
-                held.append(item)
-            continue
-        if type(item) is Label:
-            if waiting is not None:
-                append(waiting)
-                extend(held)
-                held.clear()
-            append(item)
-            waiting = None
-            continue
         if waiting is not None:
-            name = FUSED.get((waiting[0], item[0]))  # type: ignore[index]
-            if name and line == waiting_line:
+            if type(item) is int:
+                line = item
+                held.append(item)
+                continue
+            if (
+                type(item) is not Label
+                and line == waiting_line
+                and (name := FUSED.get((waiting[0], item[0])))  # type: ignore[index]
+            ):
                 first, second = waiting[1], item[1]  # type: ignore[index]
                 new = (first not in number) + (second not in number and second != first)
                 if len(number) + new <= 16:
                     number.setdefault(first, len(number))  # type: ignore[arg-type]
                     number.setdefault(second, len(number))  # type: ignore[arg-type]
                     append((name, (first, second)))
-                    extend(held)
-                    held.clear()
+                    if held:
+                        extend(held)
+                        held.clear()
                     waiting = None
                     continue
             append(waiting)
-            extend(held)
-            held.clear()
-        waiting, waiting_line = item, line  # type: ignore[assignment]
+            if held:
+                extend(held)
+                held.clear()
+            waiting = None
+        kind = type(item)
+        if kind is tuple and item[0] in _FIRSTS:  # type: ignore[index]
+            waiting, waiting_line = item, line  # type: ignore[assignment]
+        else:
+            if kind is int:
+                line = item  # type: ignore[assignment]
+            append(item)
     if waiting is not None:
         append(waiting)
         extend(held)
