@@ -120,13 +120,11 @@ class Form(
                 pos -= width
                 fields.append(Field(bits, pos, width, signed))
                 continue
-            for bit in bits:
-                pos -= 1
-                strict_mask |= 1 << pos
-                strict_bits |= int(bit) << pos
-                if not should_be:
-                    select_mask |= 1 << pos
-                    select_bits |= int(bit) << pos
+            pos -= len(bits)
+            mask, value = ((1 << len(bits)) - 1) << pos, int(bits, 2) << pos
+            strict_mask, strict_bits = strict_mask | mask, strict_bits | value
+            if not should_be:
+                select_mask, select_bits = select_mask | mask, select_bits | value
         if pos != 0:
             raise ValueError(f"pattern of {self.name} is not 16 bits: {self.pattern!r}")
         object.__setattr__(self, "fields", tuple(fields))
