@@ -13,7 +13,8 @@ There is no source file to hash, so the checksum covers the marshalled code itse
 lc3jit finds a corrupt or truncated file before unmarshalling it. CPython skips these
 bytes, and unmarshalling damaged code can crash it (a flipped bit in a code object's
 bytecode is a segmentation fault when it runs), so the module code is only a few lines
-(MODULE_SOURCE) that call `main` with one bytes constant: PAYLOAD_MARK, the
+(lc3jit.translator.saved.MODULE_SOURCE: lc3jit writes compiled files, the runtime only
+reads them) that call `main` with one bytes constant: PAYLOAD_MARK, the
 `importlib.util.source_hash` of the rest, and the marshalled payload compressed with zlib,
 which `main` checks before it unmarshals anything: `python PROGRAM.pyc` refuses a damaged
 file in one line too. (Generated code is mostly the same few instructions and their
@@ -30,8 +31,9 @@ marshal stores them:
 an image being (origin, words as big-endian bytes, name, ((label, address), ...)), a
 region (code, entries, ((start, length, exit), ...)) and a block (code, start, length,
 exit). A translation cache entry holds the payload itself, not packed (see
-`Compiled.pyc_bytes`). Code objects hold only such constants; the machine's state and the runtime's
-slow paths are globals, bound when a dispatcher installs the code (runtime.dispatch).
+lc3jit.translator.saved.pyc_bytes). Code objects hold only such constants; the machine's
+state and the runtime's slow paths are globals, bound when a dispatcher installs the code
+(runtime.dispatch).
 
 Marshalled code belongs to one CPython version: another refuses the file by its magic
 number (CPython: "Bad magic number"; lc3jit: a one-line message). Loading a .pyc runs
@@ -82,25 +84,8 @@ HEADER_BYTES = 16
 #: The engine `python PROGRAM.pyc` runs.
 DEFAULT_ENGINE = "regions"
 
-#: The module code of a compiled file. PLACEHOLDER, a string constant, is replaced by the
-#: payload in the compiled code object: Python source cannot express a code object as a
-#: constant. This generated source (not the runtime) is what looks for lc3jit, optionally.
-PLACEHOLDER = "\x00lc3jit payload"
 #: What the payload's bytes begin with, before their hash (8 bytes) and the compressed payload.
 PAYLOAD_MARK = b"lc3jit payload\x00"
-MODULE_SOURCE = f'''\
-"""An LC-3 program compiled by lc3jit: `python FILE.pyc` runs it (lc3jit's runtime package needed)."""
-import sys
-try:
-    from lc3jit_runtime.compiled import main
-except ImportError:
-    sys.exit(sys.argv[0] + ": needs the runtime package of lc3jit (pip install lc3jit)")
-try:  # with lc3jit, code not compiled ahead of time is translated when it gets hot
-    from lc3jit.translator.cache import LateTranslator
-except ImportError:  # without it, the interpreter runs that code
-    LateTranslator = None
-sys.exit(main({PLACEHOLDER!r}, LateTranslator))
-'''
 
 
 class SavedRegion(Record, fields=("code", "entries", "blocks")):
@@ -172,20 +157,6 @@ class Compiled(
     report: Report
     key: str  # a cache entry: what its translations were made for
 
-    def to_payload(self) -> tuple[object, ...]:
-        return (
-            (MARK, FORMAT),
-            ("lc3jit", self.version),
-            ("program", self.program),
-            ("edition", self.edition),
-            ("pc", self.pc),
-            ("images", tuple(_image_payload(i) for i in self.images)),
-            ("system", tuple(_image_payload(i) for i in self.system)),
-            ("engines", tuple((name, _engine_payload(e)) for name, e in self.engines.items())),
-            ("report", (self.report.entries, self.report.rejected, self.report.indirect)),
-            ("key", self.key),
-        )
-
     @classmethod
     def from_payload(cls, payload: object, name: str) -> Compiled:
         """The payload back, checked for what this runtime can run; LoadError if not."""
@@ -213,29 +184,6 @@ class Compiled(
             )
         except (KeyError, TypeError, ValueError, LC3Error) as e:
             raise LoadError(name, f"malformed compiled program ({e.__class__.__name__}: {e})") from None
-
-    def module_code(self, packed: bool = True) -> CodeType:
-        """The code object of the compiled file: MODULE_SOURCE with the payload's bytes in it;
-        or, not `packed`, with the payload itself (see pyc_bytes)."""
-        code = compile(MODULE_SOURCE, f"<{self.program} compiled by lc3jit>", "exec")
-        payload: object = self.to_payload()
-        if packed:
-            import zlib  # not on the way of a run that loads a cache entry (issue 20)
-
-            data = zlib.compress(marshal.dumps(payload))
-            payload = PAYLOAD_MARK + importlib.util.source_hash(data) + data
-        return code.replace(co_consts=tuple(payload if c == PLACEHOLDER else c for c in code.co_consts))
-
-    def pyc_bytes(self, packed: bool = True) -> bytes:
-        """The file's bytes. A translation cache entry is not `packed`: its payload is a
-        constant of the module code, unmarshalled with it in one pass, once the header's
-        checksum of the whole is checked (parse_compiled); not compressed, not hashed again:
-        read back on the machine that wrote it, where zlib's import and inflating cost a
-        run more than the bytes do. `python ENTRY.pyc` does not check that checksum: an
-        entry is not a program to run (`lc3jit run` refuses one)."""
-        body = marshal.dumps(self.module_code(packed))
-        flags = HASH_BASED_UNCHECKED.to_bytes(4, "little")
-        return importlib.util.MAGIC_NUMBER + flags + importlib.util.source_hash(body) + body
 
 
 def is_payload(value: object) -> bool:
@@ -271,23 +219,10 @@ def unpack(payload: object, name: str) -> Compiled:
         raise LoadError(name, f"corrupt ({e})") from None
 
 
-def _image_payload(image: Image) -> tuple[object, ...]:
-    words = b"".join(w.to_bytes(2, "big") for w in image.words)
-    return (image.origin, words, image.name, tuple(image.symbols.items()))
-
-
 def _image(payload: tuple[int, bytes, str, tuple[tuple[str, int], ...]]) -> Image:
     origin, data, name, symbols = payload
     words = tuple(data[i] << 8 | data[i + 1] for i in range(0, len(data), 2))
     return Image(origin, words, name, dict(symbols))
-
-
-def _engine_payload(saved: SavedEngine) -> tuple[object, ...]:
-    return (
-        tuple(sorted(saved.leaders)),
-        tuple((r.code, r.entries, r.blocks) for r in saved.regions),
-        tuple((b.code, b.start, b.length, b.exit) for b in saved.blocks),
-    )
 
 
 def _engine(payload: tuple[tuple[int, ...], tuple[object, ...], tuple[object, ...]]) -> SavedEngine:

@@ -120,13 +120,11 @@ class Form(
                 pos -= width
                 fields.append(Field(bits, pos, width, signed))
                 continue
-            for bit in bits:
-                pos -= 1
-                strict_mask |= 1 << pos
-                strict_bits |= int(bit) << pos
-                if not should_be:
-                    select_mask |= 1 << pos
-                    select_bits |= int(bit) << pos
+            pos -= len(bits)
+            mask, value = ((1 << len(bits)) - 1) << pos, int(bits, 2) << pos
+            strict_mask, strict_bits = strict_mask | mask, strict_bits | value
+            if not should_be:
+                select_mask, select_bits = select_mask | mask, select_bits | value
         if pos != 0:
             raise ValueError(f"pattern of {self.name} is not 16 bits: {self.pattern!r}")
         object.__setattr__(self, "fields", tuple(fields))
@@ -275,12 +273,17 @@ class Instruction(
 
 
 def _build_decode_table() -> tuple[Form, ...]:
-    """For each of the 16 opcodes and the two mode bits (11 and 5), the executing form."""
+    """For each of the 16 opcodes and the two mode bits (11 and 5), the executing form: the
+    one among its opcode's forms (every form selects on its opcode's bits) that the probe
+    selects, not all 19 tried 64 times (every run imports this table: issue 20)."""
+    forms_of: dict[int, list[Form]] = {}
+    for form in FORMS:
+        forms_of.setdefault(form.opcode, []).append(form)
     table = []
     for key in range(64):
         opcode, bit11, bit5 = key >> 2, (key >> 1) & 1, key & 1
         probe = opcode << 12 | bit11 << 11 | bit5 << 5
-        matches = [f for f in FORMS if probe & f.select_mask == f.select_bits]
+        matches = [f for f in forms_of.get(opcode, ()) if probe & f.select_mask == f.select_bits]
         if len(matches) != 1:
             raise AssertionError(f"opcode {opcode:04b} selects {matches}")
         table.append(matches[0])
@@ -303,13 +306,13 @@ def form_of(word: int) -> Form:
 def _operand_bits(form: Form) -> tuple[tuple[int, int, int, int], ...]:
     """For each field the form has: (its index in FIELD_WIDTHS, lowest bit, mask, sign bit
     or 0); `decode` extracts with these what `Field.extract` would."""
-    return tuple(
-        (list(FIELD_WIDTHS).index(f.name), f.lo, f.mask, 1 << (f.width - 1) if f.signed else 0)
-        for f in form.fields
-    )
+    index = {name: i for i, name in enumerate(FIELD_WIDTHS)}
+    return tuple((index[f.name], f.lo, f.mask, 1 << (f.width - 1) if f.signed else 0) for f in form.fields)
 
 
-_OPERAND_BITS = tuple(map(_operand_bits, _DECODE_TABLE))
+#: By the decode table's row; worked out once a form, not once a row (64 rows, 19 forms).
+_OPERAND_BITS_OF = {form.name: _operand_bits(form) for form in FORMS}
+_OPERAND_BITS = tuple(_OPERAND_BITS_OF[form.name] for form in _DECODE_TABLE)
 #: The operands of a form that has none.
 _NO_OPERANDS: list[int | None] = [None] * len(FIELD_WIDTHS)
 

@@ -24,10 +24,12 @@ import lc3jit_runtime
 from lc3jit import __version__
 from lc3jit.cli import app
 from lc3jit.session import ENGINES, boot, load_images, os_images
+from lc3jit.translator import saved as saved_module
 from lc3jit.translator.cache import restored
 from lc3jit.translator.compile import compile_program, find_entries, quiet_machine
+from lc3jit.translator.saved import MODULE_SOURCE, pyc_bytes
 from lc3jit_runtime import compiled as compiled_module
-from lc3jit_runtime.compiled import MODULE_SOURCE, Compiled, parse_compiled, saved_dispatcher
+from lc3jit_runtime.compiled import Compiled, parse_compiled, saved_dispatcher
 from lc3jit_runtime.console import Console
 from lc3jit_runtime.dispatch import Dispatcher
 from lc3jit_runtime.interp import Interpreter
@@ -44,7 +46,7 @@ MODES = ["regions", "blocks", "regions-without-lc3jit"]
 
 def through_a_file(compiled: Compiled) -> Compiled:
     """The compiled program as a run reads it back from the bytes of its file."""
-    return parse_compiled(compiled.pyc_bytes(), "test.pyc")
+    return parse_compiled(pyc_bytes(compiled), "test.pyc")
 
 
 def run_compiled(
@@ -325,7 +327,7 @@ def test_a_file_of_another_format_asks_to_compile_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     current = compiled_module.FORMAT
-    monkeypatch.setattr(compiled_module, "FORMAT", 99)
+    monkeypatch.setattr(saved_module, "FORMAT", 99)  # what the writer writes
     out, _ = compile_cli(tmp_path, str(EXAMPLES / "hello.obj"))
     monkeypatch.undo()
     result = CliRunner().invoke(app, ["run", str(out)])

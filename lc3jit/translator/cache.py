@@ -29,7 +29,9 @@ file; the oldest entries (by last use) go once the directory passes MAX_BYTES.
 Saved translations are put back to run here too (`restored`, for this cache and for
 compiled files, with the translator that goes on where saved code ends): a run from the
 cache imports this one module of lc3jit's side of them, not two (a module costs a run
-70 microseconds to import, issue 20).
+70 microseconds to import, issue 20). Writing an entry (and evicting old ones) is
+lc3jit.translator.saved's: only a run that translated, and so imported the translator,
+writes one, and the code a run unmarshals on import costs it as much as running it.
 """
 
 from __future__ import annotations
@@ -38,16 +40,14 @@ import importlib.util
 import marshal
 import os
 import stat
-import time
 from pathlib import Path
 
 import lc3jit
 import lc3jit_runtime
 from lc3jit import __version__
-from lc3jit_runtime.compiled import Compiled, SavedEngine, parse_compiled, saved_dispatcher, write_atomically
+from lc3jit_runtime.compiled import Compiled, SavedEngine, parse_compiled, saved_dispatcher
 from lc3jit_runtime.dispatch import Dispatcher, Translation
 from lc3jit_runtime.errors import LoadError
-from lc3jit_runtime.isa import WORD_MASK
 from lc3jit_runtime.lean import cache, suppress
 from lc3jit_runtime.loader import Image
 from lc3jit_runtime.machine import Machine
@@ -89,9 +89,12 @@ def translator_fingerprint() -> bytes:
     """The translator's identity: lc3jit's version, the Python bytecode format, and the name,
     size and modification time of every source file of the translator and the runtime (what
     translated code is made by and runs with), as CPython's own bytecode cache tells an
-    edited source (once a process, a fraction of a millisecond: not lc3jit's other 150 files)."""
+    edited source (once a process, a fraction of a millisecond: not lc3jit's other 150 files).
+    Marshalled (version 2, which shares no objects: the same stamps give the same bytes),
+    not repr'd: the repr of 53 paths and times in nanoseconds cost a cache hit 0.25 M
+    machine instructions, a third of what stat'ing the files does (issue 20)."""
     roots = (os.path.join(lc3jit.__path__[0], "translator"), lc3jit_runtime.__path__[0])
-    return repr((__version__, importlib.util.MAGIC_NUMBER, source_stamps(roots))).encode()
+    return marshal.dumps((__version__, importlib.util.MAGIC_NUMBER, source_stamps(roots)), 2)
 
 
 def source_stamps(roots: Iterable[str]) -> list[tuple[str, int, int]]:
@@ -135,31 +138,6 @@ def digest(data: bytes) -> str:
     .pyc files with), of the data and of the data marked. Not hashlib: importing it loads
     OpenSSL, a few milliseconds of every run that finds its translations here."""
     return (importlib.util.source_hash(data) + importlib.util.source_hash(b"lc3jit" + data)).hex()
-
-
-def covered_words(saved: SavedEngine) -> list[int]:
-    """The addresses of the words the saved code was translated from, in order."""
-    words = {w for region in saved.regions for w in region.words}
-    words.update((b.start + i) & WORD_MASK for b in saved.blocks for i in range(b.length))
-    return sorted(words)
-
-
-def unchanged(saved: SavedEngine, mem: Sequence[int], booted: Sequence[int]) -> bool:
-    """Are the words the saved code was translated from what memory held at boot? A tiered
-    run translates after it has run a while, when the program may have rewritten them; code
-    keyed by the boot's program must be code of the boot's words."""
-    return all(mem[w] == booted[w] for w in covered_words(saved))
-
-
-def as_images(addresses: Iterable[int], mem: Sequence[int]) -> tuple[Image, ...]:
-    """The words at the addresses (in order), as images of consecutive words."""
-    runs: list[list[int]] = []
-    for address in addresses:
-        if runs and runs[-1][0] + len(runs[-1]) - 1 == address:
-            runs[-1].append(mem[address])
-        else:
-            runs.append([address, mem[address]])
-    return tuple(Image(run[0], tuple(run[1:]), "translated", {}) for run in runs)
 
 
 def holds(mem: Sequence[int], images: Sequence[Image]) -> bool:
@@ -209,14 +187,9 @@ class TranslationCache:
             return restored(machine, self.loaded, engine)
         dispatcher = translate(machine)
         if usable:
-            from lc3jit.translator.saved import saved_engine  # translated: the translator is here
+            from lc3jit.translator.saved import save_translations  # translated: the translator is here
 
-            made = saved_engine(dispatcher)
-            if booted is None or unchanged(made, machine.mem, booted()):
-                words = as_images(covered_words(made), machine.mem)
-                entry = Compiled("cache entry", __version__, machine.edition, None, words, key=key)
-                entry.engines[engine] = made
-                self.save(key, entry)
+            save_translations(self, key, machine, engine, dispatcher, booted)
         return dispatcher
 
     def usable_directory(self) -> bool:
@@ -274,35 +247,6 @@ class TranslationCache:
         with suppress(OSError):  # evicted meanwhile by another run: what was read is good
             os.utime(path)  # its last use, for eviction
         return entry
-
-    def save(self, key: str, entry: Compiled) -> None:
-        try:
-            write_atomically(self.path(key), entry.pyc_bytes(packed=False), PRIVATE_FILE)
-            self.evict(keep=self.path(key))
-        except OSError as e:
-            self.warn(f"could not save translations: {e.strerror or e}")
-
-    def evict(self, keep: Path) -> None:
-        """The oldest entries out until the directory is within max_bytes; dead temporaries out."""
-        entries, total, now = [], 0, time.time()
-        with os.scandir(self.directory) as found:
-            for item in found:
-                try:
-                    info = item.stat(follow_symlinks=False)
-                except FileNotFoundError:
-                    continue  # removed meanwhile by another run
-                if item.name.startswith(".tmp-"):
-                    if now - info.st_mtime > STALE_SECONDS:
-                        Path(item.path).unlink(missing_ok=True)
-                elif item.name.endswith(".pyc"):
-                    entries.append((info.st_mtime, info.st_size, Path(item.path)))
-                    total += info.st_size
-        for _, size, path in sorted(entries):
-            if total <= self.max_bytes:
-                break
-            if path != keep:
-                path.unlink(missing_ok=True)
-                total -= size
 
 
 def translator_for(

@@ -34,7 +34,7 @@ from lc3jit.session import boot
 from lc3jit.toolchain.numbers import format_address
 from lc3jit.translator.blocks import UNLIKELY_CODE, Block, Exit, find_blocks
 from lc3jit.translator.regions import region_engine
-from lc3jit.translator.saved import saved_engine
+from lc3jit.translator.saved import pyc_bytes, saved_engine
 from lc3jit.translator.translate import block_engine, entry_points, translator_of
 from lc3jit_runtime.compiled import Compiled, Report, write_atomically
 from lc3jit_runtime.console import Console
@@ -144,7 +144,7 @@ def compile_program(
 
 def write_compiled(compiled: Compiled, path: Path) -> int:
     """Write the .pyc (atomically, with the usual permissions); its size in bytes."""
-    data = compiled.pyc_bytes()
+    data = pyc_bytes(compiled)
     umask = os.umask(0)
     os.umask(umask)
     write_atomically(path, data, 0o666 & ~umask)

@@ -28,8 +28,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from lc3jit.translator.cache import TranslationCache, covered_words, restored, unchanged
-from lc3jit.translator.saved import saved_engine
+from lc3jit.translator.cache import TranslationCache, restored
+from lc3jit.translator.saved import covered_words, saved_engine, unchanged
 from lc3jit_runtime.compiled import SavedEngine
 from lc3jit_runtime.dispatch import Dispatcher
 from lc3jit_runtime.machine import Machine
