@@ -39,18 +39,22 @@ COMPARES = {emitter._compare_arg(op): bytecode.Compare[op.name] for op in emitte
 
 
 def by_bytecode(
-    items: Sequence[Item | Label], argnames: Sequence[str], name: str, first_line: int, stacksize: int
+    items: Sequence[Item | Label | int], argnames: Sequence[str], name: str, first_line: int, stacksize: int
 ) -> CodeType:
     """The same instructions assembled by `bytecode`."""
     labels: dict[Label, bytecode.Label] = {}
     code = bytecode.Bytecode()
     code.name, code.first_lineno = name, first_line
     code.argcount, code.argnames = len(argnames), list(argnames)
+    lineno = first_line
     for item in items:
         if isinstance(item, Label):
             code.append(labels.setdefault(item, bytecode.Label()))
             continue
-        name, arg, lineno = item
+        if isinstance(item, int):  # the line from here on
+            lineno = item
+            continue
+        name, arg = item[0], item[1]
         if isinstance(arg, Label):
             arg = labels.setdefault(arg, bytecode.Label())
         elif name == "COMPARE_OP":

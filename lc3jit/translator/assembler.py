@@ -36,7 +36,7 @@ CACHES: dict[str, int] = {
     else (_CACHE_TABLE[number] if number < len(_CACHE_TABLE) else 0)
     for name, number in OPCODES.items()
 }
-EXTENDED_ARG = OPCODES["EXTENDED_ARG"]
+EXTENDED_ARG, COMPARE_OP = OPCODES["EXTENDED_ARG"], OPCODES["COMPARE_OP"]
 
 #: Zero bytes for that many cache entries.
 _ZEROS = [bytes(2 * n) for n in range(1 + max(CACHES.values()))]
@@ -88,6 +88,13 @@ _SPLIT = {
     for name in OPCODES
     if name.startswith("POP_JUMP") and name.endswith(("_IF_TRUE", "_IF_FALSE"))
 }
+#: By conditional jump's opcode: the code units its split adds to it once far (the short
+#: test, and the far jump's caches for its own).
+_SPLIT_GROWTH = {
+    number: 1 + _CACHES_BY_NUMBER[skip] + _CACHES_BY_NUMBER[far] - _CACHES_BY_NUMBER[number]
+    for number, (skip, far) in _SPLIT.items()
+}
+
 
 #: A code object to copy the fields `assemble` does not set from (those `bytecode` leaves
 #: at their defaults: no flags, file "<string>", qualified name "<module>").
@@ -101,20 +108,21 @@ class Label:
 
 
 class Instr(NamedTuple):
-    """One instruction: its name, its argument (a constant, a local's or a global's name, a
-    Label, or an int already in the running Python's encoding) and its line.
+    """One instruction: its name and its argument (a constant, a local's or a global's
+    name, a Label, or an int already in the running Python's encoding).
 
-    The emitter appends plain tuples of these three (an `Item`): building a NamedTuple is
-    a Python call, 0.1 us more for each of the ~10 bytecodes of an LC-3 word, a twentieth
-    of translating. So readers index or unpack an item rather than name its fields."""
+    The emitter appends plain tuples (an `Item`): building a NamedTuple is a Python call,
+    0.1 us more for each of the ~10 bytecodes of an LC-3 word, a twentieth of
+    translating. So readers index an item rather than name its fields."""
 
     name: str
     arg: object = None
-    lineno: int = 0
 
 
-#: An instruction as the emitter writes it: (name, argument, line), or an Instr.
-Item = tuple[str, Any, int]
+#: An instruction as the emitter writes it: (name, argument), or an Instr; a constant's
+#: (LOAD_CONST, RETURN_CONST) with the constant's type third. An item is its own key in
+#: `assemble`: the type keeps True (or 1.0) from sharing the bytes of the constant 1.
+Item = tuple[Any, ...]
 
 
 def _size(arg: int) -> int:
@@ -157,7 +165,7 @@ _LINE_ENTRIES: dict[int, bytes] = {}
 
 
 def assemble(
-    items: Sequence[Item | Label],
+    items: Sequence[Item | Label | int],
     argnames: Sequence[str],
     name: str,
     first_line: int,
@@ -183,68 +191,67 @@ def assemble(
     local: dict[str, int] = {n: i for i, n in enumerate(argnames)}
     if paired_first:
         for item in items:
-            if type(item) is not Label and item[0] in PAIRED_LOCAL_OPS:  # type: ignore[index]
-                for n in item[1]:  # type: ignore[index]
+            if isinstance(item, tuple) and item[0] in PAIRED_LOCAL_OPS:
+                for n in item[1]:
                     local.setdefault(n, len(local))
     # per instruction: its bytes (a jump's once its offset is known); per run of one line:
-    # the line and the index of its first instruction
+    # the line, the index of its first instruction and the jumps before it
     units: list[bytes] = []
-    run_lines: list[int] = []
-    run_starts: list[int] = []
-    run_line = None
+    run_lines, run_starts, run_jumps = [first_line], [0], [0]
     at: dict[Label, int] = {}
+    jumps_before: dict[Label, int] = {}  # per label: the jumps before it
     jumps: list[tuple[int, int, Label, bool]] = []  # index, opcode, target, split if far
     append, encoded, get = units.append, _encoded, _ENCODED.get
-    #: This code object's bytes of each (name, argument, argument's type) met so far: once
-    #: an argument is numbered, the same instruction assembles the same way (the type, as
-    #: True == 1 would otherwise share the constant 1's number).
-    written: dict[tuple[str, object, type], bytes] = {}
+    #: This code object's bytes of each instruction met so far: once its argument is
+    #: numbered, the same instruction assembles the same way.
+    written: dict[Item, bytes] = {}
     written_get = written.get
-    op = None  # the instruction before
     for item in items:
-        if type(item) is Label:
-            at[item] = len(units)
-            continue
-        before = op
-        op, arg, line = item  # type: ignore[misc]
-        if line != run_line:
-            run_line = line
-            run_lines.append(line)
-            run_starts.append(len(units))
-        key = (op, arg, type(arg))
-        if (found := written_get(key)) is not None:
+        if (found := written_get(item)) is not None:  # most instructions: nothing more
             append(found)
             continue
+        if type(item) is Label:
+            at[item], jumps_before[item] = len(units), len(jumps)
+            continue
+        if type(item) is int:  # the line from here on
+            if run_lines and run_starts[-1] == len(units):  # the line before has no instruction
+                del run_lines[-1], run_starts[-1], run_jumps[-1]
+            if not run_lines or item != run_lines[-1]:
+                run_lines.append(item)
+                run_starts.append(len(units))
+                run_jumps.append(len(jumps))
+            continue
+        op, arg = item[0], item[1]
         number, kind = _NUMBERED[op]
         if kind is None:
             if type(arg) is Label:
-                split = short_after_compare and before == "COMPARE_OP" and number in _SPLIT
+                split = short_after_compare and number in _SPLIT and units and units[-1][0] == COMPARE_OP
                 jumps.append((len(units), number, arg, split))
                 append(_SHORT_JUMP[number])  # its size while short, its bytes once resolved
                 continue
             if arg is None:
                 arg = 0
         elif kind is _LOCAL:
-            arg = local.setdefault(arg, len(local))  # type: ignore[arg-type]
+            arg = local.setdefault(arg, len(local))
         elif kind is _CONSTANT:
             arg = consts.setdefault((type(arg), arg), len(consts))
         elif kind is _NAME:
             if type(arg) is tuple:
                 arg = (names.setdefault(arg[1], len(names)) << 1) | arg[0]
             else:
-                arg = names.setdefault(arg, len(names))  # type: ignore[arg-type]
+                arg = names.setdefault(arg, len(names))
         else:
-            first, second = arg  # type: ignore[misc]
+            first, second = arg
             arg = (local.setdefault(first, len(local)) << 4) | local.setdefault(second, len(local))
-        append(written.setdefault(key, get(arg << 8 | number) or encoded(number, arg)))  # type: ignore[operator]
+        append(written.setdefault(item, get(arg << 8 | number) or encoded(number, arg)))
     starts = [0, *accumulate(map(len, units))]  # in bytes, every jump short
     run_starts.append(len(units))
     begins = list(map(starts.__getitem__, run_starts))  # in bytes
     if jumps:
-        where = list(map(_FIRST, jumps))
-        grew = _resolve_jumps(units, starts, jumps, where, at)
-        # each run's start moves by what the jumps before it grew
-        begins = list(map(add, begins, map(grew.__getitem__, map(bisect_left, repeat(where), run_starts))))
+        grew = _resolve_jumps(units, starts, jumps, at, jumps_before)
+        # each run's start moves by what the jumps before it grew (in code units)
+        run_jumps.append(len(jumps))
+        begins = list(map(add, begins, map(lshift, itemgetter(*run_jumps)(grew), repeat(1))))
     # Each run's entries, by its line's delta and its code units (looked up in C, made in
     # Python only the first time a pair comes).
     units_on_line = list(map(rshift, map(sub, islice(begins, 1, None), begins), repeat(1)))
@@ -291,78 +298,93 @@ def _encoded(number: int, arg: int) -> bytes:
     return found
 
 
-#: The largest offset in bytes a jump with that many code units of argument (EXTENDED_ARGs
-#: counted) takes.
-_LARGEST_BYTES = (0, 2 * 0xFF, 2 * 0xFFFF, 2 * 0xFFFFFF, 2 * 0xFFFFFFFF)
+#: The largest offset in code units of a jump with that many EXTENDED_ARGs: bisect_left of
+#: an offset is the EXTENDED_ARGs its jump needs.
+_EXTENDED = (0xFF, 0xFFFF, 0xFFFFFF, 0xFFFFFFFF)
+
+
+def _extended_args(offsets: list[int]) -> list[int]:
+    """The EXTENDED_ARGs a jump with each offset (in code units) needs: one or none below
+    0x10000 (one compare a jump, cheaper than bisecting)."""
+    if max(offsets, default=0) <= 0xFFFF:
+        return list(map(gt, offsets, repeat(0xFF)))
+    return list(map(bisect_left, repeat(_EXTENDED), offsets))
 
 
 def _resolve_jumps(
     units: list[bytes],
     starts: list[int],
     jumps: list[tuple[int, int, Label, bool]],
-    where: list[int],
     at: dict[Label, int],
+    jumps_before: dict[Label, int],
 ) -> list[int]:
     """Write each jump's bytes: its offset in code units from the end of the jump and its
     caches (forward) or back from there (backward), with the EXTENDED_ARGs it needs; a
     jump marked to split, once it needs one, as the opposite short test over the far jump.
+    Returns the code units the jumps before each (and the jump itself) grew by.
 
-    Every jump starts short; each round finds the offsets at once and grows only the
-    jumps whose offset no longer fits, until none does. Only jumps change size, so a
-    round needs no walk over every instruction: an offset is the one with every jump
-    short plus what the jumps in between grew by. A round is a few passes of C (map,
-    accumulate, compress) over the jumps: with a loop in Python per jump and round and a
-    walk over every instruction, this was two fifths of assembling (16k words: some
-    20,000 jumps among 190,000 instructions, three rounds)."""
+    Every jump starts short; each round finds the offsets, and from them the EXTENDED_ARGs
+    of every jump, at once, until none changes (offsets only grow, so sizes do too). Only
+    jumps change size, so a round needs no walk over every instruction: an offset is the
+    one with every jump short plus what the jumps in between grew by. A round is a few
+    passes of C over the jumps (map, accumulate, and itemgetter of many indexes, which
+    reads a list's items for less than a map does): with a loop in Python per jump that
+    grew, this was a third of assembling (4k words: some 5,000 jumps, two thirds far)."""
+    where = list(map(_FIRST, jumps))
     numbers = list(map(_SECOND, jumps))
-    caches = list(map(_CACHES_BY_NUMBER.__getitem__, numbers))
-    short = list(map(_SHORT_BYTES.__getitem__, caches))  # a jump's bytes while short
-    start = starts.__getitem__  # in bytes, every jump short
-    target = list(map(at.__getitem__, map(_THIRD, jumps)))
-    #: Offsets count from the end of the jump to the target (forward), or the reverse.
-    sign = [-1 if _BACKWARD[number] else 1 for number in numbers]
-    base = list(map(sub, map(start, target), map(start, map((1).__add__, where))))
-    jumps_before = list(map(bisect_left, repeat(where), target))  # of each target
-    reach = [1] * len(jumps)  # code units of each jump's argument, EXTENDED_ARGs counted
-    skips = [0] * len(jumps)  # code units of the short test before a split jump
-    limit = [_LARGEST_BYTES[1]] * len(jumps)
-    growth = [0] * len(jumps)  # bytes over its short size
-    grew = [0] * (len(jumps) + 1)  # by the jumps before each (and the jump itself)
-    offsets = list(map(mul, base, sign))
-    while grown := list(compress(count(), map(gt, offsets, limit))):
-        for j in grown:
-            reach[j] = _size(offsets[j] >> 1)
-            limit[j] = _LARGEST_BYTES[reach[j]]
-            if jumps[j][3] and not skips[j]:
-                skip, far = _SPLIT[numbers[j]]
-                skips[j], caches[j] = 1 + _CACHES_BY_NUMBER[skip], _CACHES_BY_NUMBER[far]
-            growth[j] = 2 * (skips[j] + reach[j] + caches[j]) - short[j]
+    targets = list(map(_THIRD, jumps))
+    target_at = itemgetter(*targets, targets[0])(at)  # (one more: a tuple even for one jump)
+    # Offsets count from the end of the jump to the target (forward), or the reverse: with
+    # every jump short, then plus what the jumps between grew by (`grew` at one end minus
+    # `grew` at the other).
+    sign = list(map(_SIGN.__getitem__, numbers))
+    after = itemgetter(*map((1).__add__, where), 0)(starts)
+    short = map(rshift, map(sub, itemgetter(*target_at)(starts), after), repeat(1))
+    base = list(map(mul, short, sign))
+    before_target = itemgetter(*targets, targets[0])(jumps_before)
+    ends = [
+        (target, following) if forward > 0 else (following, target)
+        for forward, target, following in zip(sign, before_target, count(1))
+    ]
+    high, low = [*map(_FIRST, ends), 0], [*map(_SECOND, ends), 0]
+    splits = list(compress(count(), map(_FOURTH, jumps)))
+    extended = [0] * len(jumps)  # EXTENDED_ARGs of each jump
+    grew = [0] * (len(jumps) + 1)
+    offsets = base
+    while (now := _extended_args(offsets)) != extended:
+        extended = now
+        growth = list(extended)  # code units over the jump's short size
+        for j in splits:
+            if extended[j]:
+                growth[j] += _SPLIT_GROWTH[numbers[j]]
         grew = [0, *accumulate(growth)]
-        between = map(sub, map(grew.__getitem__, jumps_before), islice(grew, 1, None))
-        offsets = list(map(mul, map(add, base, between), sign))
-    halved = list(map(rshift, offsets, repeat(1)))  # in code units
-    # Each jump with its offset's low byte, then an EXTENDED_ARG before those that need one.
-    for number in set(numbers) - _BY_LOW_BYTE.keys():
-        _BY_LOW_BYTE[number] = _jumps_by_low_byte(number)
-    written = list(map(getitem, map(_BY_LOW_BYTE.__getitem__, numbers), map(and_, halved, repeat(0xFF))))
-    for j in compress(count(), map(gt, halved, repeat(0xFF))):
-        high = halved[j] >> 8
-        written[j] = _EXTENDED_PREFIX[high] + written[j] if high < 0x100 else _encoded(numbers[j], halved[j])
-    for j in compress(count(), skips):
-        skip, far = _SPLIT[numbers[j]]
-        written[j] = _encoded(skip, reach[j] + caches[j]) + _encoded(far, halved[j])
+        offsets = list(map(sub, map(add, base, itemgetter(*high)(grew)), itemgetter(*low)(grew)))
+    if max(offsets) <= 0xFFFF:  # each jump with its offset's low byte, after EXTENDED_ARG and the high one
+        for number in set(numbers) - _BY_LOW_BYTE.keys():
+            _BY_LOW_BYTE[number] = _jumps_by_low_byte(number)
+        rows = map(_BY_LOW_BYTE.__getitem__, numbers)
+        prefixes = map(_EXTENDED_PREFIX.__getitem__, map(rshift, offsets, repeat(8)))
+        written = list(map(add, prefixes, map(getitem, rows, map(and_, offsets, repeat(0xFF)))))
+    else:
+        written = list(map(_encoded, numbers, offsets))
+    for j in splits:
+        if extended[j]:
+            skip, far = _SPLIT[numbers[j]]
+            written[j] = _encoded(skip, 1 + extended[j] + _CACHES_BY_NUMBER[far]) + _encoded(far, offsets[j])
     for i, encoded in zip(where, written, strict=True):
         units[i] = encoded
     return grew
 
 
-_FIRST, _SECOND, _THIRD = itemgetter(0), itemgetter(1), itemgetter(2)
+_FIRST, _SECOND, _THIRD, _FOURTH = itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(3)
+#: By opcode: the direction a jump's offset counts (1 forward, -1 backward).
+_SIGN = [-1 if backward else 1 for backward in _BACKWARD]
 #: A short jump's bytes, by its number of inline cache entries.
 _SHORT_BYTES = [2 * (1 + n) for n in range(len(_ZEROS))]
 #: By opcode: as many bytes as a short jump takes, a jump's place until it is resolved.
 _SHORT_JUMP = [bytes(_SHORT_BYTES[n]) for n in _CACHES_BY_NUMBER]
-#: An EXTENDED_ARG with each high byte.
-_EXTENDED_PREFIX = [bytes((EXTENDED_ARG, high)) for high in range(0x100)]
+#: An EXTENDED_ARG with each high byte, none for 0.
+_EXTENDED_PREFIX = [b"", *(bytes((EXTENDED_ARG, high)) for high in range(1, 0x100))]
 #: By jump opcode: its bytes with each argument below 256 (made the first time it jumps).
 _BY_LOW_BYTE: dict[int, list[bytes]] = {}
 

@@ -116,7 +116,8 @@ class Emitter:
     """Builds one code object; every instruction carries the current LC-3 address as its line."""
 
     def __init__(self, name: str, first_line: int) -> None:
-        self.code: list[Item | Label] = []
+        #: Instructions, labels, and each line (an int) where the line changes (`line`).
+        self.code: list[Item | Label | int] = []
         #: Code no jump reaches (after a jump or a return, before any label): left out.
         self._dropped: list[Item] = []
         self._keep, self._drop = self.code.append, self._dropped.append
@@ -125,7 +126,7 @@ class Emitter:
         self._append = self._keep
         self.name = name
         self.first_line = first_line
-        self.line = first_line
+        self._line = first_line
         self._placed: set[int] = set()  # ids of the labels already in the code
         #: Tidy as the code comes (see `place`): is the code reachable here (no jump or
         #: return since the last label)? Where not, instructions are dropped.
@@ -134,18 +135,33 @@ class Emitter:
         self._jump_at: int | None = None
         self.emit("RESUME", 0)
 
+    @property
+    def line(self) -> int:
+        """The LC-3 address the instructions emitted from here on are on."""
+        return self._line
+
+    @line.setter
+    def line(self, line: int) -> None:
+        """Where it changes, the new line goes in the code (kept even where the code is
+        dropped): the instructions themselves carry none, so that each is its own key in
+        the assembler, which looks it up and appends its bytes, nothing more (it unpacked
+        each instruction, compared its line and made a key of it: a fifth of translating)."""
+        if line != self._line:
+            self._line = line
+            self._keep(line)
+
     def emit(self, name: str, arg: object = None) -> None:
         """Append an instruction (its argument None where it takes none; LOAD_CONST None too)."""
-        self._append((name, arg, self.line))
+        self._append((name, arg))
 
-    def _end(self, name: str, arg: object = None) -> None:
+    def _end(self, item: Item) -> None:
         """Append a jump or a return (ENDS), after which no way goes on until a label."""
         if self._open:
-            self._keep((name, arg, self.line))
+            self._keep(item)
             self._open, self._append = False, self._drop
-            self._jump_at = len(self.code) - 1 if name in JUMPS else None
+            self._jump_at = len(self.code) - 1 if item[0] in JUMPS else None
         else:
-            self._drop((name, arg, self.line))
+            self._drop(item)
 
     def place(self, label: Label) -> None:
         """Place label here; a jump to it just before (only labels in between) is dropped.
@@ -161,9 +177,9 @@ class Emitter:
         code, at = self.code, self._jump_at
         if at is not None and code[at][1] is label:  # type: ignore[index]
             last = len(code) - 1
-            while last > at and type(code[last]) is Label:
+            while last > at and type(code[last]) is not tuple:
                 last -= 1
-            if last == at:  # only labels after the jump: it lands on the next instruction
+            if last == at:  # only labels and lines after the jump: it lands on the next instruction
                 del code[at]
                 self._jump_at = None
         self._placed.add(id(label))
@@ -173,40 +189,48 @@ class Emitter:
     @property
     def last(self) -> Instr | Label:
         """The last instruction or label emitted, kept or dropped."""
-        item = self._dropped[-1] if self._dropped else self.code[-1]
-        return item if type(item) is Label else Instr(*item)  # type: ignore[misc]
+        if self._dropped:
+            item = self._dropped[-1]
+        else:
+            code, last = self.code, len(self.code) - 1
+            while type(code[last]) is int:
+                last -= 1
+            item = code[last]
+        return item if type(item) is Label else Instr(item[0], item[1])  # type: ignore[index]
 
     # Values.
     def const(self, value: object) -> None:
-        if HAS_LOAD_SMALL_INT and type(value) is int and 0 <= value < 256:
-            self._append(("LOAD_SMALL_INT", value, self.line))
+        """A constant's instruction carries its type (see assembler.Item)."""
+        kind = type(value)
+        if HAS_LOAD_SMALL_INT and kind is int and 0 <= value < 256:  # type: ignore[operator]
+            self._append(("LOAD_SMALL_INT", value))
         else:
-            self._append(("LOAD_CONST", value, self.line))
+            self._append(("LOAD_CONST", value, kind))
 
     def load(self, local: str) -> None:
-        self._append(("LOAD_FAST", local, self.line))
+        self._append(("LOAD_FAST", local))
 
     def store(self, local: str) -> None:
-        self._append(("STORE_FAST", local, self.line))
+        self._append(("STORE_FAST", local))
 
     def dup(self) -> None:
-        self._append(("COPY", 1, self.line))
+        self._append(("COPY", 1))
 
     def swap(self) -> None:
-        self._append(("SWAP", 2, self.line))
+        self._append(("SWAP", 2))
 
     def pop(self) -> None:
-        self._append(("POP_TOP", None, self.line))
+        self._append(("POP_TOP", None))
 
     def global_(self, name: str) -> None:
-        self._append(("LOAD_GLOBAL", (False, name), self.line))
+        self._append(("LOAD_GLOBAL", (False, name)))
 
     def binary(self, op: BinaryOp) -> None:
-        self._append(("BINARY_OP", op, self.line))
+        self._append(("BINARY_OP", op))
 
     def compare(self, op: Compare) -> None:
         """Leaves an exact bool on every version."""
-        self._append(("COMPARE_OP", _COMPARE_ARGS[op], self.line))
+        self._append(("COMPARE_OP", _COMPARE_ARGS[op]))
 
     def subscript(self) -> None:
         """container, index -> container[index]"""
@@ -244,18 +268,18 @@ class Emitter:
         forward over a JUMP_BACKWARD on the opposite truth.
         """
         if NEEDS_TO_BOOL and not is_bool:
-            self._append(("TO_BOOL", None, self.line))
+            self._append(("TO_BOOL", None))
         if id(label) not in self._placed:
-            self._append((_FORWARD_IF[when], label, self.line))
+            self._append((_FORWARD_IF[when], label))
             if HAS_NOT_TAKEN:
                 self._not_taken()
         elif DIRECTIONAL_JUMPS:
-            self._append((_BACKWARD_IF[when], label, self.line))
+            self._append((_BACKWARD_IF[when], label))
         else:
             stay = Label()
-            self._append((_FORWARD_IF[not when], stay, self.line))
+            self._append((_FORWARD_IF[not when], stay))
             self._not_taken()
-            self._end("JUMP_BACKWARD", label)
+            self._end(("JUMP_BACKWARD", label))
             self.place(stay)
 
     def _not_taken(self) -> None:
@@ -270,18 +294,18 @@ class Emitter:
         self.jump_if(label, True, is_bool)
 
     def jump_forward(self, label: Label) -> None:
-        self._end("JUMP_FORWARD", label)
+        self._end(("JUMP_FORWARD", label))
 
     def jump(self, label: Label) -> None:
         """Jump to label, backward if it is already placed (a loop), forward if not."""
-        self._end("JUMP_BACKWARD" if id(label) in self._placed else "JUMP_FORWARD", label)
+        self._end(("JUMP_BACKWARD" if id(label) in self._placed else "JUMP_FORWARD", label))
 
     def return_top(self) -> None:
-        self._end("RETURN_VALUE")
+        self._end(("RETURN_VALUE", None))
 
     def return_const(self, value: object) -> None:
         if HAS_RETURN_CONST:
-            self._end("RETURN_CONST", value)
+            self._end(("RETURN_CONST", value, type(value)))
         else:
             self.const(value)
             self.return_top()
@@ -371,7 +395,7 @@ _BORROW_STEPS = {
 
 def _stack_effect(item: Item) -> tuple[int, int] | None:
     """(values popped, values pushed) by item, or None for an instruction not written here."""
-    name, arg, _ = item
+    name, arg = item[0], item[1]
     if name == "CALL":
         return arg + 2, 1
     if name in ("LOAD_GLOBAL", "LOAD_ATTR") and isinstance(arg, tuple):
@@ -380,7 +404,7 @@ def _stack_effect(item: Item) -> tuple[int, int] | None:
     return STACK_EFFECTS.get(name)
 
 
-def borrowable_loads(items: Sequence[Item | Label]) -> list[int]:
+def borrowable_loads(items: Sequence[Item | Label | int]) -> list[int]:
     """The indexes of the LOAD_FASTs that may push a borrowed reference (3.14+).
 
     A borrowed reference is valid while its local still holds the object. So a load is
@@ -392,17 +416,21 @@ def borrowable_loads(items: Sequence[Item | Label]) -> list[int]:
     on_stack: list[int | None] = []  # per value: the index of the LOAD_FAST that pushed it
     borrowed: list[int] = []
     for i, item in enumerate(items):
-        if type(item) is Label:
+        kind = type(item)
+        if kind is Label:
             on_stack.clear()
             continue
-        name, arg, _ = item  # type: ignore[misc]
+        if kind is int:  # a line: straight-line code goes on
+            continue
+        name = item[0]  # type: ignore[index]
         if name == "LOAD_FAST":
             on_stack.append(i)
             continue
         if name == "STORE_FAST":
             if on_stack:
                 on_stack.pop()
-            on_stack = [None if p is not None and items[p][1] == arg else p for p in on_stack]  # type: ignore[index]
+                arg = item[1]  # type: ignore[index]
+                on_stack = [None if p is not None and items[p][1] == arg else p for p in on_stack]  # type: ignore[index]
             continue
         step = _BORROW_STEPS.get(name)
         if step is None:
@@ -410,12 +438,13 @@ def borrowable_loads(items: Sequence[Item | Label]) -> list[int]:
             if effect is None:  # not an instruction this module writes: trust nothing below it
                 on_stack.clear()
                 continue
-            step = (*effect, name in USES_THEN_DROPS, False, type(arg) is Label or name in ENDS)
+            step = (*effect, name in USES_THEN_DROPS, False, type(item[1]) is Label or name in ENDS)  # type: ignore[index]
         pops, pushes, drops, scrambles, ends = step
-        used = on_stack[len(on_stack) - pops :] if pops else []
-        del on_stack[len(on_stack) - len(used) :]
-        if drops:
-            borrowed += [p for p in used if p is not None]
+        if pops:
+            used = on_stack[len(on_stack) - pops :]
+            del on_stack[len(on_stack) - len(used) :]
+            if drops:
+                borrowed += [p for p in used if p is not None]
         if ends:
             on_stack.clear()
         elif scrambles:  # which value is where is no longer tracked
@@ -432,9 +461,11 @@ FUSED = {
     ("STORE_FAST", "LOAD_FAST"): "STORE_FAST_LOAD_FAST",
     ("STORE_FAST", "STORE_FAST"): "STORE_FAST_STORE_FAST",
 }
+#: The instructions a pair of FUSED starts with.
+_FIRSTS = frozenset(first for first, _ in FUSED)
 
 
-def _fuse_pairs(code: list[Item | Label], argnames: tuple[str, ...]) -> tuple[str, ...]:
+def _fuse_pairs(code: list[Item | Label | int], argnames: tuple[str, ...]) -> tuple[str, ...]:
     """Fuse pairs of local loads and stores into superinstructions (3.13+), as CPython does.
 
     A superinstruction packs both locals' numbers into 4 bits each, so only locals
@@ -445,30 +476,47 @@ def _fuse_pairs(code: list[Item | Label], argnames: tuple[str, ...]) -> tuple[st
     tracers still see where every instruction starts.
     """
     number = {name: i for i, name in enumerate(argnames)}
-    fused: list[Item | Label] = []
-    append = fused.append
-    waiting: Item | None = None  # the instruction before, unless fused or a label
+    fused: list[Item | Label | int] = []
+    append, extend = fused.append, fused.extend
+    waiting: Item | None = None  # the instruction before, if a pair may start with it
+    line = waiting_line = None  # the line here, and waiting's
+    held: list[int] = []  # the lines after waiting's (the line may come back to it)
     for item in code:
-        if type(item) is Label:
-            if waiting is not None:
-                append(waiting)
-            append(item)
-            waiting = None
-            continue
         if waiting is not None:
-            name = FUSED.get((waiting[0], item[0]))  # type: ignore[index]
-            if name and waiting[2] == item[2]:  # type: ignore[index]
+            if type(item) is int:
+                line = item
+                held.append(item)
+                continue
+            if (
+                type(item) is not Label
+                and line == waiting_line
+                and (name := FUSED.get((waiting[0], item[0])))  # type: ignore[index]
+            ):
                 first, second = waiting[1], item[1]  # type: ignore[index]
                 new = (first not in number) + (second not in number and second != first)
                 if len(number) + new <= 16:
                     number.setdefault(first, len(number))  # type: ignore[arg-type]
                     number.setdefault(second, len(number))  # type: ignore[arg-type]
-                    append((name, (first, second), waiting[2]))
+                    append((name, (first, second)))
+                    if held:
+                        extend(held)
+                        held.clear()
                     waiting = None
                     continue
             append(waiting)
-        waiting = item  # type: ignore[assignment]
+            if held:
+                extend(held)
+                held.clear()
+            waiting = None
+        kind = type(item)
+        if kind is tuple and item[0] in _FIRSTS:  # type: ignore[index]
+            waiting, waiting_line = item, line  # type: ignore[assignment]
+        else:
+            if kind is int:
+                line = item  # type: ignore[assignment]
+            append(item)
     if waiting is not None:
         append(waiting)
+        extend(held)
     code[:] = fused
     return tuple(number)
