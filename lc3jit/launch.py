@@ -14,7 +14,6 @@ a test runs each shape both ways and compares what a user sees.
 from __future__ import annotations
 
 import gc
-import math
 import os
 import stat
 import sys
@@ -156,6 +155,8 @@ def mips(value: float) -> str:
     """Millions of instructions a second, with the digits a short run needs (0.00412, not 0.00)."""
     if value >= 1 or value <= 0:
         return f"{value:.2f}"
+    import math  # only for --stats: a shared library on some builds (issue 20)
+
     return f"{value:.{2 - math.floor(math.log10(value))}f}"  # three significant digits
 
 

@@ -19,7 +19,6 @@ import _thread  # threading's lock and thread without threading (issue 20: see C
 import errno
 import operator
 import os
-import select
 import stat
 import sys
 from time import monotonic
@@ -30,12 +29,9 @@ from .lean import contextmanager, suppress
 TYPE_CHECKING = False  # as typing's, which a plain run does not import (issue 20)
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
+    from types import ModuleType
     from typing import BinaryIO
 
-try:
-    import termios
-except ImportError:  # pragma: no cover - not on POSIX
-    termios = None  # type: ignore[assignment]
 
 #: Seconds an unfinished line waits at most before it is written to a pipe or a file.
 FLUSH_INTERVAL = 0.05
@@ -252,6 +248,8 @@ class Console:
         """
         if self._keyboard_fd is None:  # an in-memory script: always readable
             return True
+        import select  # only for keys from a pipe or a terminal: a shared library on some builds
+
         while True:
             slice_ = WAIT_SLICE if timeout is None else min(timeout, WAIT_SLICE)
             if select.select([self._keyboard_fd], [], [], slice_)[0]:
@@ -329,7 +327,8 @@ class Console:
     @contextmanager
     def raw_mode(self) -> Iterator[None]:
         """No echo and no line buffering on a terminal, restored on every way out."""
-        if not self._interactive or termios is None:
+        termios = _terminal_io() if self._interactive else None
+        if termios is None:
             try:
                 yield
             finally:
@@ -350,3 +349,14 @@ class Console:
                 self.flush()
             finally:
                 termios.tcsetattr(fd, termios.TCSAFLUSH, saved)
+
+
+def _terminal_io() -> ModuleType | None:
+    """termios, for a terminal's raw mode; None where there is none (not POSIX). Imported
+    only by a run that reads a terminal: a shared library, which a run from a file or a
+    pipe loaded for nothing (0.7-1.0 M machine instructions and its mapping, issue 20)."""
+    try:
+        import termios
+    except ImportError:  # pragma: no cover - not on POSIX
+        return None
+    return termios

@@ -127,7 +127,8 @@ def test_paths_read_without_pydantic_keep_typers_checks(tmp_path: Path) -> None:
 #: Python's): the CLI library, the API's calls and the grading behind them, the translator,
 #: and the standard library's costly machinery (typing, dataclasses with inspect, re, enum
 #: and `signal`, which makes enums of its numbers; `contextlib` with `functools` and
-#: `collections`, and `threading`, which Python 3.15's own start does not import).
+#: `collections`, and `threading`, which Python 3.15's own start does not import; and
+#: the shared libraries a run that reads no terminal has no use for).
 NOT_FOR_A_PLAIN_RUN = (
     "re",
     "enum",
@@ -136,6 +137,10 @@ NOT_FOR_A_PLAIN_RUN = (
     "functools",
     "collections",
     "threading",
+    "termios",
+    "select",
+    "math",
+    "bisect",
     "typer",
     "typing",
     "dataclasses",

@@ -87,9 +87,12 @@ def measure(argv: list[str], cwd: Path, into: Measured | None = None) -> None:
 
 
 def instructions(argv: list[str], cwd: Path) -> int:
-    """Machine instructions of one run, counted by cachegrind (user space only)."""
+    """Machine instructions of one run, counted by cachegrind (user space only), with the
+    same hash seed for every run: str hashes laid out dicts and sets differently in each
+    process, and moved a count by a few hundred thousand, a twentieth of what a hit adds."""
     counted = [*VALGRIND, *argv]
-    done = subprocess.run(counted, cwd=cwd, capture_output=True, text=True, check=True)
+    seeded = {**os.environ, "PYTHONHASHSEED": "0"}
+    done = subprocess.run(counted, cwd=cwd, env=seeded, capture_output=True, text=True, check=True)
     found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
     if found is None:
         raise SystemExit(f"no instruction count from {' '.join(counted)}")

@@ -6,7 +6,6 @@ the loop: `x3012 (NEXT+3, solution.asm line 22: BRnz NEXT)`.
 
 from __future__ import annotations
 
-import bisect
 from pathlib import Path
 
 from lc3jit_runtime.loader import Image, SourceLine
@@ -33,6 +32,8 @@ class Places:
 
     def label(self, address: int) -> str | None:
         """LABEL or LABEL+n for the nearest label at or before the address, if near."""
+        import bisect  # only when a place is named: not on a plain run's way (issue 20)
+
         index = bisect.bisect_right(self.addresses, address) - 1
         if index < 0 or address - self.addresses[index] > LABEL_REACH:
             return None

@@ -7,7 +7,6 @@ an `.asm` of the same name beside it, when it assembles to the very same words.
 
 from __future__ import annotations
 
-import bisect
 from pathlib import Path
 
 from lc3jit_runtime.errors import LC3Error
@@ -55,6 +54,8 @@ def _beside(image: Image) -> dict[int, SourceLine]:
 def nearest_label(labels: dict[int, str], addresses: list[int], address: int) -> str | None:
     """LOOP+2: the nearest of the labels (their addresses sorted) at or before the address,
     if within LABEL_REACH."""
+    import bisect  # only when a message names a place: not on a plain run's way (issue 20)
+
     index = bisect.bisect_right(addresses, address) - 1
     if index < 0 or address - addresses[index] > LABEL_REACH:
         return None
