@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lc3jit.tools.places import nearest_label
 from lc3jit_runtime.loader import Image, SourceLine
 
 TYPE_CHECKING = False  # as typing's: collections' names are for the type checker (issue 20)
@@ -32,13 +33,7 @@ class Places:
 
     def label(self, address: int) -> str | None:
         """LABEL or LABEL+n for the nearest label at or before the address, if near."""
-        import bisect  # only when a place is named: not on a plain run's way (issue 20)
-
-        index = bisect.bisect_right(self.addresses, address) - 1
-        if index < 0 or address - self.addresses[index] > LABEL_REACH:
-            return None
-        base = self.addresses[index]
-        return self.labels[base] + (f"+{address - base}" if address != base else "")
+        return nearest_label(self.labels, self.addresses, address, LABEL_REACH)
 
     def line(self, address: int) -> SourceLine | None:
         return self.source.get(address)

@@ -51,13 +51,15 @@ def _beside(image: Image) -> dict[int, SourceLine]:
     return {}
 
 
-def nearest_label(labels: dict[int, str], addresses: list[int], address: int) -> str | None:
+def nearest_label(
+    labels: dict[int, str], addresses: list[int], address: int, reach: int = LABEL_REACH
+) -> str | None:
     """LOOP+2: the nearest of the labels (their addresses sorted) at or before the address,
-    if within LABEL_REACH."""
+    if within reach."""
     import bisect  # only when a message names a place: not on a plain run's way (issue 20)
 
     index = bisect.bisect_right(addresses, address) - 1
-    if index < 0 or address - addresses[index] > LABEL_REACH:
+    if index < 0 or address - addresses[index] > reach:
         return None
     base = addresses[index]
     return labels[base] + (f"+{address - base}" if address != base else "")
