@@ -37,12 +37,18 @@ def ensemble_run(source: str, keys: str = "") -> tuple[float, str, int]:
 
 def child_cpu(command: list[str], stdin: bytes = b"", exits: tuple[int, ...] = (0,)) -> tuple[float, bytes]:
     """CPU seconds (user + system) of a whole child process, and what it printed; an exit
-    status other than `exits` stops the script, since its time would measure a failure."""
+    status other than `exits` stops the script, since its time would measure a failure.
+
+    The child runs without PYTHONDONTWRITEBYTECODE, as a user's second run does: with it
+    set (some shells and CI images set it), no module's bytecode cache is ever written and
+    every `lc3jit` process compiles its ~40 modules from source, some 90 ms on 3.11 that
+    would swamp the 5-30 ms a whole-process comparison is about."""
     import resource
     import subprocess
 
+    environment = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    done = subprocess.run(command, input=stdin, capture_output=True, check=False)
+    done = subprocess.run(command, input=stdin, capture_output=True, check=False, env=environment)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode not in exits:
         sys.exit(f"{' '.join(command)}: exit {done.returncode}: {done.stderr.decode(errors='replace')}")
