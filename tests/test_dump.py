@@ -237,3 +237,37 @@ def test_json_root_keeps_prologue_and_epilogue_apart() -> None:
     assert root["prologue"][0]["opname"] == "RESUME"
     assert root["epilogue"][-1]["opname"] in {"RETURN_VALUE", "RETURN_CONST"}
     assert max(line["offset"] for line in root["prologue"]) < min(line["offset"] for line in root["bytecode"])
+
+
+def test_os_routines_are_translated_and_shown_with_the_os_labels() -> None:
+    """--os: the program booted under the OS, as `run --os` runs it; the OS's routines
+    are translated from the trap vectors and named by the OS's own labels."""
+    echo = EXAMPLES / "echo.obj"
+    bare = by_start(dump_json(echo))
+    assert min(bare) >= 0x3000  # no OS: nothing but the program
+    for edition, returns in ((3, "RTI"), (2, "RET")):
+        blocks = by_start(dump_json(echo, "--os", "--edition", str(edition)))
+        assert blocks[0x0200]["label"] == "OS_START"
+        getc = blocks[0x0219]
+        assert getc["label"] == "TRAP_GETC"
+        assert [line["mnemonic"] for line in getc["listing"]] == ["LDI", "BRzp"]
+        assert getc["listing"][0]["target_label"] == "KBSR_PTR"
+        assert blocks[0x020E]["listing"][0]["mnemonic"] == returns  # TRAP_RETURN, per edition
+        assert 0x3000 in blocks
+
+
+def test_os_run_counts_the_os_routines(tmp_path: Path) -> None:
+    keys = tmp_path / "keys"
+    keys.write_bytes(b"hi\n")
+    document = dump_json(EXAMPLES / "echo.obj", "--os", "--run", "--input", keys)
+    assert document["run"]["stop_reason"] == "halt"
+    assert document["run"]["output"] == "Type a line: hi\nHALT\n"
+    assert sum(b["runs"] for b in document["blocks"] if b["start"] < 0x3000) > 0
+
+
+def test_os_with_a_program_compiled_without_one_is_a_usage_error(tmp_path: Path) -> None:
+    compiled = tmp_path / "echo.pyc"
+    assert lc3jit("compile", EXAMPLES / "echo.obj", "-o", compiled).exit_code == 0
+    result = lc3jit("dump", compiled, "--os")
+    assert result.exit_code == 2
+    assert "was compiled without an OS" in result.stderr

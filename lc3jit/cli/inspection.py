@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from lc3jit.cli.common import address, address_range, command, fail, format_range, warn
-from lc3jit.cli.options import Edition, InputFile
+from lc3jit.cli.options import Edition, FullSystem, InputFile, OsImage
 from lc3jit.cli.programs import Programs, compiled_program
 from lc3jit_runtime.errors import LC3Error
 
@@ -73,6 +73,8 @@ def dump(
         ),
     ] = "regions",
     edition: Edition = 3,
+    full_system: FullSystem = False,
+    os_image: OsImage = None,
     html_file: Annotated[
         Path | None,
         typer.Option(
@@ -84,8 +86,9 @@ def dump(
     ] = None,
 ) -> None:
     """Show each translated block: LC-3 disassembly, exits, Python bytecode (LC-3 addresses as
-    line numbers), and a summary. JSON is documented in lc3jit/tools/dump_json.py."""
-    from lc3jit.session import boot, load_images, why_not_translated
+    line numbers), and a summary. JSON is documented in lc3jit/tools/dump_json.py. With
+    --os, the OS's routines are translated and shown too, as `run --os` translates them."""
+    from lc3jit.session import boot, load_images, os_images, why_not_translated
     from lc3jit.tools.capture import CapturedConsole
     from lc3jit.tools.dump import inspect_program
 
@@ -99,17 +102,21 @@ def dump(
     if (at := address(addr, "--addr")) is not None:
         start, stop = at, at + 1
     try:
-        compiled = compiled_program(ctx, programs, edition)
+        compiled = compiled_program(ctx, programs, edition, full_system, os_image)
         images = load_images(programs) if compiled is None else list(compiled.images)
+        if compiled is not None:
+            system = list(compiled.system)
+        else:
+            system = os_images(edition, os_image) if full_system or os_image else []
         console = CapturedConsole.from_file(input_file)
     except LC3Error as e:
         raise fail(str(e)) from None
     except OSError as e:  # the --input file
         raise fail(f"{e.filename}: {e.strerror or e}") from None
     if compiled is None:
-        machine, build = boot(images, console, edition), None
+        machine, build = boot(images, console, edition, system=system), None
     else:
-        machine = boot(images, console, compiled.edition, compiled.pc, compiled.system)
+        machine = boot(images, console, compiled.edition, compiled.pc, system)
         build = _saved_build(compiled, engine)
         if output_format == "text":
             from lc3jit.translator.compile import describe
@@ -118,7 +125,10 @@ def dump(
             for line in describe(compiled):
                 typer.echo(line)
             typer.echo("")
-    result = inspect_program(machine, images, str(programs[0]), engine, run_first, max_steps, build)
+    # The OS's images too, for its labels, its source and its words counted as data.
+    result = inspect_program(
+        machine, [*system, *images], str(programs[0]), engine, run_first, max_steps, build
+    )
     blocks = result.selected(start, stop)
     if not blocks:
         raise fail(f"{programs[0]}: no translated block in {format_range(start, stop)}")
