@@ -317,23 +317,22 @@ class Emitter:
         STACK_BOUND values, which tests/test_codegen.py checks against `bytecode`'s own
         computation.
         """
+        code = self.code
+        paired: tuple[str, ...] = ()  # 3.13+: the locals `_fuse_pairs` numbered
         if HAS_BORROWED_LOADS:
-            for i in borrowable_loads(self.code):
-                self.code[i] = ("LOAD_FAST_BORROW", *self.code[i][1:])  # type: ignore[index]
+            for i in borrowable_loads(code):
+                code[i] = ("LOAD_FAST_BORROW", code[i][1])  # type: ignore[index]
         if HAS_SUPERINSTRUCTIONS:
-            expected = _fuse_pairs(self.code, argnames)
-        code = assemble(
-            self.code,
+            paired = _fuse_pairs(code, argnames)
+        return assemble(
+            code,
             argnames,
             self.name,
             self.first_line,
             STACK_BOUND,
-            HAS_SUPERINSTRUCTIONS,
+            paired,
             COMPARE_NEEDS_SHORT_JUMP,
         )
-        if HAS_SUPERINSTRUCTIONS and code.co_varnames[: len(expected)] != expected:
-            raise AssertionError(f"locals of {code.co_name} not numbered as fused: {code.co_varnames}")
-        return code
 
 
 JUMPS = frozenset({"JUMP_FORWARD", "JUMP_BACKWARD"})
@@ -471,9 +470,10 @@ def _fuse_pairs(code: list[Item | Label | int], argnames: tuple[str, ...]) -> tu
     A superinstruction packs both locals' numbers into 4 bits each, so only locals
     numbered below 16 may fuse. `bytecode` numbers the parameters first, then the locals
     of superinstructions in order, then the rest; a pair fuses only if that numbering
-    keeps both below 16. Returns the numbering, which `to_code` checks against the code
-    object's. Pairs on one line only (one LC-3 instruction), so line tables, dumps and
-    tracers still see where every instruction starts.
+    keeps both below 16. Returns the locals paired, in that numbering (after the
+    parameters), for the assembler to number so. Pairs on one line only (one LC-3
+    instruction), so line tables, dumps and tracers still see where every instruction
+    starts.
     """
     number = {name: i for i, name in enumerate(argnames)}
     fused: list[Item | Label | int] = []
@@ -519,4 +519,4 @@ def _fuse_pairs(code: list[Item | Label | int], argnames: tuple[str, ...]) -> tu
         append(waiting)
         extend(held)
     code[:] = fused
-    return tuple(number)
+    return tuple(number)[len(argnames) :]
