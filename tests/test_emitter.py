@@ -247,7 +247,7 @@ def test_branches_under_sys_monitoring() -> None:
 
 def _loads_borrowed(*items: Instr | Label) -> list[str]:
     """The locals whose loads among items may be borrowed."""
-    return [items[i].arg for i in borrowable_loads(items)]  # type: ignore[union-attr]
+    return [items[i].arg for i in borrowable_loads(items).borrowed]  # type: ignore[union-attr]
 
 
 @pytest.mark.skipif(not emitter.HAS_BORROWED_LOADS, reason="borrowed loads are new in 3.14")
