@@ -74,14 +74,14 @@ def check_every_assembly(patch: pytest.MonkeyPatch) -> list[str]:
     names: list[str] = []
     ours = emitter.assemble
 
-    def both(items, argnames, name, first_line, stacksize, paired_first, short_after_compare):  # type: ignore[no-untyped-def]
+    def both(items, argnames, name, first_line, stacksize, paired, short_after_compare):  # type: ignore[no-untyped-def]
         reference = by_bytecode(items, argnames, name, first_line, stacksize)
-        code = ours(items, argnames, name, first_line, stacksize, paired_first)
+        code = ours(items, argnames, name, first_line, stacksize, paired)
         for field in ("co_code", "co_linetable", "co_consts", "co_names", "co_varnames", "co_nlocals"):
             assert getattr(code, field) == getattr(reference, field), (name, field)
         assert code == reference, name
         names.append(name)
-        return ours(items, argnames, name, first_line, stacksize, paired_first, short_after_compare)
+        return ours(items, argnames, name, first_line, stacksize, paired, short_after_compare)
 
     patch.setattr(emitter, "assemble", both)
     return names
@@ -155,7 +155,7 @@ def _far_compares(backward: bool, when: bool) -> CodeType:
         e.return_const("near")
         e.place(target)
         e.return_const("far")
-    return assemble_instructions(e.code, ("x",), "far", 1, emitter.STACK_BOUND, False, True)
+    return assemble_instructions(e.code, ("x",), "far", 1, emitter.STACK_BOUND, (), True)
 
 
 @pytest.mark.parametrize("when", [True, False])

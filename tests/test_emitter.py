@@ -7,6 +7,7 @@ including under sys.monitoring, which rewrites the code it watches.
 
 from __future__ import annotations
 
+import dis
 import subprocess
 import sys
 from collections.abc import Callable
@@ -247,7 +248,7 @@ def test_branches_under_sys_monitoring() -> None:
 
 def _loads_borrowed(*items: Instr | Label) -> list[str]:
     """The locals whose loads among items may be borrowed."""
-    return [items[i].arg for i in borrowable_loads(items)]  # type: ignore[union-attr]
+    return [items[i].arg for i in borrowable_loads(items).borrowed]  # type: ignore[union-attr]
 
 
 @pytest.mark.skipif(not emitter.HAS_BORROWED_LOADS, reason="borrowed loads are new in 3.14")
@@ -315,6 +316,33 @@ def test_many_locals_fuse_only_below_sixteen() -> None:
         e.return_top()
 
     assert function(build)() == sum(i * i for i in range(20))
+
+
+@pytest.mark.skipif(not emitter.HAS_SUPERINSTRUCTIONS, reason="superinstructions are new in 3.13")
+@pytest.mark.parametrize(("lines", "fused"), [((), True), ((6,), False), ((6, 5), True)])
+def test_two_loads_fuse_only_on_one_line(lines: tuple[int, ...], fused: bool) -> None:
+    """Lines between two loads keep them apart unless they come back to the first's line
+    (then they go after the pair)."""
+
+    def build(e: Emitter) -> None:
+        e.line = 5
+        e.load("a")
+        for line in lines:
+            e.line = line
+        e.load("b")
+        e.binary(BinaryOp.ADD)
+        e.return_top()
+
+    code = function(build, "a", "b").__code__
+    assert function(build, "a", "b")(2, 3) == 5
+    names = [i.opname for i in dis.get_instructions(code)]
+    assert (
+        any(
+            name.endswith("LOAD_FAST_LOAD_FAST") or name.endswith("BORROW_LOAD_FAST_BORROW") for name in names
+        )
+        == fused
+    )
+    assert [line for _, _, line in code.co_lines() if line is not None][-1] == (lines[-1] if lines else 5)
 
 
 def test_an_unknown_python_runs_on_the_interpreter_with_one_warning(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -170,15 +170,16 @@ def assemble(
     name: str,
     first_line: int,
     stacksize: int,
-    paired_first: bool,
+    paired: Sequence[str] = (),
     short_after_compare: bool = False,
 ) -> CodeType:
     """The code object of `items`, parameters `argnames`.
 
     Numbering as `bytecode` numbers: constants, globals and locals by first use, the
-    parameters first, and with `paired_first` (3.13+) the locals of paired instructions
-    before the others (only the first 16 may pair). Jumps start short and grow an
-    EXTENDED_ARG where their offset needs one, until nothing moves.
+    parameters first, then `paired` (3.13+: the locals of paired instructions, in the
+    order they pair, since only the first 16 may pair; the emitter numbered them when it
+    paired them, so no pass over the code looks for them again), then the others. Jumps
+    start short and grow an EXTENDED_ARG where their offset needs one, until nothing moves.
 
     With `short_after_compare` (3.11, whose COMPARE_OP is specialised only when the very
     next instruction is its conditional jump, never an EXTENDED_ARG), a conditional jump
@@ -188,12 +189,7 @@ def assemble(
     """
     consts: dict[tuple[type, object], int] = {}
     names: dict[str, int] = {}
-    local: dict[str, int] = {n: i for i, n in enumerate(argnames)}
-    if paired_first:
-        for item in items:
-            if isinstance(item, tuple) and item[0] in PAIRED_LOCAL_OPS:
-                for n in item[1]:
-                    local.setdefault(n, len(local))
+    local: dict[str, int] = {n: i for i, n in enumerate((*argnames, *paired))}
     # per instruction: its bytes (a jump's once its offset is known); per run of one line:
     # the line, the index of its first instruction and the jumps before it
     units: list[bytes] = []

@@ -31,7 +31,10 @@ from __future__ import annotations
 import enum
 import opcode
 from collections.abc import Sequence
+from itertools import compress, pairwise, repeat
+from operator import is_not
 from types import CodeType
+from typing import NamedTuple
 
 from lc3jit.translator import PY, SPOKEN, speaks_this_python, unknown_python
 from lc3jit.translator.assembler import Instr, Item, Label, assemble
@@ -317,23 +320,22 @@ class Emitter:
         STACK_BOUND values, which tests/test_codegen.py checks against `bytecode`'s own
         computation.
         """
-        if HAS_BORROWED_LOADS:
-            for i in borrowable_loads(self.code):
-                self.code[i] = ("LOAD_FAST_BORROW", *self.code[i][1:])  # type: ignore[index]
-        if HAS_SUPERINSTRUCTIONS:
-            expected = _fuse_pairs(self.code, argnames)
-        code = assemble(
-            self.code,
+        code = self.code
+        paired: tuple[str, ...] = ()  # 3.13+: the locals `_fuse_pairs` numbered
+        if HAS_SUPERINSTRUCTIONS:  # and from 3.14 borrowed loads, found in the same pass
+            found = borrowable_loads(code) if HAS_BORROWED_LOADS else local_ops(code)
+            for i in found.borrowed:
+                code[i] = ("LOAD_FAST_BORROW", code[i][1])  # type: ignore[index]
+            paired = _fuse_pairs(code, argnames, found)
+        return assemble(
+            code,
             argnames,
             self.name,
             self.first_line,
             STACK_BOUND,
-            HAS_SUPERINSTRUCTIONS,
+            paired,
             COMPARE_NEEDS_SHORT_JUMP,
         )
-        if HAS_SUPERINSTRUCTIONS and code.co_varnames[: len(expected)] != expected:
-            raise AssertionError(f"locals of {code.co_name} not numbered as fused: {code.co_varnames}")
-        return code
 
 
 JUMPS = frozenset({"JUMP_FORWARD", "JUMP_BACKWARD"})
@@ -404,8 +406,49 @@ def _stack_effect(item: Item) -> tuple[int, int] | None:
     return STACK_EFFECTS.get(name)
 
 
-def borrowable_loads(items: Sequence[Item | Label | int]) -> list[int]:
-    """The indexes of the LOAD_FASTs that may push a borrowed reference (3.14+).
+#: The instructions borrowable_loads meets most (by name), each with a branch of its own
+#: rather than STACK_EFFECTS' general step: on 3.15 each bytecode run there costs.
+_LOAD, _STORE, _PUSH, _NOTHING, _PAIR_TO_ONE = range(5)
+_BORROW_ACTIONS = {
+    "LOAD_FAST": _LOAD,
+    "STORE_FAST": _STORE,
+    "LOAD_CONST": _PUSH,
+    "LOAD_SMALL_INT": _PUSH,
+    "NOT_TAKEN": _NOTHING,
+    "RESUME": _NOTHING,
+    "BINARY_OP": _PAIR_TO_ONE,
+    "COMPARE_OP": _PAIR_TO_ONE,
+}
+
+
+class LocalOps(NamedTuple):
+    """What one pass over the code finds for `to_code`'s rewrites (3.13+)."""
+
+    #: The indexes of the LOAD_FASTs that may push a borrowed reference (3.14+).
+    borrowed: list[int]
+    #: The indexes of every LOAD_FAST and STORE_FAST, in order: all `_fuse_pairs` looks at.
+    at: list[int]
+    #: The line each of those is on (None: the code object's first).
+    lines: list[int | None]
+
+
+def local_ops(items: Sequence[Item | Label | int]) -> LocalOps:
+    """The loads and stores of locals, none borrowed (3.13)."""
+    at: list[int] = []
+    lines: list[int | None] = []
+    line = None
+    for i, item in enumerate(items):
+        if type(item) is int:
+            line = item
+        elif type(item) is tuple and item[0] in _LOCAL_OPS:
+            at.append(i)
+            lines.append(line)
+    return LocalOps([], at, lines)
+
+
+def borrowable_loads(items: Sequence[Item | Label | int]) -> LocalOps:
+    """The LOAD_FASTs that may push a borrowed reference (3.14+), and every load and store
+    of a local.
 
     A borrowed reference is valid while its local still holds the object. So a load is
     borrowed only when, in straight-line code (no label or jump in between), its value is
@@ -415,22 +458,47 @@ def borrowable_loads(items: Sequence[Item | Label | int]) -> list[int]:
     """
     on_stack: list[int | None] = []  # per value: the index of the LOAD_FAST that pushed it
     borrowed: list[int] = []
+    at: list[int] = []
+    lines: list[int | None] = []
+    push, pop, borrow = on_stack.append, on_stack.pop, borrowed.append
+    local_at, line_at, action_of = at.append, lines.append, _BORROW_ACTIONS.get
+    line = None
     for i, item in enumerate(items):
         kind = type(item)
+        if kind is int:  # a line: straight-line code goes on
+            line = item
+            continue
         if kind is Label:
             on_stack.clear()
             continue
-        if kind is int:  # a line: straight-line code goes on
-            continue
         name = item[0]  # type: ignore[index]
-        if name == "LOAD_FAST":
-            on_stack.append(i)
+        action = action_of(name)
+        if action is _LOAD:
+            push(i)
+            local_at(i)
+            line_at(line)
             continue
-        if name == "STORE_FAST":
+        if action is _PUSH:
+            push(None)
+            continue
+        if action is _PAIR_TO_ONE and len(on_stack) >= 2:
+            second, first = pop(), pop()
+            if first is not None:
+                borrow(first)
+            if second is not None:
+                borrow(second)
+            push(None)
+            continue
+        if action is _NOTHING:
+            continue
+        if action is _STORE:
+            local_at(i)
+            line_at(line)
             if on_stack:
-                on_stack.pop()
-                arg = item[1]  # type: ignore[index]
-                on_stack = [None if p is not None and items[p][1] == arg else p for p in on_stack]  # type: ignore[index]
+                pop()
+                if on_stack:
+                    arg = item[1]  # type: ignore[index]
+                    on_stack[:] = [None if p is not None and items[p][1] == arg else p for p in on_stack]  # type: ignore[index]
             continue
         step = _BORROW_STEPS.get(name)
         if step is None:
@@ -448,10 +516,10 @@ def borrowable_loads(items: Sequence[Item | Label | int]) -> list[int]:
         if ends:
             on_stack.clear()
         elif scrambles:  # which value is where is no longer tracked
-            on_stack = [None] * (len(on_stack) + pushes)
+            on_stack[:] = [None] * (len(on_stack) + pushes)
         elif pushes:
             on_stack += [None] * pushes
-    return borrowed
+    return LocalOps(borrowed, at, lines)
 
 
 #: Two instructions in a row that 3.13+ run as one, when both locals are among the first 16.
@@ -461,62 +529,50 @@ FUSED = {
     ("STORE_FAST", "LOAD_FAST"): "STORE_FAST_LOAD_FAST",
     ("STORE_FAST", "STORE_FAST"): "STORE_FAST_STORE_FAST",
 }
-#: The instructions a pair of FUSED starts with.
-_FIRSTS = frozenset(first for first, _ in FUSED)
+_LOCAL_OPS = frozenset({"LOAD_FAST", "STORE_FAST"})
+#: Stands for the second instruction of a pair fused, until the code is rebuilt without it.
+_FUSED_AWAY = ("FUSED AWAY",)
 
 
-def _fuse_pairs(code: list[Item | Label | int], argnames: tuple[str, ...]) -> tuple[str, ...]:
+def _fuse_pairs(
+    code: list[Item | Label | int], argnames: tuple[str, ...], found: LocalOps
+) -> tuple[str, ...]:
     """Fuse pairs of local loads and stores into superinstructions (3.13+), as CPython does.
 
     A superinstruction packs both locals' numbers into 4 bits each, so only locals
     numbered below 16 may fuse. `bytecode` numbers the parameters first, then the locals
     of superinstructions in order, then the rest; a pair fuses only if that numbering
-    keeps both below 16. Returns the numbering, which `to_code` checks against the code
-    object's. Pairs on one line only (one LC-3 instruction), so line tables, dumps and
-    tracers still see where every instruction starts.
+    keeps both below 16. Returns the locals paired, in that numbering (after the
+    parameters), for the assembler to number so. Pairs on one line only (one LC-3
+    instruction), so line tables, dumps and tracers still see where every instruction
+    starts; a line between the two (which comes back to the first's) goes after the pair.
+
+    `found` holds the index and line of every local load and store (borrowed loads
+    included), the only instructions a pair is made of: the pairs are looked for among
+    them, not in a pass over all the code (on 3.15 a fifth of translating was the two
+    passes).
     """
     number = {name: i for i, name in enumerate(argnames)}
-    fused: list[Item | Label | int] = []
-    append, extend = fused.append, fused.extend
-    waiting: Item | None = None  # the instruction before, if a pair may start with it
-    line = waiting_line = None  # the line here, and waiting's
-    held: list[int] = []  # the lines after waiting's (the line may come back to it)
-    for item in code:
-        if waiting is not None:
-            if type(item) is int:
-                line = item
-                held.append(item)
+    taken = -1  # the second of the pair fused last
+    for (p, q), (line, next_line) in zip(pairwise(found.at), pairwise(found.lines), strict=True):
+        if p == taken or line != next_line:
+            continue
+        if q != p + 1:  # a pair only if just lines come between
+            between = p + 1
+            while type(code[between]) is int:
+                between += 1
+            if between != q:
                 continue
-            if (
-                type(item) is not Label
-                and line == waiting_line
-                and (name := FUSED.get((waiting[0], item[0])))  # type: ignore[index]
-            ):
-                first, second = waiting[1], item[1]  # type: ignore[index]
-                new = (first not in number) + (second not in number and second != first)
-                if len(number) + new <= 16:
-                    number.setdefault(first, len(number))  # type: ignore[arg-type]
-                    number.setdefault(second, len(number))  # type: ignore[arg-type]
-                    append((name, (first, second)))
-                    if held:
-                        extend(held)
-                        held.clear()
-                    waiting = None
-                    continue
-            append(waiting)
-            if held:
-                extend(held)
-                held.clear()
-            waiting = None
-        kind = type(item)
-        if kind is tuple and item[0] in _FIRSTS:  # type: ignore[index]
-            waiting, waiting_line = item, line  # type: ignore[assignment]
-        else:
-            if kind is int:
-                line = item  # type: ignore[assignment]
-            append(item)
-    if waiting is not None:
-        append(waiting)
-        extend(held)
-    code[:] = fused
-    return tuple(number)
+        waiting, item = code[p], code[q]
+        name = FUSED.get((waiting[0], item[0]))  # type: ignore[index]
+        if name is None:
+            continue
+        first, second = waiting[1], item[1]  # type: ignore[index]
+        new = (first not in number) + (second not in number and second != first)
+        if len(number) + new <= 16:
+            number.setdefault(first, len(number))
+            number.setdefault(second, len(number))
+            code[p], code[q], taken = (name, (first, second)), _FUSED_AWAY, q
+    if taken >= 0:
+        code[:] = compress(code, map(is_not, code, repeat(_FUSED_AWAY)))
+    return tuple(number)[len(argnames) :]
