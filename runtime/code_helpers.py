@@ -36,9 +36,8 @@ from .traps import trap
 #: specialises indexing a list or a tuple, and one index costs less than the two
 #: comparisons 0 < v < x8000 of BRp. Each table is periodic over 2^17 entries, so that it
 #: is right for a sum not wrapped to 16 bits yet: any v from 0 to 2^17 - 1 gives the codes
-#: of v mod 2^16. A sum of two words needs no wrap before its branch. Negative indices
-#: down to -2^17 are right too, though CPython's specialised indexing gives up on them
-#: (a slower index, not a wrong one): a count stepped below 0 as its loop ends.
+#: of v mod 2^16. A sum of two words needs no wrap before its branch. (Negative indices
+#: would be right too, but CPython's specialised indexing gives up on them.)
 _TRUE_WITHIN: dict[str, tuple[int, int]] = {
     contract.POSITIVE: (1, SIGN_BIT),
     contract.NEGATIVE: (SIGN_BIT, 2 * SIGN_BIT),
@@ -76,7 +75,7 @@ def code_table(name: str) -> list[bool]:
 
 
 #: The values the tables above are indexed with.
-CODE_TABLE_RANGE = (-4 * SIGN_BIT, 4 * SIGN_BIT - 1)
+CODE_TABLE_RANGE = (0, 4 * SIGN_BIT - 1)
 
 
 TYPE_CHECKING = False  # typing's, not imported by a run that loads its translations (issue 20)

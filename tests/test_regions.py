@@ -283,31 +283,6 @@ LOOP    ADD R1, R1, R3
         NOT R5, R4
         HALT
         .END""",
-    # Counts a branch tests before they are wrapped (analyses.wrapped_on_the_way): the
-    # way taken proves them words, or wraps them, as does the way on; each read after its
-    # loop, one stepped below 0 (xFFFF), one below x8000.
-    "counts branched on before wrapped": """
-        .ORIG x3000
-        AND R3, R3, #0
-        ADD R3, R3, #5
-UP      ADD R3, R3, #-1
-        BRzp UP
-        ADD R4, R3, #0
-        LD R1, BIG
-DOWN    ADD R1, R1, #-1
-        BRn DOWN
-        NOT R5, R1
-        ADD R2, R4, #2
-AGAIN   ADD R2, R2, #-1
-        BRnp AGAIN
-        ADD R6, R2, R3
-        ADD R3, R3, #2
-ONCE    ADD R3, R3, #-1
-        BRz ONCE
-        ADD R0, R3, R1
-        HALT
-BIG     .FILL x8003
-        .END""",
     # Recursion 300 deep with a stack in R6 and R7 saved on it.
     "deep recursion": """
         .ORIG x3000
@@ -403,17 +378,6 @@ def test_the_way_back_to_a_loop_head_counts_once_and_leaves_the_codes_in_their_r
     assert (machine.reg[1], machine.reg[5]) == (78, 0xFFB2)  # 12 + 11 + ... + 1, NOT (78 - 1)
     assert stored["cc"] <= 2, stored  # at entry and on the way in, never round the loop
     assert 12 <= stored["n"] <= 12 + 2, stored  # the grant, the first count, one a time round
-
-
-def test_a_count_a_branch_back_proves_a_word_is_not_wrapped_round_the_loop() -> None:
-    """`ADD R3, R3, #-1` then BRp: taken, R3 is 1 to x7FFF, a word; only the way out of
-    the loop wraps it (a compare on the branch's line, none on the ADD's)."""
-    machine, _ = make_machine(assembled(REGION_PROGRAMS["chain after a loop"]), ORIGIN)
-    region = region_blocks(find_blocks(machine.mem, [ORIGIN]), ORIGIN)
-    code = region_compiler(region, machine.edition).compile()
-    listing = dis.get_instructions(code)
-    compares = Counter(i.positions.lineno for i in listing if i.opname == "COMPARE_OP" and i.positions)
-    assert (compares[ORIGIN + 4], compares[ORIGIN + 5] > 0) == (0, True)
 
 
 def test_a_difference_only_branched_on_is_not_wrapped() -> None:

@@ -15,11 +15,10 @@ from functools import cached_property
 
 from lc3jit.translator.block_state import LEAVE, LOCALS, load_registers
 from lc3jit.translator.blocks import Block
-from lc3jit.translator.bounds import EMPTY, FULL, LOOSE, WRAP
+from lc3jit.translator.bounds import EMPTY, FULL, LOOSE
 from lc3jit.translator.codegen import BlockCompiler
 from lc3jit.translator.dataflow import ALL_REGISTERS, REGISTER_ONLY
 from lc3jit.translator.emitter import BinaryOp, Compare, Emitter, Label
-from lc3jit.translator.forms import CODES_INTERVAL
 from lc3jit.translator.regions.analyses import RegionFacts
 from lc3jit.translator.regions.graph import RegionGraph
 from lc3jit.translator.regions.known import CODES, dirty_at_entry, supervised
@@ -37,18 +36,6 @@ MIN_GRANT = 64  # a region with a room near SMALL_INTS still refills only now an
 #: standing for the codes, the bounds of the registers' locals, the registers (and CODES)
 #: not written back since they changed.
 Where = tuple[Block, int, int, int | None, dict[int, tuple[int, int]], frozenset[int]]
-
-
-def within_codes(mask: int, lo: int, hi: int) -> tuple[int, int] | None:
-    """The values from lo to hi whose words set codes in `mask`, where they make one
-    interval (CODES_INTERVAL): what a branch on a sum not wrapped yet tells the way
-    it takes. BRp taken on `R3 - 1` (-1 to xFFFE) leaves 1 to x7FFF, a word."""
-    if mask not in CODES_INTERVAL:
-        return None
-    low, high = CODES_INTERVAL[mask]
-    found = [(max(lo, low + k), min(hi, high + k)) for k in range(lo - lo % WRAP, hi + 1, WRAP)]
-    found = [(a, b) for a, b in found if a <= b]
-    return found[0] if len(found) == 1 else None
 
 
 class FactsDisagreeError(Exception):
@@ -206,8 +193,6 @@ class AcrossBlocks(BlockCompiler):
     # Exits: inside the region they become jumps.
     def exit_to(self, pc: int) -> None:
         if pc in self.labels:
-            for r in sorted(self.not_words_for()):
-                self.wrap_register(r)
             checked = self.checks_on_the_way(pc)
             if self.codes_seen_at(pc, checked):
                 self.settle_cc()
@@ -224,30 +209,21 @@ class AcrossBlocks(BlockCompiler):
     def exit_if(
         self, pc: int, when: bool = True, is_bool: bool = True, facts: Mapping[int, tuple[int, int]] = EMPTY
     ) -> None:
-        alias, fallen = self.cc_alias, None
-        if alias is not None and not self.is_word(alias):  # a sum tested before it is wrapped
-            nzp = self.current.instructions[self.index].nzp
-            taken, fallen = (within_codes(mask, *self.range_of(alias)) for mask in (nzp, ~nzp & 0b111))
-            facts = {alias: taken} if taken else EMPTY
         if pc not in self.labels:
             super().exit_if(pc, when, is_bool)
-        else:
-            ranges = self.ranges
-            self.ranges = {**ranges, **facts}  # on the way there
-            self.jump_inside_if(pc, when, is_bool)
-            self.ranges = ranges
-        if fallen:
-            self.ranges[alias] = fallen  # type: ignore[index]
+            return
+        ranges = self.ranges
+        self.ranges = {**ranges, **facts}  # on the way there
+        self.jump_inside_if(pc, when, is_bool)
+        self.ranges = ranges
 
     def jump_inside_if(self, pc: int, when: bool, is_bool: bool) -> None:
-        if self.off_chain(pc) or self.checks_on_the_way(pc) or self.not_words_for():  # out of line
+        if self.off_chain(pc) or self.checks_on_the_way(pc):  # the refund (and the codes) out of line
             refund = Label()
             self.e.jump_if(refund, when, is_bool)
             settled = self.codes_seen_at(pc, self.checks_on_the_way(pc))
-            alias = None if settled else self.cc_alias  # as exit_to will leave it, wrapped
-            wrapped = self.not_words_for()
-            told = {r: bounds for r, bounds in self.ranges.items() if r not in wrapped}
-            self.arriving[pc].append((told, alias))  # what the way out of line tells
+            alias = None if settled else self.cc_alias  # as exit_to will leave it
+            self.arriving[pc].append((dict(self.ranges), alias))  # what the way out of line tells
             self.slow_path(refund, lambda: self.exit_to(pc))
         else:
             if self.codes_seen_at(pc):
@@ -343,14 +319,6 @@ class AcrossBlocks(BlockCompiler):
     def off_chain(self, pc: int) -> bool:
         """Does going to pc leave blocks the current block's count paid for unrun?"""
         return self.facts.paid_by.get(pc) != self.current.start and self.facts.ahead[self.current.start] > 0
-
-    def not_words_for(self) -> set[int]:
-        """The registers the blocks after this one go on to read whose locals may not hold
-        words here: a sum a branch tested before it was wrapped (analyses.
-        wrapped_on_the_way), wrapped on the way to a block of the region (a way out
-        wraps what it writes back)."""
-        wanted = self.facts.wanted[self.current.start]
-        return {r for r, (lo, hi) in self.ranges.items() if wanted >> r & 1 and (lo < 0 or hi > WORD_MASK)}
 
     def given_back(self, pc: int) -> int:
         """Going to pc: the count of the chain not run (off_chain), or none."""

@@ -213,24 +213,6 @@ def unwrapped_registers(
     return {start: set(registers_of(mask)) for start, mask in into.items()}
 
 
-def wrapped_on_the_way(graph: RegionGraph, exact: Mapping[int, list[bool]]) -> dict[int, list[bool]]:
-    """exact_results, but for the sum a conditional branch tests right after it is made:
-    wrapped on the ways out that need a word (the compiler wraps, on a way to a block of
-    the region, what the blocks after go on to read that is not a word yet), not where it
-    is made. The way a branch takes often proves the sum a word already: a loop's
-    `ADD R3, R3, #-1` then BRp, taken, leaves R3 from 1 to x7FFF, and only the way out
-    of the loop wraps it. (Under access control every result is exact: not used.)"""
-    relaxed = dict(exact)
-    for block in graph.blocks:
-        flags = exact[block.start]
-        if block.exit is not Exit.BRANCH or len(flags) < 2 or not flags[-2]:
-            continue
-        made, branch = block.instructions[-2:]
-        if made.form.name in REGISTER_ONLY - {"LEA"} and branch.nzp not in (0, 0b111):
-            relaxed[block.start] = [*flags[:-2], False, flags[-1]]
-    return relaxed
-
-
 @dataclass(frozen=True, slots=True)
 class RegionFacts:
     """Everything the analyses found, by block start where it is per block.
@@ -268,7 +250,6 @@ def analyse(graph: RegionGraph, access_control: bool) -> RegionFacts:
     live = live_masks(graph, masks)
     wanted = wanted_after(graph, live)
     exact = region_exact_results(graph, wanted, access_control)
-    unwrapped = unwrapped_registers(graph, exact, masks[1])  # those branched on are wrapped on the way
     instructions = [ins for b in graph.blocks for ins in b.instructions]
     calls = {7} if any(b.exit is Exit.CALL or calls_routine(graph, b) for b in graph.blocks) else set()
     named = set().union(*map(_REGISTERS_NAMED, instructions)) - {None}
@@ -278,8 +259,8 @@ def analyse(graph: RegionGraph, access_control: bool) -> RegionFacts:
         paid_by=paid_by,
         ahead=chains(graph, paid_by),
         wanted=wanted,
-        exact=exact if access_control else wrapped_on_the_way(graph, exact),
-        unwrapped=unwrapped,
+        exact=exact,
+        unwrapped=unwrapped_registers(graph, exact, masks[1]),
         used=frozenset(named | calls),
         written=frozenset((set(map(_DESTINATION, instructions)) - {None}) | calls),
     )
