@@ -218,11 +218,17 @@ class AcrossBlocks(BlockCompiler):
         self.ranges = ranges
 
     def jump_inside_if(self, pc: int, when: bool, is_bool: bool) -> None:
-        if self.off_chain(pc) or self.checks_on_the_way(pc):  # the refund (and the codes) out of line
+        if self.checks_on_the_way(pc):  # the way back round a loop: on at once, the refill after
+            on = Label()
+            self.e.jump_if(on, not when, is_bool)
+            alias = self.cc_alias
+            self.exit_to(pc)
+            self.cc_alias, self.exited = alias, False  # the way back settled the codes on its own path
+            self.e.place(on)
+        elif self.off_chain(pc):  # the refund (and the codes) out of line
             refund = Label()
             self.e.jump_if(refund, when, is_bool)
-            settled = self.codes_seen_at(pc, self.checks_on_the_way(pc))
-            alias = None if settled else self.cc_alias  # as exit_to will leave it
+            alias = None if self.codes_seen_at(pc) else self.cc_alias  # as exit_to will leave it
             self.arriving[pc].append((dict(self.ranges), alias))  # what the way out of line tells
             self.slow_path(refund, lambda: self.exit_to(pc))
         else:
