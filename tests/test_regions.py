@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import dis
 import itertools
+import sys
+from collections import Counter
+from collections.abc import Callable
+from types import CodeType, FrameType
 
 import pytest
 
@@ -264,6 +268,21 @@ STEPS   .FILL #40
 VALUE   .FILL x8041
 TOP     .FILL xFFF0
         .END""",
+    # A loop whose branch back leaves a prepaid chain unrun each time round (it counts and
+    # checks on its way back, its codes those of the counter, not of the codes seen on
+    # the way in: a budget running out there must leave them right).
+    "chain after a loop": """
+        .ORIG x3000
+        AND R1, R1, #0
+        ADD R3, R1, #12
+        ADD R6, R1, #-1
+LOOP    ADD R1, R1, R3
+        ADD R3, R3, #-1
+        BRp LOOP
+        ADD R4, R1, #-1
+        NOT R5, R4
+        HALT
+        .END""",
     # Recursion 300 deep with a stack in R6 and R7 saved on it.
     "deep recursion": """
         .ORIG x3000
@@ -299,6 +318,66 @@ def test_region_cases_agree_at_any_budget(engine: str, name: str, budget: int | 
     assert_same(*runs)
     if budget is None:
         assert runs[1].outcome.reason == "halt"
+
+
+@pytest.mark.parametrize("budget", range(1, 46))
+def test_a_budget_running_out_on_the_way_back_to_a_loop_head_stops_as_the_interpreter(budget: int) -> None:
+    """Every stop of the loop's 41 instructions and the 3 of the chain, the check on the
+    way back included: the same PC, registers and codes as the interpreter."""
+    words = assembled(REGION_PROGRAMS["chain after a loop"])
+    runs = []
+    for which in ("interp", "regions"):
+        machine, display = make_machine(words, ORIGIN)
+        runs.append(run_on(which, machine, display, max_steps=budget))
+    assert_same(*runs)
+
+
+def locals_stored(name: str, run: Callable[[], object]) -> Counter[str]:
+    """How many times each local of the code objects called `name` was stored while `run`
+    ran (opcode tracing)."""
+    stored: Counter[str] = Counter()
+    writes: dict[CodeType, dict[int, tuple[str, ...]]] = {}
+
+    def opcode(frame: FrameType, event: str, _: object) -> object:
+        frame.f_trace_opcodes = True  # again at each event: 3.15 drops it set at the call
+        if event == "opcode":
+            stored.update(writes[frame.f_code].get(frame.f_lasti, ()))
+        return opcode
+
+    def call(frame: FrameType, event: str, _: object) -> object:
+        code = frame.f_code
+        if code.co_name != name:
+            return None
+        writes.setdefault(
+            code,
+            {
+                ins.offset: ins.argval if isinstance(ins.argval, tuple) else (ins.argval,)
+                for ins in dis.get_instructions(code)
+                if ins.opname.startswith("STORE_FAST")
+            },
+        )
+        frame.f_trace_opcodes = True
+        return opcode
+
+    sys.settrace(call)
+    try:
+        run()
+    finally:
+        sys.settrace(None)
+    return stored
+
+
+def test_the_way_back_to_a_loop_head_counts_once_and_leaves_the_codes_in_their_register() -> None:
+    """Each time round, the branch back counts the loop (less the chain it gives back) in
+    one store to `n`, and never copies the codes to `cc`: the loop's first ADD sets them
+    (giving back the chain's count, then counting the loop, copying the codes to `cc` for
+    the loop head's check: 25 stores to `n` and 13 to `cc`)."""
+    machine, _ = make_machine(assembled(REGION_PROGRAMS["chain after a loop"]), ORIGIN)
+    engine = ENGINES["regions"](machine)
+    stored = locals_stored(f"region_x{ORIGIN:04X}", lambda: engine.run(None))
+    assert (machine.reg[1], machine.reg[5]) == (78, 0xFFB2)  # 12 + 11 + ... + 1, NOT (78 - 1)
+    assert stored["cc"] <= 2, stored  # at entry and on the way in, never round the loop
+    assert 12 <= stored["n"] <= 12 + 2, stored  # the grant, the first count, one a time round
 
 
 def test_a_difference_only_branched_on_is_not_wrapped() -> None:

@@ -13,11 +13,12 @@ straight on, and slow paths sit out of line after them.
 
 The dispatcher calls a region with the instruction budget it may use, which the region
 hands to its counter `n` a few hundred at a time (an `n` above 256 would be a new int
-object at each count: compiler.RegionCompiler.grant). A block subtracts
+object at each count: across_blocks.AcrossBlocks.grant). A block subtracts
 its length on entry — with the lengths of the blocks that only it leads straight into,
 given back by a branch off that chain — and a block that heads a loop leaves at its own
 start, its count given back, when the budget cannot cover the longest way to the next
-check; an entry that heads no loop checks the same as the dispatcher enters there.
+check (a jump back to it counts and checks on its way, then goes on past both); an
+entry that heads no loop checks the same as the dispatcher enters there.
 Every way out stores the number of instructions run in `N[0]`, before any helper that
 may stop the machine too, so counts stay exact.
 

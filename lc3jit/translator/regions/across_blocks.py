@@ -11,6 +11,7 @@ leave, so the fast path needs no jump over them.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from functools import cached_property
 
 from lc3jit.translator.block_state import LEAVE, LOCALS, load_registers
 from lc3jit.translator.blocks import Block
@@ -27,6 +28,9 @@ from lc3jit.translator.regions.select import NO_HINTS, Hints
 from lc3jit_runtime import contract
 from lc3jit_runtime.dispatch import INTERPRET_AT
 from lc3jit_runtime.isa import WORD_MASK
+
+SMALL_INTS = 256  # the largest int CPython keeps one object of
+MIN_GRANT = 64  # a region with a room near SMALL_INTS still refills only now and then
 
 #: Where a slow path was left for later: block, instruction index, line, the register
 #: standing for the codes, the bounds of the registers' locals, the registers (and CODES)
@@ -72,6 +76,8 @@ class AcrossBlocks(BlockCompiler):
             b.start: [] for b in graph.blocks
         }
         self.way_out = Label()
+        #: for each loop head, the label past its count and budget check (checks_on_the_way)
+        self.checked = {start: Label() for start in facts.budget.checks}
         self.current = root
         self.tables: set[str] = set()  # of TABLES, those the code indexes
         self.unwrapped_out: set[int] = set()  # registers some way to `way_out` may leave unwrapped
@@ -187,10 +193,14 @@ class AcrossBlocks(BlockCompiler):
     # Exits: inside the region they become jumps.
     def exit_to(self, pc: int) -> None:
         if pc in self.labels:
-            if self.codes_seen_at(pc):
+            checked = self.checks_on_the_way(pc)
+            if self.codes_seen_at(pc, checked):
                 self.settle_cc()
-            self.refund(pc)
-            self.go_to(pc)
+            if checked:
+                self.check_on_the_way(pc)
+            else:
+                self.refund(pc)
+                self.go_to(pc)
         else:
             self.e.const(pc)
             self.leave(self.facts.ahead[self.current.start])
@@ -208,7 +218,14 @@ class AcrossBlocks(BlockCompiler):
         self.ranges = ranges
 
     def jump_inside_if(self, pc: int, when: bool, is_bool: bool) -> None:
-        if self.off_chain(pc):  # the refund (and the codes) out of line
+        if self.checks_on_the_way(pc):  # the way back round a loop: on at once, the refill after
+            on = Label()
+            self.e.jump_if(on, not when, is_bool)
+            alias = self.cc_alias
+            self.exit_to(pc)
+            self.cc_alias, self.exited = alias, False  # the way back settled the codes on its own path
+            self.e.place(on)
+        elif self.off_chain(pc):  # the refund (and the codes) out of line
             refund = Label()
             self.e.jump_if(refund, when, is_bool)
             alias = None if self.codes_seen_at(pc) else self.cc_alias  # as exit_to will leave it
@@ -230,13 +247,14 @@ class AcrossBlocks(BlockCompiler):
         self.go_to(pc)
         e.place(other)
 
-    def go_to(self, pc: int, jump: Callable[[Label], None] | None = None) -> None:
-        """Jump (with `jump`, conditionally) to the region's block at pc, telling it the
-        bounds of the registers' locals on this way in."""
+    def go_to(self, pc: int, jump: Callable[[Label], None] | None = None, checked: bool = False) -> None:
+        """Jump (with `jump`, conditionally) to the region's block at pc (`checked`: past
+        its count and budget check, done on the way), telling it the bounds of the
+        registers' locals on this way in."""
         if not self.dirty <= self.dirty_in[pc]:  # known.dirty_at_entry missed a way in
             raise FactsDisagreeError(f"block x{pc:04X} entered with {sorted(self.dirty)} not written back")
         self.arriving[pc].append((dict(self.ranges), self.cc_alias))
-        (jump or self.e.jump)(self.labels[pc])
+        (jump or self.e.jump)(self.checked[pc] if checked else self.labels[pc])
 
     def entry_ranges(self, block: Block) -> dict[int, tuple[int, int]]:
         """The bounds of the registers where the block starts: what every way in told it
@@ -283,27 +301,137 @@ class AcrossBlocks(BlockCompiler):
             )
         return found
 
-    def codes_seen_at(self, pc: int) -> bool:
-        """Must the codes be in `cc` where the region's block at pc starts? Not if it checks
-        no budget (whose way out keeps them) and its first instruction sets them, nor if it
-        has one way in, which tells it where they are (entry_alias)."""
+    def codes_seen_at(self, pc: int, checked: bool = False) -> bool:
+        """Must the codes be in `cc` where the region's block at pc starts (`checked`: past
+        its budget check, done on the way there)? Not if its first instruction sets them and
+        it checks no budget there (whose way out keeps them), nor if it has one way in,
+        which tells it where they are (entry_alias)."""
         first = self.graph.by_start[pc].instructions[0]
         sets_first = first.form.name in REGISTER_ONLY and first.sets_cc(self.edition)
-        if pc in self.facts.budget.checks or self.access_control:
+        if (pc in self.facts.budget.checks and not checked) or self.access_control:
             return True
         return not sets_first and not self.one_way_in(pc)
+
+    def checks_on_the_way(self, pc: int) -> bool:
+        """Going back to a loop head at pc (laid out before, or the block itself: the loop
+        runs this way each time, not the way into it): count it and check the budget on
+        the way, then jump past its own count and check? Where the chain's count would be
+        given back first (one `n -= k` instead of two), or where the codes would be copied
+        to `cc` only for the check's way out (that way out copies them on its own path)."""
+        if pc not in self.facts.budget.checks or self.order[pc] > self.order[self.current.start]:
+            return False
+        return self.off_chain(pc) or (self.cc_alias is not None and not self.codes_seen_at(pc, True))
 
     def off_chain(self, pc: int) -> bool:
         """Does going to pc leave blocks the current block's count paid for unrun?"""
         return self.facts.paid_by.get(pc) != self.current.start and self.facts.ahead[self.current.start] > 0
 
+    def given_back(self, pc: int) -> int:
+        """Going to pc: the count of the chain not run (off_chain), or none."""
+        return self.facts.ahead[self.current.start] if self.off_chain(pc) else 0
+
     def refund(self, pc: int) -> None:
         """Before going to pc off the chain: give back the count of the chain not run."""
-        if self.off_chain(pc):
+        self.add_to_count(self.given_back(pc))
+
+    def add_to_count(self, k: int) -> None:
+        """`n += k`, as `n -= -k` where k is negative: nothing where it is 0."""
+        if k:
             self.e.load("n")
-            self.e.const(self.facts.ahead[self.current.start])
-            self.e.binary(BinaryOp.ADD)
+            self.e.const(abs(k))
+            self.e.binary(BinaryOp.ADD if k > 0 else BinaryOp.SUBTRACT)
             self.e.store("n")
+
+    # The budget: counted where a chain starts, checked where a loop starts.
+    def count_in(self, block: Block, given_back: int = 0) -> None:
+        """Count the block and the chain it pays for (less `given_back`, what the way
+        here had counted and not run)."""
+        self.add_to_count(given_back - block.length - self.facts.ahead[block.start])
+
+    def check_room(self, block: Block) -> None:
+        """At a loop head: leave at its start, its count given back, when `n` cannot cover
+        the longest way from it to the next check."""
+        self.check_budget(self.room_after_count(block), lambda: self.leave_before(block))
+
+    def check_on_the_way(self, pc: int) -> None:
+        """Go to the loop head at pc past its count and check, counting and checking here
+        (checks_on_the_way): on 3.11 the check's jump is the back edge itself; the refill
+        follows it, on this way's own state."""
+        block = self.graph.by_start[pc]
+        self.count_in(block, self.given_back(pc))
+        check = self.room_test(self.room_after_count(block))
+        self.go_to(pc, lambda label: self.e.jump_if(label, False), checked=True)
+        self.refill(check, lambda: self.leave_before(block))
+
+    def room_after_count(self, block: Block) -> int:
+        """What `n` must cover at a loop head, its count (and its chain's) taken already."""
+        return self.facts.budget.checks[block.start] - block.length - self.facts.ahead[block.start]
+
+    def room_test(self, room: int) -> Label:
+        """Push `n < room`, from a label placed here (returned: the refill checks again there)."""
+        e, check = self.e, Label()
+        e.place(check)
+        e.load("n")
+        e.const(room)
+        e.compare(Compare.LT)
+        return check
+
+    def check_budget(self, room: int, out_of_budget: Callable[[], None]) -> None:
+        """On if `n` has `room`; else, out of line, more of the budget granted (refill) and
+        checked again, or `out_of_budget` once none is left."""
+        check, short = self.room_test(room), Label()
+        self.e.jump_if_true(short)
+
+        def refill() -> None:
+            self.refill(check, out_of_budget)
+
+        self.slow_path(short, refill)
+
+    def refill(self, check: Label, out_of_budget: Callable[[], None]) -> None:
+        """Grant the next instructions of the budget (a grant, or what is left) to `n` and
+        `granted`, and check again; none left: `out_of_budget`."""
+        e, spent = self.e, Label()
+        e.load("budget")
+        e.load("granted")
+        e.binary(BinaryOp.SUBTRACT)  # what is left
+        self.at_most_a_grant()
+        e.dup()
+        e.jump_if_false(spent, is_bool=False)
+        e.dup()
+        e.load("granted")
+        e.binary(BinaryOp.ADD)
+        e.store("granted")
+        e.load("n")
+        e.binary(BinaryOp.ADD)
+        e.store("n")
+        e.jump(check)
+        e.place(spent)
+        e.pop()
+        out_of_budget()
+
+    @cached_property
+    def grant(self) -> int:
+        """How much of the budget `n` is granted at a time: what keeps it a small int
+        (CPython caches those up to 256; any other result of `n -= k` is a new object,
+        some 10% of an OS call's time) after the largest room is checked, or MIN_GRANT."""
+        rooms = [*self.facts.budget.checks.values(), *self.facts.budget.entry_rooms.values()]
+        return max(SMALL_INTS - max(rooms, default=0), MIN_GRANT)
+
+    def at_most_a_grant(self) -> None:
+        """The number on the stack, or a grant if that is less."""
+        e, within = self.e, Label()
+        e.dup()
+        e.const(self.grant)
+        e.compare(Compare.GT)
+        e.jump_if_false(within)
+        e.pop()
+        e.const(self.grant)
+        e.place(within)
+
+    def leave_before(self, block: Block) -> None:
+        """Out of budget: leave at the block's start, its count given back."""
+        self.e.const(block.start)
+        self.leave(block.length + self.facts.ahead[block.start])
 
     def wanted_after(self, block: Block) -> int:
         """The registers a block of the region goes on to read (a bit mask): their locals

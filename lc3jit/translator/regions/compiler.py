@@ -15,8 +15,7 @@ the exceptions) and this one, which lays out the blocks and the entry.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from functools import cached_property
+from collections.abc import Sequence
 from types import CodeType
 
 from lc3jit.translator.blocks import Block
@@ -33,9 +32,6 @@ from lc3jit.translator.regions.select import NO_HINTS, Hints, region_entries
 from lc3jit_runtime import contract
 from lc3jit_runtime.dispatch import INTERPRET_AT
 
-SMALL_INTS = 256  # the largest int CPython keeps one object of
-MIN_GRANT = 64  # a region with a room near SMALL_INTS still refills only now and then
-
 
 class RegionCompiler(HelperExits, IndirectExits, DeviceAccess):
     """Compiles a region's blocks, rooted at the first, into a function(budget, entry) -> next PC."""
@@ -50,16 +46,11 @@ class RegionCompiler(HelperExits, IndirectExits, DeviceAccess):
         self.dirty = set(self.dirty_in[block.start])
         e.line = block.start
         e.place(self.labels[block.start])
-        counted = block.length + self.facts.ahead[block.start]
         if block.start not in self.facts.paid_by:
-            e.load("n")
-            e.const(counted)
-            e.binary(BinaryOp.SUBTRACT)
-            e.store("n")
+            self.count_in(block)
         if block.start in self.facts.budget.checks:  # counting first, then checking, is the cheaper order
-            self.check_budget(
-                self.facts.budget.checks[block.start] - counted, lambda: self.leave_before(block)
-            )
+            self.check_room(block)
+            e.place(self.checked[block.start])
         self.emit_block(block)
         last = e.last
         ends = isinstance(last, Instr) and last.name in ENDS
@@ -81,43 +72,6 @@ class RegionCompiler(HelperExits, IndirectExits, DeviceAccess):
 
         self.check_budget(self.facts.budget.entry_rooms[entry], leave_unrun)
 
-    def check_budget(self, room: int, out_of_budget: Callable[[], None]) -> None:
-        """On if `n` has `room`; else, out of line, more of the budget granted (refill) and
-        checked again, or `out_of_budget` once none is left."""
-        e, check, short = self.e, Label(), Label()
-        e.place(check)
-        e.load("n")
-        e.const(room)
-        e.compare(Compare.LT)
-        e.jump_if_true(short)
-
-        def refill() -> None:
-            self.refill(check, out_of_budget)
-
-        self.slow_path(short, refill)
-
-    def refill(self, check: Label, out_of_budget: Callable[[], None]) -> None:
-        """Grant the next instructions of the budget (a grant, or what is left) to `n` and
-        `granted`, and check again; none left: `out_of_budget`."""
-        e, spent = self.e, Label()
-        e.load("budget")
-        e.load("granted")
-        e.binary(BinaryOp.SUBTRACT)  # what is left
-        self.at_most_a_grant()
-        e.dup()
-        e.jump_if_false(spent, is_bool=False)
-        e.dup()
-        e.load("granted")
-        e.binary(BinaryOp.ADD)
-        e.store("granted")
-        e.load("n")
-        e.binary(BinaryOp.ADD)
-        e.store("n")
-        e.jump(check)
-        e.place(spent)
-        e.pop()
-        out_of_budget()
-
     def enter_supervised(self, entry: int) -> None:
         """Entered from the dispatcher at a block in system space that skips the check of
         its fetch (known.supervised): in user mode, leave with nothing run, for the
@@ -128,30 +82,6 @@ class RegionCompiler(HelperExits, IndirectExits, DeviceAccess):
             self.leave(0)
 
         self.in_user_mode(leave_for_the_interpreter)
-
-    @cached_property
-    def grant(self) -> int:
-        """How much of the budget `n` is granted at a time: what keeps it a small int
-        (CPython caches those up to 256; any other result of `n -= k` is a new object,
-        some 10% of an OS call's time) after the largest room is checked, or MIN_GRANT."""
-        rooms = [*self.facts.budget.checks.values(), *self.facts.budget.entry_rooms.values()]
-        return max(SMALL_INTS - max(rooms, default=0), MIN_GRANT)
-
-    def at_most_a_grant(self) -> None:
-        """The number on the stack, or a grant if that is less."""
-        e, within = self.e, Label()
-        e.dup()
-        e.const(self.grant)
-        e.compare(Compare.GT)
-        e.jump_if_false(within)
-        e.pop()
-        e.const(self.grant)
-        e.place(within)
-
-    def leave_before(self, block: Block) -> None:
-        """Out of budget: leave at the block's start, its count given back."""
-        self.e.const(block.start)
-        self.leave(block.length + self.facts.ahead[block.start])
 
     def compile(self) -> CodeType:
         e = self.e
