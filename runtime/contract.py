@@ -46,6 +46,9 @@ PSR_CODES = "PSR_CODES"  # the codes' word, indexed by the PSR's low 3 bits (mac
 #: For the supervisor's stores (an OS saving registers, a TRAP's pushes): may it not store
 #: inline at a word with these write-map flags (machine.SUPERVISOR_STORE_SLOW)?
 SUPERVISOR_SLOW = "SUPERVISOR_SLOW"
+#: A region's first value of its local of this name: the Saved_SSP whose two words below it
+#: a TRAP inlined found open to plain pushes, KBSR[14] clear, in this call (none yet: -1).
+STACK_CHECKED = "STACK_CHECKED"
 VALUES = (
     MEMORY,
     WRITE_MAP,
@@ -59,6 +62,7 @@ VALUES = (
     NZP,
     PSR_CODES,
     SUPERVISOR_SLOW,
+    STACK_CHECKED,
 )
 
 #: Attributes of the Machine generated code reads or writes.

@@ -6,8 +6,9 @@ through the helpers each costs a write-back of the registers, a call into the ma
 reading the registers again and a compare per return point. The common case is a few
 dozen bytecodes of the region's own, with the registers in their locals:
 
-- TRAP in user mode, KBSR[14] clear, both stack words below the supervisor's stack
-  pointer plain data or only closed to user mode, and the vector still naming the
+- TRAP in user mode at priority 0, KBSR[14] clear, both stack words below the
+  supervisor's stack pointer plain data or only closed to user mode (looked at once a
+  call of the region for each Saved_SSP: check_stack), and the vector still naming the
   routine the region holds: save R6 as the user's stack pointer, push the PSR and the
   PC, R6 = the supervisor's stack, and go on at the routine.
 - RTI in supervisor mode (an instruction in system space: its block checked the fetch
@@ -45,7 +46,7 @@ SP = 6
 def unless_interrupts(c: RegionCompiler, slow: Label) -> None:
     """To `slow` while KBSR[14] is set: the helpers leave then, for the dispatcher to look
     for the interrupt."""
-    c.e.global_(contract.MACHINE)
+    c.push_table(contract.MACHINE)  # a fast local (loaded at entry): cheaper than the global
     c.e.load_attr(contract.INTERRUPTS)
     c.e.jump_if_true(slow, is_bool=False)
 
@@ -68,32 +69,59 @@ def push_stack_word(c: RegionCompiler, above: int) -> None:
         c.e.binary(BinaryOp.ADD)
 
 
+def check_stack(c: RegionCompiler, back: Label, slow: Label) -> None:
+    """Out of line, Saved_SSP on the stack, not the one checked last in this call: to
+    `slow` while KBSR[14] is set or if either word below it may not take a plain push;
+    else it becomes the one checked (STACK_CHECKED), and back.
+
+    Once checked, a Saved_SSP needs no check again for the rest of the call (its words'
+    write-map flags and KBSR[14] stay as they were until the region returns: code is
+    decoded, translated or observed only between calls, and a store that sets KBSR[14]
+    leaves), so an OS call's TRAP looks at the write map once a call, not twice a TRAP."""
+    e = c.e
+    e.store("sp")
+    unless_interrupts(c, slow)
+    for below in (1, 2):  # an index of -1 or -2 (a Saved_SSP below 2) reads a guard entry: never plain
+        c.push_table(contract.SUPERVISOR_SLOW)  # the pushes are the supervisor's stores
+        c.push_table(contract.WRITE_MAP)
+        e.load("sp")
+        e.const(below)
+        e.binary(BinaryOp.SUBTRACT)
+        e.subscript()
+        e.subscript()
+        e.jump_if_true(slow)
+    e.load("sp")
+    e.store(contract.STACK_CHECKED)
+    e.load("sp")
+    e.jump(back)
+
+
 def inline_trap(c: RegionCompiler, vector: int, routine: int, following: int) -> Label:
     """TRAP's fast path, ending in a jump to the routine's block; returns the label where
     the helper's way (emitted next by the caller) begins. The codes are in `cc`.
 
-    The mode word (Machine.psr_mode) holds PSR[15] and the priority, PSR[10:8], only,
-    and a codes' word from NZP only PSR[2:0]: in user mode, `mode & PSR_PRIORITY` is
-    `mode - PSR_USER`, and the PSR pushed, `mode | codes`, is `mode + codes`: 3.11
-    specialises `-` and `+` for ints, and runs `&` and `|` generically (two a TRAP).
+    The fast path is a TRAP from user mode at priority 0 (as a user program runs: the mode
+    word, Machine.psr_mode, is PSR_USER then), which leaves priority 0 in supervisor mode
+    and pushes the PSR `PSR_USER | codes`, here `PSR_USER + codes` (NZP holds only
+    PSR[2:0]): 3.11 specialises `+` for ints, and runs `|` generically.
     """
-    e, slow = c.e, Label()
-    unless_interrupts(c, slow)
-    e.global_(contract.MACHINE)
+    e, slow, back, unchecked = c.e, Label(), Label(), Label()
+    c.push_table(contract.MACHINE)
     e.load_attr(contract.PRIVILEGE)
-    keep_if_user_mode(c, "mode", slow)
-    e.global_(contract.MACHINE)
+    e.const(PSR_USER)
+    e.compare(Compare.NE)
+    e.jump_if_true(slow)
+    c.push_table(contract.MACHINE)
     e.load_attr(contract.SAVED_SSP)
+    e.dup()
+    c.push_table(contract.STACK_CHECKED)
+    e.compare(Compare.NE)
+    e.jump_if_true(unchecked)
+    c.slow_path(unchecked, lambda: check_stack(c, back, slow))
+    e.place(back)
     e.const(2)
     e.binary(BinaryOp.SUBTRACT)
     e.store("sp")
-    for above in (1, 0):  # an index of -1 or -2 (a Saved_SSP below 2) reads a guard entry: never plain
-        c.push_table(contract.SUPERVISOR_SLOW)  # the pushes are the supervisor's stores
-        c.push_table(contract.WRITE_MAP)
-        push_stack_word(c, above)
-        e.subscript()
-        e.subscript()
-        e.jump_if_true(slow)
     c.push_table(contract.MEMORY)
     e.const(TRAP_TABLE + vector)
     e.subscript()
@@ -101,18 +129,16 @@ def inline_trap(c: RegionCompiler, vector: int, routine: int, following: int) ->
     e.compare(Compare.NE)
     e.jump_if_true(slow)
     c.push_reg(SP)  # a word (the caller wrapped it)
-    e.global_(contract.MACHINE)
+    c.push_table(contract.MACHINE)
     e.store_attr(contract.SAVED_USP)
-    e.load("mode")
-    e.const(PSR_USER)
-    e.binary(BinaryOp.SUBTRACT)  # `mode & PSR_PRIORITY`: see below
-    e.global_(contract.MACHINE)
+    e.const(0)  # supervisor mode, priority 0
+    c.push_table(contract.MACHINE)
     e.store_attr(contract.PRIVILEGE)
-    e.load("mode")
     c.push_table(contract.NZP)
     c.push_cc()
     e.subscript()
-    e.binary(BinaryOp.ADD)  # `mode | codes`: see below
+    e.const(PSR_USER)
+    e.binary(BinaryOp.ADD)  # `PSR_USER | codes`: see above
     c.push_table(contract.MEMORY)
     push_stack_word(c, 1)
     e.store_subscript()
@@ -134,8 +160,18 @@ def inline_rti(c: RegionCompiler, returns: list[int], pending: int) -> Label:
     The PSR popped is user mode's at priority 0 (as a user program runs), x8000-x8007:
     its privilege is PSR_USER and its codes `psr - PSR_USER`, where `&` (a generic
     operation on 3.11, two an RTI) took them apart; any other takes the helper's way."""
-    e, slow = c.e, Label()
-    unless_interrupts(c, slow)
+    e, slow, back, unknown = c.e, Label(), Label(), Label()
+    c.push_table(contract.STACK_CHECKED)  # a Saved_SSP checked in this call: KBSR[14] is clear
+    e.const(0)
+    e.compare(Compare.LT)
+    e.jump_if_true(unknown)
+
+    def look() -> None:
+        unless_interrupts(c, slow)
+        e.jump(back)
+
+    c.slow_path(unknown, look)
+    e.place(back)
     c.push_reg(SP)  # a word (the caller wrapped it)
     e.const(IO_BASE - 1)
     e.compare(Compare.GE)
@@ -156,14 +192,14 @@ def inline_rti(c: RegionCompiler, returns: list[int], pending: int) -> Label:
     c.push_reg(SP)
     e.const(2)
     e.binary(BinaryOp.ADD)
-    e.global_(contract.MACHINE)
+    c.push_table(contract.MACHINE)
     e.store_attr(contract.SAVED_SSP)
-    e.global_(contract.MACHINE)
+    c.push_table(contract.MACHINE)
     e.load_attr(contract.SAVED_USP)
     c.set_reg(SP, False)
     c.ranges[SP] = FULL
     e.const(PSR_USER)  # `psr & (PSR_USER | PSR_PRIORITY)`, priority 0
-    e.global_(contract.MACHINE)
+    c.push_table(contract.MACHINE)
     e.store_attr(contract.PRIVILEGE)
     c.push_table(contract.PSR_CODES)
     e.load("psr")
