@@ -132,7 +132,7 @@ class CodeHelpers:
                 contract.NZP: COND,
                 contract.PSR_CODES: CODES_OF_PSR,
                 contract.SUPERVISOR_SLOW: SUPERVISOR_STORE_SLOW,
-                contract.STACK_CHECKED: -1,  # no Saved_SSP is: see regions.os_calls
+                **dict.fromkeys(contract.CHECKED_STACK),  # none checked yet (None)
                 contract.EXIT_COUNTS: self.exit_counts,
                 contract.LOAD.name: self.load_from_code,
                 contract.FETCH.name: m.fetch_violation,

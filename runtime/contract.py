@@ -46,9 +46,13 @@ PSR_CODES = "PSR_CODES"  # the codes' word, indexed by the PSR's low 3 bits (mac
 #: For the supervisor's stores (an OS saving registers, a TRAP's pushes): may it not store
 #: inline at a word with these write-map flags (machine.SUPERVISOR_STORE_SLOW)?
 SUPERVISOR_SLOW = "SUPERVISOR_SLOW"
-#: A region's first value of its local of this name: the Saved_SSP whose two words below it
-#: a TRAP inlined found open to plain pushes, KBSR[14] clear, in this call (none yet: -1).
-STACK_CHECKED = "STACK_CHECKED"
+#: The first values (None) of a region's locals of these names: the Saved_SSP whose two
+#: words below it a TRAP inlined found open to plain pushes, KBSR[14] clear, in this call
+#: of the region, and the addresses of those words (translator.regions.os_calls).
+SSP_CHECKED = "SSP_CHECKED"
+PSR_SLOT = "PSR_SLOT"
+PC_SLOT = "PC_SLOT"
+CHECKED_STACK = (SSP_CHECKED, PSR_SLOT, PC_SLOT)
 VALUES = (
     MEMORY,
     WRITE_MAP,
@@ -62,7 +66,7 @@ VALUES = (
     NZP,
     PSR_CODES,
     SUPERVISOR_SLOW,
-    STACK_CHECKED,
+    *CHECKED_STACK,
 )
 
 #: Attributes of the Machine generated code reads or writes.
