@@ -42,7 +42,9 @@ NEGATIVE = "NEGATIVE"
 ZERO = "ZERO"
 #: For an OS call inlined in a region (TRAP and RTI entering and leaving the supervisor):
 NZP = "NZP"  # the PSR's N, Z, P bits, indexed by the codes' word (isa.COND)
-PSR_CODES = "PSR_CODES"  # the codes' word, indexed by the PSR's low 3 bits (machine.CODES_OF_PSR)
+#: By a PSR an RTI pops: its codes' word for user mode at priority 0, else -1 (where the
+#: RTI takes the helper's way); a list of 65,536 (code_helpers.rti_codes).
+RTI_CODES = "RTI_CODES"
 #: For the supervisor's stores (an OS saving registers, a TRAP's pushes): may it not store
 #: inline at a word with these write-map flags (machine.SUPERVISOR_STORE_SLOW)?
 SUPERVISOR_SLOW = "SUPERVISOR_SLOW"
@@ -64,7 +66,7 @@ VALUES = (
     NEGATIVE,
     ZERO,
     NZP,
-    PSR_CODES,
+    RTI_CODES,
     SUPERVISOR_SLOW,
     *CHECKED_STACK,
 )

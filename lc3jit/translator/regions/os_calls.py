@@ -147,25 +147,23 @@ def inline_rti(c: RegionCompiler, returns: list[int], pending: int) -> Label:
 
     R6 is PC_SLOT (so KBSR[14] is clear and both words are memory) and the PSR popped is
     user mode's at priority 0 (as a user program runs), x8000-x8007: its privilege is
-    PSR_USER and its codes `psr - PSR_USER`, where `&` (a generic operation on 3.11, two
-    an RTI) took them apart; any other takes the helper's way."""
+    PSR_USER and its codes RTI_CODES[psr], one lookup where `&` (a generic operation on
+    3.11, two an RTI) took them apart; any other PSR takes the helper's way."""
     e, slow = c.e, Label()
     c.push_reg(SP)  # a word (the caller wrapped it)
     c.push_table(contract.PC_SLOT)
     e.compare(Compare.NE)
     e.jump_if_true(slow)
+    c.push_table(contract.RTI_CODES)
     c.push_table(contract.MEMORY)
     c.push_table(contract.PSR_SLOT)
     e.subscript()
+    e.subscript()
     e.dup()
-    e.store("psr")
-    e.const(PSR_USER)
+    e.store("codes")
+    e.const(0)
     e.compare(Compare.LT)
-    e.jump_if_true(slow)
-    e.load("psr")
-    e.const(PSR_USER | 0b111)
-    e.compare(Compare.GT)
-    e.jump_if_true(slow)  # a priority above 0 (or a bit no PSR has): the helper's way
+    e.jump_if_true(slow)  # not user mode at priority 0 (or a bit no PSR has): the helper's way
     c.push_table(contract.MEMORY)
     c.push_table(contract.PC_SLOT)
     e.subscript()  # the PC popped, on the stack from here on
@@ -179,11 +177,7 @@ def inline_rti(c: RegionCompiler, returns: list[int], pending: int) -> Label:
     e.const(PSR_USER)  # `psr & (PSR_USER | PSR_PRIORITY)`, priority 0
     push_machine(c)
     e.store_attr(contract.PRIVILEGE)
-    c.push_table(contract.PSR_CODES)
-    e.load("psr")
-    e.const(PSR_USER)
-    e.binary(BinaryOp.SUBTRACT)  # `psr & 0b111`
-    e.subscript()
+    e.load("codes")
     e.store("cc")
     c.cc_alias = None
     c.dirty.add(CODES)
