@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from . import contract
 from .errors import Leave, Stop
-from .isa import COND, MEMORY_WORDS, SIGN_BIT, WORD_MASK
+from .isa import MEMORY_WORDS, SIGN_BIT, WORD_MASK
 from .lean import cache
 from .machine import (
     CODES_OF_PSR,
@@ -142,7 +142,6 @@ class CodeHelpers:
                 contract.REGISTERS: m.reg,
                 contract.MACHINE: m,
                 **dict.fromkeys(BRANCH_TABLES, UNBUILT),  # see bind_tables
-                contract.NZP: COND,
                 contract.RTI_CODES: rti_codes() if m.access_control else UNBUILT,  # inline RTI's only
                 contract.SUPERVISOR_SLOW: SUPERVISOR_STORE_SLOW,
                 **dict.fromkeys(contract.CHECKED_STACK),  # none checked yet (None)

@@ -41,7 +41,6 @@ POSITIVE = "POSITIVE"
 NEGATIVE = "NEGATIVE"
 ZERO = "ZERO"
 #: For an OS call inlined in a region (TRAP and RTI entering and leaving the supervisor):
-NZP = "NZP"  # the PSR's N, Z, P bits, indexed by the codes' word (isa.COND)
 #: By a PSR an RTI pops: its codes' word for user mode at priority 0, else -1 (where the
 #: RTI takes the helper's way); a list of 65,536 (code_helpers.rti_codes).
 RTI_CODES = "RTI_CODES"
@@ -65,7 +64,6 @@ VALUES = (
     POSITIVE,
     NEGATIVE,
     ZERO,
-    NZP,
     RTI_CODES,
     SUPERVISOR_SLOW,
     *CHECKED_STACK,

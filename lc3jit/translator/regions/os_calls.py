@@ -40,6 +40,7 @@ from lc3jit.translator.bounds import FULL
 from lc3jit.translator.emitter import BinaryOp, Compare, Label
 from lc3jit.translator.regions.known import CODES
 from lc3jit_runtime import contract
+from lc3jit_runtime.isa import COND, SIGN_BIT
 from lc3jit_runtime.machine import (
     IO_BASE,
     PSR_USER,
@@ -89,13 +90,33 @@ def check_stack(c: RegionCompiler, back: Label, slow: Label) -> None:
     e.jump(back)
 
 
+def push_user_psr(c: RegionCompiler) -> None:
+    """Push the PSR of user mode at priority 0 with the codes (in `cc`): by two compares,
+    cheaper on 3.11 than PSR_USER plus the codes' bits from isa.COND, a bytes (whose
+    indexing is not specialised), which made a new int each TRAP."""
+    e, zero, negative, done = c.e, Label(), Label(), Label()
+    c.push_cc()
+    e.jump_if_false(zero, is_bool=False)
+    c.push_cc()
+    e.const(SIGN_BIT)
+    e.compare(Compare.LT)
+    e.jump_if_false(negative)
+    e.const(PSR_USER | COND[1])
+    e.jump(done)
+    e.place(zero)
+    e.const(PSR_USER | COND[0])
+    e.jump(done)
+    e.place(negative)
+    e.const(PSR_USER | COND[SIGN_BIT])
+    e.place(done)
+
+
 def inline_trap(c: RegionCompiler, vector: int, routine: int, following: int) -> Label:
     """TRAP's fast path, ending in a jump to the routine's block; returns the label where
     the helper's way (emitted next by the caller) begins. The codes are in `cc`.
 
     From user mode at priority 0 (the mode word, Machine.psr_mode, is PSR_USER) it leaves
-    supervisor mode at priority 0 and pushes the PSR `PSR_USER | codes`, here `PSR_USER +
-    codes` (NZP holds only PSR[2:0]): 3.11 specialises `+` for ints, and runs `|` generically.
+    supervisor mode at priority 0 and pushes the PSR of user mode with the codes (push_user_psr).
     """
     e, slow, back, unchecked = c.e, Label(), Label(), Label()
     push_machine(c)
@@ -122,11 +143,7 @@ def inline_trap(c: RegionCompiler, vector: int, routine: int, following: int) ->
     e.const(0)  # supervisor mode, priority 0
     push_machine(c)
     e.store_attr(contract.PRIVILEGE)
-    c.push_table(contract.NZP)
-    c.push_cc()
-    e.subscript()
-    e.const(PSR_USER)
-    e.binary(BinaryOp.ADD)  # `PSR_USER | codes`: see above
+    push_user_psr(c)
     c.push_table(contract.MEMORY)
     c.push_table(contract.PSR_SLOT)
     e.store_subscript()
