@@ -38,6 +38,7 @@ from .devices import (  # noqa: F401 - the device page's names, where the engine
 )
 from .errors import Leave, MachineFault
 from .isa import CC_VALUE, COND, MEMORY_WORDS, NOOP_WORDS, WORD_MASK
+from .lean import cache
 
 TYPE_CHECKING = False  # as typing's: collections' names are for the type checker (issue 20)
 if TYPE_CHECKING:
@@ -111,10 +112,12 @@ def user_address(address: int) -> bool:
     return USER_BASE <= address < IO_BASE
 
 
-def _write_map(edition: int, access_control: bool) -> list[int]:
-    """The write map of a machine just made, built by extending one list a range at a
-    time: the three lists added and a loop over the 12,800 words closed to user mode took
-    some 8 M machine instructions of every `--os` run in the 3rd edition."""
+@cache
+def fresh_write_map(edition: int, access_control: bool) -> list[int]:
+    """The write map of a machine just made, to copy: a copy costs half of building it (a
+    grader makes a machine per test). Built by extending one list a range at a time: the
+    three lists added and a loop over the 12,800 words closed to user mode took some 8 M
+    machine instructions of every `--os` run in the 3rd edition."""
     protected = WATCH_PROTECTED if access_control else 0
     watch = [protected] * USER_BASE
     watch += [0] * (IO_BASE - USER_BASE)
@@ -123,26 +126,6 @@ def _write_map(edition: int, access_control: bool) -> list[int]:
     for address in (KBSR, KBDR, DSR, DDR, MCR) + ((PSR_ADDR,) if edition == 3 else ()):
         watch[address] |= WATCH_DEVICE
     return watch
-
-
-#: Per (edition, access control): None once a machine got a write map of its own, then
-#: the one later machines get copies of.
-_PRISTINE: dict[tuple[int, bool], list[int] | None] = {}
-
-
-def fresh_write_map(edition: int, access_control: bool) -> list[int]:
-    """A write map for a machine just made. The first of its kind in a process is built
-    for it (most processes make one machine: a copy kept would cost a 1.6 MB copy, some
-    1 ms); later ones copy one kept, which costs half of building it (a grader makes a
-    machine per test)."""
-    key = (edition, access_control)
-    if key not in _PRISTINE:
-        _PRISTINE[key] = None
-        return _write_map(edition, access_control)
-    pristine = _PRISTINE[key]
-    if pristine is None:
-        pristine = _PRISTINE[key] = _write_map(edition, access_control)
-    return pristine.copy()
 
 
 class Machine(Devices):
@@ -170,7 +153,7 @@ class Machine(Devices):
         self.written_at_poll = 0
         self.key_wait_below = USER_BASE if full_system else 0
         self.mcr = MCR_CLOCK
-        self.watch = fresh_write_map(edition, self.access_control)
+        self.watch = fresh_write_map(edition, self.access_control).copy()
         self.code_write_hooks: list[CodeWriteHook] = []
         self.code_writes = 0  # stores into words some engine holds decoded or translated
         # An ending asked for from outside the program (a signal, a lost display), and
