@@ -41,11 +41,19 @@ POSITIVE = "POSITIVE"
 NEGATIVE = "NEGATIVE"
 ZERO = "ZERO"
 #: For an OS call inlined in a region (TRAP and RTI entering and leaving the supervisor):
-NZP = "NZP"  # the PSR's N, Z, P bits, indexed by the codes' word (isa.COND)
-PSR_CODES = "PSR_CODES"  # the codes' word, indexed by the PSR's low 3 bits (machine.CODES_OF_PSR)
+#: By a PSR an RTI pops: its codes' word for user mode at priority 0, else -1 (where the
+#: RTI takes the helper's way); a list of 65,536 (code_helpers.rti_codes).
+RTI_CODES = "RTI_CODES"
 #: For the supervisor's stores (an OS saving registers, a TRAP's pushes): may it not store
 #: inline at a word with these write-map flags (machine.SUPERVISOR_STORE_SLOW)?
 SUPERVISOR_SLOW = "SUPERVISOR_SLOW"
+#: The first values (None) of a region's locals of these names: the Saved_SSP whose two
+#: words below it a TRAP inlined found open to plain pushes, KBSR[14] clear, in this call
+#: of the region, and the addresses of those words (translator.regions.os_calls).
+SSP_CHECKED = "SSP_CHECKED"
+PSR_SLOT = "PSR_SLOT"
+PC_SLOT = "PC_SLOT"
+CHECKED_STACK = (SSP_CHECKED, PSR_SLOT, PC_SLOT)
 VALUES = (
     MEMORY,
     WRITE_MAP,
@@ -56,9 +64,9 @@ VALUES = (
     POSITIVE,
     NEGATIVE,
     ZERO,
-    NZP,
-    PSR_CODES,
+    RTI_CODES,
     SUPERVISOR_SLOW,
+    *CHECKED_STACK,
 )
 
 #: Attributes of the Machine generated code reads or writes.

@@ -115,13 +115,16 @@ def user_address(address: int) -> bool:
 @cache
 def fresh_write_map(edition: int, access_control: bool) -> list[int]:
     """The write map of a machine just made, to copy: a copy costs half of building it (a
-    grader makes a machine per test)."""
-    watch = [0] * IO_BASE + [WATCH_IO] * (MEMORY_WORDS - IO_BASE) + [WATCH_GUARD] * GUARD_WORDS
+    grader makes a machine per test). Built by extending one list a range at a time: the
+    three lists added and a loop over the 12,800 words closed to user mode took some 8 M
+    machine instructions of every `--os` run in the 3rd edition."""
+    protected = WATCH_PROTECTED if access_control else 0
+    watch = [protected] * USER_BASE
+    watch += [0] * (IO_BASE - USER_BASE)
+    watch += [WATCH_IO | protected] * (MEMORY_WORDS - IO_BASE)
+    watch += [WATCH_GUARD] * GUARD_WORDS
     for address in (KBSR, KBDR, DSR, DDR, MCR) + ((PSR_ADDR,) if edition == 3 else ()):
         watch[address] |= WATCH_DEVICE
-    if access_control:
-        for address in (*range(USER_BASE), *range(IO_BASE, MEMORY_WORDS)):
-            watch[address] |= WATCH_PROTECTED
     return watch
 
 

@@ -296,6 +296,75 @@ def test_the_output_limit_ends_an_os_run_after_the_same_store(engine: str, editi
     assert runs[0].outcome.ending is Ending.OUTPUT_LIMIT and len(runs[0].output) == limit
 
 
+#: An OS whose routines move the supervisor's stack between calls: MOVE returns from a
+#: frame copied two words down (Saved_SSP two lower after its RTI), ONTO_CODE from one
+#: copied onto the user program's own loop, so the next TRAP pushes onto translated code.
+#: A region checks the words under a Saved_SSP once a call: each new one is checked again.
+MOVING_STACK_OS = """
+        .ORIG x0026
+        .FILL PLAIN             ; x26
+        .FILL MOVE              ; x27
+        .FILL ONTO_CODE         ; x28
+        .END
+        .ORIG x0200
+        LD R6, STACK
+        LD R1, START_PSR
+        ADD R6, R6, #-2
+        STR R1, R6, #1
+        STR R0, R6, #0
+        RTI
+STACK   .FILL x2F00
+START_PSR .FILL x8002
+CODE    .FILL x3002             ; the user program's LOOP
+PLAIN   RTI
+MOVE    LDR R1, R6, #0
+        LDR R2, R6, #1
+        ADD R6, R6, #-2
+        STR R1, R6, #0
+        STR R2, R6, #1
+        RTI
+ONTO_CODE LDR R1, R6, #0
+        LDR R2, R6, #1
+        LD R6, CODE
+        STR R1, R6, #0
+        STR R2, R6, #1
+        RTI
+        .END
+"""
+MOVING_STACK_USER = """
+        .ORIG x3000
+        AND R3, R3, #0
+        ADD R3, R3, #5
+LOOP    TRAP x26
+        TRAP x27
+        TRAP x26
+        ADD R3, R3, #-1
+        BRp LOOP
+        TRAP x28
+        TRAP x26
+        TRAP x26
+        TRAP x30                ; no routine: the run ends
+        .END
+"""
+
+
+@pytest.mark.parametrize("engine", TRANSLATED)
+def test_a_supervisor_stack_moved_between_os_calls_is_pushed_where_it_is_now(engine: str) -> None:
+    """Every TRAP pushes below the Saved_SSP of its moment, and every RTI pops at R6,
+    however the routines moved the stack, onto code too, at any step limit."""
+    system, images = images_of(MOVING_STACK_OS), images_of(MOVING_STACK_USER)
+
+    def run(name: str, limit: int | None) -> Run:
+        machine = boot(images, Console(io.BytesIO(), io.BytesIO()), 3, None, system)
+        return finish(machine, ENGINES[name](machine).run(limit))
+
+    expected = run("interp", None)
+    assert expected.machine.saved_ssp == 0x3004 and expected.outcome.reason == "fault"
+    assert expected.machine.mem[0x3002:0x3004] == [0x300A, 0x8002]  # x3009's push, onto LOOP
+    for limit in (*range(0, expected.machine.icount, 7), None):
+        assert_same(run("interp", limit), run(engine, limit))
+
+
 #: What a user program may do around its OS calls: move its own R6 anywhere (the OS
 #: switches to its stack and back, inline in a region), set the codes, call the traps.
 USER_STEPS = (

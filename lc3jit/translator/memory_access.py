@@ -185,7 +185,7 @@ class MemoryAccess(BlockState):
         self.call(contract.STORE, push_address, push_value, at)
         e.pop()
         if self.cc_local and self.slow_paths.settle_codes_before_store:  # a store into the PSR sets the codes
-            e.global_(contract.MACHINE)
+            self.push_table(contract.MACHINE)
             e.load_attr(contract.CODES)
             e.store("cc")
 

@@ -6,20 +6,30 @@ through the helpers each costs a write-back of the registers, a call into the ma
 reading the registers again and a compare per return point. The common case is a few
 dozen bytecodes of the region's own, with the registers in their locals:
 
-- TRAP in user mode, KBSR[14] clear, both stack words below the supervisor's stack
-  pointer plain data or only closed to user mode, and the vector still naming the
-  routine the region holds: save R6 as the user's stack pointer, push the PSR and the
-  PC, R6 = the supervisor's stack, and go on at the routine.
+- TRAP in user mode at priority 0, KBSR[14] clear, both stack words below the
+  supervisor's stack pointer plain data or only closed to user mode, and the vector
+  still naming the routine the region holds: save R6 as the user's stack pointer, push
+  the PSR and the PC, R6 = the supervisor's stack, and go on at the routine.
 - RTI in supervisor mode (an instruction in system space: its block checked the fetch
-  or is known to run there), KBSR[14] clear, R6 below xFDFF, popping a PSR of user mode
-  at priority 0: R6 back to the user's stack, the privilege and the codes from the PSR
-  popped, and on at the return point the PC popped names.
+  or is known to run there) with R6 where such a TRAP of this call pushed the PC, popping
+  a PSR of user mode at priority 0: R6 back to the user's stack, the privilege and the
+  codes from the PSR popped, and on at the return point the PC popped names.
 
-Anything else (a TRAP from supervisor code, an RTI back into it, a watched stack word, a
-vector rewritten, interrupts enabled) takes the helper's way, the code after the fast
-path. Both change only R6, the machine's privilege, stack pointers and stack words, and
-the codes (RTI), exactly as the machine does (see runtime.machine): R and m.ccv are not
-written, so R6 and the codes are dirty after them (regions.known).
+The stack words and KBSR[14] are looked at once a call of the region for each Saved_SSP
+(check_stack), which leaves three locals: the Saved_SSP checked (SSP_CHECKED) and the
+addresses of the PSR and the PC pushed below it (PSR_SLOT, PC_SLOT; all None at entry,
+see runtime.contract). What was checked stays true until the region returns: write-map
+flags are added only between calls (code decoded, translated or observed), and a store
+that sets KBSR[14] leaves. So a TRAP whose Saved_SSP is the one checked pushes at the
+slots with no look at the write map and no arithmetic, and an RTI with R6 at PC_SLOT pops
+two memory words, KBSR[14] clear, and leaves Saved_SSP = SSP_CHECKED.
+
+Anything else (a TRAP from supervisor code, an RTI back into it or from elsewhere on the
+stack, a watched stack word, a vector rewritten, interrupts enabled) takes the helper's
+way, the code after the fast path. Both change only R6, the machine's privilege, stack
+pointers and stack words, and the codes (RTI), exactly as the machine does (see
+runtime.machine): R and m.ccv are not written, so R6 and the codes are dirty after them
+(regions.known).
 """
 
 from __future__ import annotations
@@ -30,6 +40,7 @@ from lc3jit.translator.bounds import FULL
 from lc3jit.translator.emitter import BinaryOp, Compare, Label
 from lc3jit.translator.regions.known import CODES
 from lc3jit_runtime import contract
+from lc3jit_runtime.isa import COND, SIGN_BIT
 from lc3jit_runtime.machine import (
     IO_BASE,
     PSR_USER,
@@ -42,58 +53,84 @@ if TYPE_CHECKING:
 SP = 6
 
 
-def unless_interrupts(c: RegionCompiler, slow: Label) -> None:
-    """To `slow` while KBSR[14] is set: the helpers leave then, for the dispatcher to look
-    for the interrupt."""
-    c.e.global_(contract.MACHINE)
-    c.e.load_attr(contract.INTERRUPTS)
-    c.e.jump_if_true(slow, is_bool=False)
+def push_machine(c: RegionCompiler) -> None:
+    """The Machine, as a fast local (loaded at entry with the tables): cheaper than the
+    global at the half dozen reads and writes of an OS call."""
+    c.push_table(contract.MACHINE)
 
 
-def keep_if_user_mode(c: RegionCompiler, local: str, slow: Label) -> None:
-    """Pop a PSR (or its privilege and priority) into `local`; to `slow` unless it is user mode's."""
-    c.e.dup()
-    c.e.store(local)
-    c.e.const(PSR_USER)
-    c.e.compare(Compare.LT)
-    c.e.jump_if_true(slow)
+def check_stack(c: RegionCompiler, back: Label, slow: Label) -> None:
+    """Out of line, Saved_SSP not the one checked in this call: to `slow` while KBSR[14]
+    is set or if either word below it may not take a plain push; else it becomes the one
+    checked, with its slots (see the module's docstring), and back."""
+    e = c.e
+    push_machine(c)
+    e.load_attr(contract.INTERRUPTS)
+    e.jump_if_true(slow, is_bool=False)
+    push_machine(c)
+    e.load_attr(contract.SAVED_SSP)
+    e.store("sp")
+    slots = ((1, contract.PSR_SLOT), (2, contract.PC_SLOT))
+    for below, _ in slots:  # -1 or -2 (a Saved_SSP below 2) reads a guard entry: never plain
+        c.push_table(contract.SUPERVISOR_SLOW)  # the pushes are the supervisor's stores
+        c.push_table(contract.WRITE_MAP)
+        e.load("sp")
+        e.const(below)
+        e.binary(BinaryOp.SUBTRACT)
+        e.subscript()
+        e.subscript()
+        e.jump_if_true(slow)
+    for below, slot in slots:  # all checked: the slots only now, as RTI trusts PC_SLOT
+        e.load("sp")
+        e.const(below)
+        e.binary(BinaryOp.SUBTRACT)
+        e.store(slot)
+    e.load("sp")
+    e.store(contract.SSP_CHECKED)
+    e.jump(back)
 
 
-def push_stack_word(c: RegionCompiler, above: int) -> None:
-    """Push the address of the word pushed `above` words before the last (local `sp`:
-    the supervisor's stack pointer after the two pushes)."""
-    c.e.load("sp")
-    if above:
-        c.e.const(above)
-        c.e.binary(BinaryOp.ADD)
+def push_user_psr(c: RegionCompiler) -> None:
+    """Push the PSR of user mode at priority 0 with the codes (in `cc`): by two compares,
+    cheaper on 3.11 than PSR_USER plus the codes' bits from isa.COND, a bytes (whose
+    indexing is not specialised), which made a new int each TRAP."""
+    e, zero, negative, done = c.e, Label(), Label(), Label()
+    c.push_cc()
+    e.jump_if_false(zero, is_bool=False)
+    c.push_cc()
+    e.const(SIGN_BIT)
+    e.compare(Compare.LT)
+    e.jump_if_false(negative)
+    e.const(PSR_USER | COND[1])
+    e.jump(done)
+    e.place(zero)
+    e.const(PSR_USER | COND[0])
+    e.jump(done)
+    e.place(negative)
+    e.const(PSR_USER | COND[SIGN_BIT])
+    e.place(done)
 
 
 def inline_trap(c: RegionCompiler, vector: int, routine: int, following: int) -> Label:
     """TRAP's fast path, ending in a jump to the routine's block; returns the label where
     the helper's way (emitted next by the caller) begins. The codes are in `cc`.
 
-    The mode word (Machine.psr_mode) holds PSR[15] and the priority, PSR[10:8], only,
-    and a codes' word from NZP only PSR[2:0]: in user mode, `mode & PSR_PRIORITY` is
-    `mode - PSR_USER`, and the PSR pushed, `mode | codes`, is `mode + codes`: 3.11
-    specialises `-` and `+` for ints, and runs `&` and `|` generically (two a TRAP).
+    From user mode at priority 0 (the mode word, Machine.psr_mode, is PSR_USER) it leaves
+    supervisor mode at priority 0 and pushes the PSR of user mode with the codes (push_user_psr).
     """
-    e, slow = c.e, Label()
-    unless_interrupts(c, slow)
-    e.global_(contract.MACHINE)
+    e, slow, back, unchecked = c.e, Label(), Label(), Label()
+    push_machine(c)
     e.load_attr(contract.PRIVILEGE)
-    keep_if_user_mode(c, "mode", slow)
-    e.global_(contract.MACHINE)
+    e.const(PSR_USER)
+    e.compare(Compare.NE)
+    e.jump_if_true(slow)
+    push_machine(c)
     e.load_attr(contract.SAVED_SSP)
-    e.const(2)
-    e.binary(BinaryOp.SUBTRACT)
-    e.store("sp")
-    for above in (1, 0):  # an index of -1 or -2 (a Saved_SSP below 2) reads a guard entry: never plain
-        c.push_table(contract.SUPERVISOR_SLOW)  # the pushes are the supervisor's stores
-        c.push_table(contract.WRITE_MAP)
-        push_stack_word(c, above)
-        e.subscript()
-        e.subscript()
-        e.jump_if_true(slow)
+    c.push_table(contract.SSP_CHECKED)
+    e.compare(Compare.NE)
+    e.jump_if_true(unchecked)
+    c.slow_path(unchecked, lambda: check_stack(c, back, slow))
+    e.place(back)
     c.push_table(contract.MEMORY)
     e.const(TRAP_TABLE + vector)
     e.subscript()
@@ -101,28 +138,22 @@ def inline_trap(c: RegionCompiler, vector: int, routine: int, following: int) ->
     e.compare(Compare.NE)
     e.jump_if_true(slow)
     c.push_reg(SP)  # a word (the caller wrapped it)
-    e.global_(contract.MACHINE)
+    push_machine(c)
     e.store_attr(contract.SAVED_USP)
-    e.load("mode")
-    e.const(PSR_USER)
-    e.binary(BinaryOp.SUBTRACT)  # `mode & PSR_PRIORITY`: see below
-    e.global_(contract.MACHINE)
+    e.const(0)  # supervisor mode, priority 0
+    push_machine(c)
     e.store_attr(contract.PRIVILEGE)
-    e.load("mode")
-    c.push_table(contract.NZP)
-    c.push_cc()
-    e.subscript()
-    e.binary(BinaryOp.ADD)  # `mode | codes`: see below
+    push_user_psr(c)
     c.push_table(contract.MEMORY)
-    push_stack_word(c, 1)
+    c.push_table(contract.PSR_SLOT)
     e.store_subscript()
     e.const(following)
     c.push_table(contract.MEMORY)
-    push_stack_word(c, 0)
+    c.push_table(contract.PC_SLOT)
     e.store_subscript()
-    push_stack_word(c, 0)
+    c.push_table(contract.PC_SLOT)
     c.set_reg(SP, False)
-    c.ranges[SP] = FULL  # Saved_SSP - 2 for a Saved_SSP of 2 or more: the guard entries saw to that
+    c.ranges[SP] = (0, IO_BASE - 1)  # a slot checked: below xFE00 (every word there is watched)
     c.go_to(routine)
     return slow
 
@@ -131,45 +162,39 @@ def inline_rti(c: RegionCompiler, returns: list[int], pending: int) -> Label:
     """RTI's fast path: compared with the return points inside, else a way out (`pending`
     instructions counted but not run); returns the label of the helper's way.
 
-    The PSR popped is user mode's at priority 0 (as a user program runs), x8000-x8007:
-    its privilege is PSR_USER and its codes `psr - PSR_USER`, where `&` (a generic
-    operation on 3.11, two an RTI) took them apart; any other takes the helper's way."""
+    R6 is PC_SLOT (so KBSR[14] is clear and both words are memory) and the PSR popped is
+    user mode's at priority 0 (as a user program runs), x8000-x8007: its privilege is
+    PSR_USER and its codes RTI_CODES[psr], one lookup where `&` (a generic operation on
+    3.11, two an RTI) took them apart; any other PSR takes the helper's way."""
     e, slow = c.e, Label()
-    unless_interrupts(c, slow)
     c.push_reg(SP)  # a word (the caller wrapped it)
-    e.const(IO_BASE - 1)
-    e.compare(Compare.GE)
+    c.push_table(contract.PC_SLOT)
+    e.compare(Compare.NE)
     e.jump_if_true(slow)
+    c.push_table(contract.RTI_CODES)
     c.push_table(contract.MEMORY)
-    c.push_reg(SP)
-    e.const(1)
-    e.binary(BinaryOp.ADD)
+    c.push_table(contract.PSR_SLOT)
     e.subscript()
-    keep_if_user_mode(c, "psr", slow)
-    e.load("psr")
-    e.const(PSR_USER | 0b111)
-    e.compare(Compare.GT)
-    e.jump_if_true(slow)  # a priority above 0 (or a bit no PSR has): the helper's way
+    e.subscript()
+    e.dup()
+    e.store("codes")
+    e.const(0)
+    e.compare(Compare.LT)
+    e.jump_if_true(slow)  # not user mode at priority 0 (or a bit no PSR has): the helper's way
     c.push_table(contract.MEMORY)
-    c.push_reg(SP)
+    c.push_table(contract.PC_SLOT)
     e.subscript()  # the PC popped, on the stack from here on
-    c.push_reg(SP)
-    e.const(2)
-    e.binary(BinaryOp.ADD)
-    e.global_(contract.MACHINE)
+    c.push_table(contract.SSP_CHECKED)  # PC_SLOT + 2
+    push_machine(c)
     e.store_attr(contract.SAVED_SSP)
-    e.global_(contract.MACHINE)
+    push_machine(c)
     e.load_attr(contract.SAVED_USP)
     c.set_reg(SP, False)
     c.ranges[SP] = FULL
     e.const(PSR_USER)  # `psr & (PSR_USER | PSR_PRIORITY)`, priority 0
-    e.global_(contract.MACHINE)
+    push_machine(c)
     e.store_attr(contract.PRIVILEGE)
-    c.push_table(contract.PSR_CODES)
-    e.load("psr")
-    e.const(PSR_USER)
-    e.binary(BinaryOp.SUBTRACT)  # `psr & 0b111`
-    e.subscript()
+    e.load("codes")
     e.store("cc")
     c.cc_alias = None
     c.dirty.add(CODES)
