@@ -334,28 +334,50 @@ def test_a_budget_running_out_on_the_way_back_to_a_loop_head_stops_as_the_interp
 
 def locals_stored(name: str, run: Callable[[], object]) -> Counter[str]:
     """How many times each local of the code objects called `name` was stored while `run`
-    ran (opcode tracing)."""
+    ran: by sys.monitoring's INSTRUCTION events where Python has them (3.12+; 3.12's
+    `sys.settrace` sends no opcode events into these code objects at all), else by opcode
+    tracing (3.11)."""
     stored: Counter[str] = Counter()
     writes: dict[CodeType, dict[int, tuple[str, ...]]] = {}
 
-    def opcode(frame: FrameType, event: str, _: object) -> object:
-        frame.f_trace_opcodes = True  # again at each event: 3.15 drops it set at the call
-        if event == "opcode":
-            stored.update(writes[frame.f_code].get(frame.f_lasti, ()))
-        return opcode
-
-    def call(frame: FrameType, event: str, _: object) -> object:
-        code = frame.f_code
-        if code.co_name != name:
-            return None
-        writes.setdefault(
-            code,
-            {
+    def stores(code: CodeType) -> dict[int, tuple[str, ...]]:
+        if code not in writes:
+            writes[code] = {
                 ins.offset: ins.argval if isinstance(ins.argval, tuple) else (ins.argval,)
                 for ins in dis.get_instructions(code)
                 if ins.opname.startswith("STORE_FAST")
-            },
-        )
+            }
+        return writes[code]
+
+    if hasattr(sys, "monitoring"):
+        mon = sys.monitoring
+        tool = mon.DEBUGGER_ID
+
+        def instruction(code: CodeType, offset: int) -> object:
+            if code.co_name != name:
+                return mon.DISABLE
+            stored.update(stores(code).get(offset, ()))
+            return None
+
+        mon.use_tool_id(tool, "lc3jit-test")
+        try:
+            mon.register_callback(tool, mon.events.INSTRUCTION, instruction)
+            mon.set_events(tool, mon.events.INSTRUCTION)
+            run()
+        finally:
+            mon.set_events(tool, 0)
+            mon.register_callback(tool, mon.events.INSTRUCTION, None)
+            mon.free_tool_id(tool)
+        return stored
+
+    def opcode(frame: FrameType, event: str, _: object) -> object:
+        if event == "opcode":
+            stored.update(stores(frame.f_code).get(frame.f_lasti, ()))
+        return opcode
+
+    def call(frame: FrameType, event: str, _: object) -> object:
+        if frame.f_code.co_name != name:
+            return None
         frame.f_trace_opcodes = True
         return opcode
 
