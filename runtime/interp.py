@@ -15,7 +15,7 @@ for before each instruction only while KBSR[14] is set; setting it leaves the fa
 from __future__ import annotations
 
 from .errors import Breakpoint, Leave, Stop, StopRequested
-from .isa import COND, WORD_MASK, Instruction, decode
+from .isa import COND, MEMORY_WORDS, NOOP_WORDS, WORD_MASK, Instruction, decode
 from .machine import ILLEGAL_OPCODE, IO_BASE, WATCH_DECODED, Machine, user_address
 from .outcome import STEP_LIMIT, UNLIMITED, Outcome
 from .traps import trap
@@ -323,12 +323,16 @@ class Interpreter:
 
     def __init__(self, machine: Machine) -> None:
         self.machine = machine
-        self._miss: Step = self._decode_and_run
+        table = _SPARE_TABLES.pop() if _SPARE_TABLES else StepTable()
+        table.interpreter = self
+        self._table: StepTable | None = table
+        self._miss: Step = table.miss
+        self.steps: list[Step] = table.steps
+        self.stops: set[int] = set()  # PCs to stop before: a debugger's breakpoints
         # A stop requested before this interpreter was made (one made when first needed, as
         # the dispatcher's is) holds for it as for those its hook reached: it stops at once.
-        first = stop_requested if machine.ending is not None else self._miss
-        self.steps: list[Step] = [first] * len(machine.mem)
-        self.stops: set[int] = set()  # PCs to stop before: a debugger's breakpoints
+        if machine.ending is not None:
+            self._stop(True)
         machine.code_write_hooks.append(self._forget)
         machine.stop_hooks.append(self._stop)
 
@@ -340,10 +344,10 @@ class Interpreter:
         """
         if on:
             self.stops.add(pc)
-            self.steps[pc] = stop_here
+            self.keep(pc, pc + 1, stop_here)
         else:
             self.stops.discard(pc)
-            self.steps[pc] = self._miss
+            self.keep(pc, pc + 1, self._miss)
 
     def noop_run_end(self, pc: int) -> int:
         """Machine.noop_run_end, ended before a stop: a run of no-ops never runs past a breakpoint."""
@@ -361,7 +365,7 @@ class Interpreter:
         step = self.steps[pc]
         if step is self._miss:
             m = self.machine
-            if (end := self.noop_run_end(pc)) > pc:
+            if m.mem[pc] < NOOP_WORDS and (end := self.noop_run_end(pc)) > pc:
                 self.keep(pc, end, _noop)
                 m.watch[pc:end] = [flags | WATCH_DECODED for flags in m.watch[pc:end]]
                 return _noop
@@ -383,11 +387,10 @@ class Interpreter:
         request sets `machine.ending` before it swaps, so one of the two writes comes last.
         """
         self.steps[start:end] = [step] * (end - start)
+        if (table := self._table) is not None:
+            table.written(start, end)
         if self.machine.ending is not None:
             self.steps[start:end] = [stop_requested] * (end - start)
-
-    def _decode_and_run(self, pc: int) -> int:
-        return self.step_at(pc)(pc)
 
     def _forget(self, address: int, at: int) -> None:
         self.keep(address, address + 1, stop_here if address in self.stops else self._miss)
@@ -402,8 +405,23 @@ class Interpreter:
         """A stop was requested: every next step raises StopRequested instead of running;
         or no longer: every word is decoded again when reached, the breakpoints kept."""
         self.steps[:] = [stop_requested if on else self._miss] * len(self.steps)
+        if (table := self._table) is not None:
+            table.written(0, len(self.steps))
         for pc in () if on else self.stops:
             self.steps[pc] = stop_here
+
+    def close(self) -> None:
+        """Done for good (its Simulator closed): the table goes to the next interpreter made.
+
+        A table is as long as memory, and making one and freeing it cost some 110 us on
+        3.11, a fifth of a grader's short test; the next interpreter resets only the words
+        this one decoded. Nothing may run this interpreter after.
+        """
+        table, self._table = self._table, None
+        self.steps = []  # a run after close fails rather than running another machine's steps
+        if table is not None and len(_SPARE_TABLES) < SPARE_TABLES:
+            table.fresh()
+            _SPARE_TABLES.append(table)
 
     def run(self, max_steps: int | None = None) -> Outcome:
         """Run until a stop or max_steps instructions; count them in machine.icount.
@@ -448,6 +466,51 @@ class Interpreter:
         finally:
             m.pc = pc
             m.icount += done
+
+
+class StepTable:
+    """An interpreter's steps by address, every word not decoded yet holding `miss`.
+
+    `miss` belongs to the table, not to an interpreter, so a closed interpreter's table can
+    serve the next one: only the spans written since it was fresh need `miss` again (a
+    grader's test writes some 30, and its call's return address far from its code), or, past
+    MAX_SPANS of them, every word.
+    """
+
+    __slots__ = ("interpreter", "miss", "spans", "steps")
+
+    def __init__(self) -> None:
+        self.interpreter: Interpreter | None = None
+        self.miss: Step = self._decode_and_run
+        self.steps: list[Step] = [self.miss] * MEMORY_WORDS
+        self.spans: list[tuple[int, int]] | None = []  # None: too many, all of it
+
+    def _decode_and_run(self, pc: int) -> int:
+        assert self.interpreter is not None  # a table in the spares is never run
+        return self.interpreter.step_at(pc)(pc)
+
+    def written(self, start: int, end: int) -> None:
+        spans = self.spans
+        if spans is not None:
+            if len(spans) < MAX_SPANS:
+                spans.append((start, end))
+            else:
+                self.spans = None
+
+    def fresh(self) -> None:
+        """Every word back to `miss`, no interpreter: the table as made."""
+        self.interpreter = None
+        miss, steps = self.miss, self.steps
+        for start, end in [(0, len(steps))] if self.spans is None else self.spans:
+            steps[start:end] = [miss] * (end - start)
+        self.spans = []
+
+
+#: Tables of closed interpreters, for the next ones made (see Interpreter.close): a
+#: Simulator has at most two interpreters (the tiered start's and its engine's fallback).
+SPARE_TABLES = 2
+MAX_SPANS = 256
+_SPARE_TABLES: list[StepTable] = []
 
 
 def stop_requested(_: int) -> int:

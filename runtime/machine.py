@@ -128,6 +128,25 @@ def fresh_write_map(edition: int, access_control: bool) -> list[int]:
     return watch
 
 
+@cache
+def _fresh_flags(edition: int, access_control: bool) -> list[int]:
+    """The memory words' part of fresh_write_map: what a closed machine's map is reset to
+    (its guard entries are never written)."""
+    return fresh_write_map(edition, access_control)[:MEMORY_WORDS]
+
+
+#: Write maps of closed machines, by edition and access control, for the next machines
+#: made: resetting one's memory words costs half of copying a fresh map and freeing it
+#: (some 100 us of a grader's 550 us test on 3.11). Two of each are kept.
+_SPARE_WRITE_MAPS: dict[tuple[int, bool], list[list[int]]] = {}
+SPARE_WRITE_MAPS = 2
+
+
+def _write_map(edition: int, access_control: bool) -> list[int]:
+    spares = _SPARE_WRITE_MAPS.get((edition, access_control))
+    return spares.pop() if spares else fresh_write_map(edition, access_control).copy()
+
+
 class Machine(Devices):
     """An LC-3: 65,536 words, R0-R7, PC, PSR, the saved stack pointers, the devices."""
 
@@ -153,7 +172,7 @@ class Machine(Devices):
         self.written_at_poll = 0
         self.key_wait_below = USER_BASE if full_system else 0
         self.mcr = MCR_CLOCK
-        self.watch = fresh_write_map(edition, self.access_control).copy()
+        self.watch = _write_map(edition, self.access_control)
         self.code_write_hooks: list[CodeWriteHook] = []
         self.code_writes = 0  # stores into words some engine holds decoded or translated
         # An ending asked for from outside the program (a signal, a lost display), and
@@ -193,6 +212,20 @@ class Machine(Devices):
     @property
     def user_mode(self) -> bool:
         return bool(self.psr_mode & PSR_USER)
+
+    def close(self) -> None:
+        """Done for good: memory emptied, the write map given to the next machine made.
+
+        A machine and its engines hold each other in reference cycles (the write map's
+        hooks, steps bound to the machine), so memory would wait for the collector, which
+        walks it at every pass until then. Nothing may run or read the machine after.
+        """
+        self.mem.clear()
+        watch, self.watch = self.watch, []
+        spares = _SPARE_WRITE_MAPS.setdefault((self.edition, self.access_control), [])
+        if watch and len(spares) < SPARE_WRITE_MAPS:
+            watch[:MEMORY_WORDS] = _fresh_flags(self.edition, self.access_control)
+            spares.append(watch)
 
     def load_words(self, origin: int, words: list[int] | tuple[int, ...]) -> None:
         """Place words in memory from origin, as a loader does (no devices, no hooks)."""

@@ -157,21 +157,30 @@ def test_time_and_output_limits_end_a_run(engine: str) -> None:
 
 @pytest.mark.parametrize("translate_after", [0, 1000])
 @engines
-def test_a_closed_simulator_gives_its_memory_back_at_once(engine: str, translate_after: int) -> None:
+def test_a_closed_simulator_gives_its_memory_back_at_once_and_its_tables_to_the_next(
+    engine: str, translate_after: int
+) -> None:
     """Its machine and engines hold each other in cycles: without close() their megabytes
-    would wait for the garbage collector (turned off here)."""
+    would wait for the garbage collector (turned off here). What it keeps after close (a
+    write map and an interpreter's table, some 1.6 MB) the next Simulator takes, so a
+    grader's thousand tests hold no more tables than its first (the rest of each waits for
+    the collector: some 50 KB)."""
     Simulator(EXAMPLES / "solution.asm", engine=engine).run()  # translations shared from now on
     gc.disable()
     tracemalloc.start()
+    running, held = [], []
     try:
-        with Simulator(EXAMPLES / "solution.asm", engine=engine, translate_after=translate_after) as sim:
-            assert sim.call("ARRAY_MAX", 0x3100, 3) == sim.machine.reg[0]
-            assert tracemalloc.get_traced_memory()[0] > 2_000_000  # memory, write map, tables
-        held = tracemalloc.get_traced_memory()[0]
+        for _ in range(3):
+            with Simulator(EXAMPLES / "solution.asm", engine=engine, translate_after=translate_after) as sim:
+                assert sim.call("ARRAY_MAX", 0x3100, 3) == sim.machine.reg[0]
+                running.append(tracemalloc.get_traced_memory()[0])
+            held.append(tracemalloc.get_traced_memory()[0])
     finally:
         tracemalloc.stop()
         gc.enable()
-    assert held < 500_000, f"{held:,} bytes still held"
+    assert all(r - h > 500_000 for r, h in zip(running, held, strict=True)), f"{running} then {held}"
+    assert max(held) < 2_000_000, f"{held} bytes still held"
+    assert held[2] - held[0] < 500_000, f"{held} bytes held after each"  # no table more
     with pytest.raises(ValueError, match="closed"):
         sim.run()
 

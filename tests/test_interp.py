@@ -14,6 +14,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
+import lc3jit_runtime.interp as interp_module
 from lc3jit_runtime.console import Console
 from lc3jit_runtime.endings import Ending
 from lc3jit_runtime.interp import Interpreter
@@ -220,3 +221,32 @@ def test_a_stop_at_the_first_key_wait_keeps_what_ran() -> None:
     outcome = Interpreter(m).run()
     assert outcome.ending is Ending.INPUT_EXHAUSTED
     assert (m.icount, m.pc, m.reg[1]) == (1, ORIGIN + 1, 1)
+
+
+@pytest.mark.parametrize("breakpoints", [2, 300])  # 300: more spans than the table keeps
+def test_a_closed_interpreters_table_serves_the_next_one_as_new(
+    breakpoints: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A grader makes a machine per test, and a closed interpreter's table (as long as
+    memory) goes to the next one made: whatever the closed one cached there (decoded words,
+    breakpoints, the stopper of a stop requested, a word stored over), the next one decodes
+    its own program afresh."""
+    monkeypatch.setattr(interp_module, "_SPARE_TABLES", [])
+    add = op("ADDI", dr=1, sr1=1, imm5=1)
+    first = machine([op("ST", sr=2, pcoffset9=0), add, add, HALT])
+    first.reg[2] = op("ADDI", dr=1, sr1=1, imm5=5)
+    interp = Interpreter(first)
+    for pc in [ORIGIN + 2, *range(0xFDFF, 0xFDFF - breakpoints + 1, -1)]:
+        interp.set_stop(pc, True)
+    assert interp.run().ending is Ending.BREAKPOINT and first.reg[1] == 5
+    first.request_stop(Outcome(Ending.INTERRUPTED, "stopped"))
+    assert interp.run().ending is Ending.INTERRUPTED
+    table = interp.steps
+    interp.close()
+
+    second = machine([op("NOT", dr=1, sr=1), add, add, HALT])
+    again = Interpreter(second)
+    assert again.steps is table
+    assert all(step is again._miss for step in table)
+    assert again.run().ending is Ending.HALT
+    assert (second.reg[1], second.icount, second.pc) == (0xFFFF + 2 & MASK, 4, ORIGIN + 4)

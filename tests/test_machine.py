@@ -29,7 +29,9 @@ from lc3jit_runtime.machine import (
     WATCH_DEVICE,
     WATCH_OBSERVED,
     WATCH_PROTECTED,
+    WATCH_TRANSLATED,
     Machine,
+    fresh_write_map,
 )
 from lc3jit_runtime.outcome import Outcome
 
@@ -273,3 +275,26 @@ def test_the_supervisors_store_check_covers_every_write_map_flag() -> None:
     flags = [value for name, value in names if name.startswith("WATCH_") and isinstance(value, int)]
     assert reduce(or_, flags) < len(SUPERVISOR_STORE_SLOW)
     assert [index for index, slow in enumerate(SUPERVISOR_STORE_SLOW) if not slow] == [0, WATCH_PROTECTED]
+
+
+def test_a_closed_machines_write_map_serves_the_next_machine_of_its_kind_as_new(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A grader makes a machine per test: a closed one's memory is emptied at once, and its
+    write map (twice as long as memory) goes to the next machine of the same edition and
+    access control, with every flag the engines and watches set gone."""
+    monkeypatch.setattr(machine_module, "_SPARE_WRITE_MAPS", {})
+    m, _ = machine(3, full_system=True)
+    m.watch[AT] |= WATCH_DECODED | WATCH_TRANSLATED
+    m.watch[0x0200] |= WATCH_OBSERVED
+    m.watch[KBSR] &= ~WATCH_DEVICE
+    watch = m.watch
+    m.close()
+    m.close()  # twice: the map is given once
+    assert m.mem == []
+
+    again, _ = machine(3, full_system=True)
+    assert again.watch is watch
+    assert again.watch == fresh_write_map(3, True)
+    assert machine(3, full_system=True)[0].watch is not watch
+    assert machine(2, full_system=True)[0].watch is not watch

@@ -213,11 +213,14 @@ class SimulatorBase:
         engines = [getattr(hook, "__self__", None) for hook in machine.stop_hooks]  # those following it
         if isinstance(self._engine, TieredEngine):
             engines.append(self._engine.interpreter)  # detached at the switch, if there was one
-        tables = [machine.mem, machine.watch]
-        for engine in filter(None, engines):  # an engine's tables by address: lists as long as memory
-            tables += [v for v in vars(engine).values() if isinstance(v, list) and len(v) >= MEMORY_WORDS]
-        for table in tables:
-            table.clear()
+        for engine in dict.fromkeys(filter(None, engines)):
+            if isinstance(engine, Interpreter):
+                engine.close()  # its table goes to the next interpreter
+                continue
+            for value in vars(engine).values():  # an engine's tables by address: as long as memory
+                if isinstance(value, list) and len(value) >= MEMORY_WORDS:
+                    value.clear()
+        machine.close()
         self.closed = True
 
     def __enter__(self) -> Self:

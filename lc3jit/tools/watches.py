@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from itertools import takewhile
 
 from lc3jit_runtime.errors import Leave, Watched
-from lc3jit_runtime.interp import Interpreter, stop_here
+from lc3jit_runtime.interp import Interpreter
 from lc3jit_runtime.isa import NOOP_WORDS, WORD_MASK, Flow, Instruction, decode
 from lc3jit_runtime.machine import IO_BASE, TRAP_TABLE, WATCH_OBSERVED, Machine, user_address
 from lc3jit_runtime.traps import HOST_TRAPS
@@ -103,9 +103,7 @@ class CheckingInterpreter(Interpreter):
 
     def refresh(self) -> None:
         """The checks changed: every word gets its step (and check) again when reached."""
-        self.steps[:] = [self._miss] * len(self.steps)
-        for pc in self.stops:
-            self.steps[pc] = stop_here
+        self._stop(False)
 
 
 def checked(step: Callable[[int], int], check: Check, at: int) -> Callable[[int], int]:
