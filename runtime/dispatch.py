@@ -206,11 +206,16 @@ class Dispatcher(CodeHelpers):
             self.blocks[start] = translation
             self._enter(translation, unbound)
         starts = frozenset(translation.start for translation in translations)
-        watch, covering = self.machine.watch, self.covering
+        covering, spans = self.covering, []
         for word in translations[0].covered():
             covered_by = covering.get(word)
             covering[word] = starts if covered_by is None else covered_by | starts
-            watch[word] |= WATCH_TRANSLATED
+            if spans and spans[-1][1] == word:  # the words as runs of consecutive words
+                spans[-1] = (spans[-1][0], word + 1)
+            else:
+                spans.append((word, word + 1))
+        for start, end in spans:
+            self.machine.mark(start, end, WATCH_TRANSLATED)
 
     def _counted(self, translation: Translation) -> Callable[[int], int]:
         """The block's function, counting its runs in self.runs (for `lc3jit dump --run`)."""
@@ -255,8 +260,7 @@ class Dispatcher(CodeHelpers):
 
         self.noop_runs[start] = end
         self.keep(start, noops, end - start)
-        watch = self.machine.watch
-        watch[start:end] = [flags | WATCH_TRANSLATED for flags in watch[start:end]]
+        self.machine.mark(start, end, WATCH_TRANSLATED)
 
     def _code_written(self, address: int, at: int) -> None:
         """Drop every block, run of no-ops and interpreter step that covers a word just written."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from .errors import Breakpoint, Leave, Stop, StopRequested
 from .isa import COND, MEMORY_WORDS, NOOP_WORDS, WORD_MASK, Instruction, decode
-from .machine import ILLEGAL_OPCODE, IO_BASE, WATCH_DECODED, Machine, user_address
+from .machine import ILLEGAL_OPCODE, IO_BASE, WATCH_DECODED, Machine, Spans, user_address
 from .outcome import STEP_LIMIT, UNLIMITED, Outcome
 from .traps import trap
 
@@ -367,14 +367,14 @@ class Interpreter:
             m = self.machine
             if m.mem[pc] < NOOP_WORDS and (end := self.noop_run_end(pc)) > pc:
                 self.keep(pc, end, _noop)
-                m.watch[pc:end] = [flags | WATCH_DECODED for flags in m.watch[pc:end]]
+                m.mark(pc, end, WATCH_DECODED)
                 return _noop
             ins = decode(m.mem[pc], pc)
             step = HANDLERS[ins.form.name](m, ins)
             if m.access_control and not user_address(pc):
                 step = _fetch_checked(m, step)
             self.keep(pc, pc + 1, step)
-            m.watch[pc] |= WATCH_DECODED
+            m.mark(pc, pc + 1, WATCH_DECODED)
         return step
 
     def keep(self, start: int, end: int, step: Step) -> None:
@@ -388,7 +388,7 @@ class Interpreter:
         """
         self.steps[start:end] = [step] * (end - start)
         if (table := self._table) is not None:
-            table.written(start, end)
+            table.written.add(start, end)
         if self.machine.ending is not None:
             self.steps[start:end] = [stop_requested] * (end - start)
 
@@ -406,7 +406,7 @@ class Interpreter:
         or no longer: every word is decoded again when reached, the breakpoints kept."""
         self.steps[:] = [stop_requested if on else self._miss] * len(self.steps)
         if (table := self._table) is not None:
-            table.written(0, len(self.steps))
+            table.written.add(0, len(self.steps))
         for pc in () if on else self.stops:
             self.steps[pc] = stop_here
 
@@ -472,44 +472,32 @@ class StepTable:
     """An interpreter's steps by address, every word not decoded yet holding `miss`.
 
     `miss` belongs to the table, not to an interpreter, so a closed interpreter's table can
-    serve the next one: only the spans written since it was fresh need `miss` again (a
-    grader's test writes some 30, and its call's return address far from its code), or, past
-    MAX_SPANS of them, every word.
+    serve the next one: only the spans written since it was fresh need `miss` again.
     """
 
-    __slots__ = ("interpreter", "miss", "spans", "steps")
+    __slots__ = ("interpreter", "miss", "steps", "written")
 
     def __init__(self) -> None:
         self.interpreter: Interpreter | None = None
         self.miss: Step = self._decode_and_run
         self.steps: list[Step] = [self.miss] * MEMORY_WORDS
-        self.spans: list[tuple[int, int]] | None = []  # None: too many, all of it
+        self.written = Spans()
 
     def _decode_and_run(self, pc: int) -> int:
         assert self.interpreter is not None  # a table in the spares is never run
         return self.interpreter.step_at(pc)(pc)
 
-    def written(self, start: int, end: int) -> None:
-        spans = self.spans
-        if spans is not None:
-            if len(spans) < MAX_SPANS:
-                spans.append((start, end))
-            else:
-                self.spans = None
-
     def fresh(self) -> None:
         """Every word back to `miss`, no interpreter: the table as made."""
         self.interpreter = None
         miss, steps = self.miss, self.steps
-        for start, end in [(0, len(steps))] if self.spans is None else self.spans:
+        for start, end in self.written.taken():
             steps[start:end] = [miss] * (end - start)
-        self.spans = []
 
 
 #: Tables of closed interpreters, for the next ones made (see Interpreter.close): a
 #: Simulator has at most two interpreters (the tiered start's and its engine's fallback).
 SPARE_TABLES = 2
-MAX_SPANS = 256
 _SPARE_TABLES: list[StepTable] = []
 
 

@@ -277,17 +277,21 @@ def test_the_supervisors_store_check_covers_every_write_map_flag() -> None:
     assert [index for index, slow in enumerate(SUPERVISOR_STORE_SLOW) if not slow] == [0, WATCH_PROTECTED]
 
 
+@pytest.mark.parametrize("marks", [3, 300])  # 300: more spans than a machine keeps
 def test_a_closed_machines_write_map_serves_the_next_machine_of_its_kind_as_new(
-    monkeypatch: pytest.MonkeyPatch,
+    marks: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A grader makes a machine per test: a closed one's memory is emptied at once, and its
     write map (twice as long as memory) goes to the next machine of the same edition and
-    access control, with every flag the engines and watches set gone."""
+    access control, with every flag the engines and watches set (Machine.mark) gone."""
     monkeypatch.setattr(machine_module, "_SPARE_WRITE_MAPS", {})
     m, _ = machine(3, full_system=True)
-    m.watch[AT] |= WATCH_DECODED | WATCH_TRANSLATED
-    m.watch[0x0200] |= WATCH_OBSERVED
-    m.watch[KBSR] &= ~WATCH_DEVICE
+    m.mark(AT, AT + 1, WATCH_DECODED)
+    m.mark(AT, AT + 40, WATCH_TRANSLATED)
+    m.mark(0, IO_BASE, WATCH_OBSERVED)
+    for address in range(marks - 3):
+        m.mark(0x4000 + 2 * address, 0x4001 + 2 * address, WATCH_DECODED)
+    assert m.watch[AT] == WATCH_DECODED | WATCH_TRANSLATED | WATCH_OBSERVED
     watch = m.watch
     m.close()
     m.close()  # twice: the map is given once

@@ -234,9 +234,4 @@ class MemoryWatcher:
 def mark_all(machine: Machine, observer: Callable[[int, int, int, bool], None]) -> None:
     """Send every store below the device registers to observer (the write map's slow path)."""
     machine.observer = observer
-    watch = machine.watch
-    watch[:IO_BASE] = bytes(watch[:IO_BASE]).translate(OBSERVED)  # every word's flags (below 128), at C speed
-
-
-#: bytes.translate's table: the write map's flags with WATCH_OBSERVED set.
-OBSERVED = bytes(flags | WATCH_OBSERVED for flags in range(256))
+    machine.mark(0, IO_BASE, WATCH_OBSERVED)

@@ -58,8 +58,7 @@ class Tracer:
         m = self.machine
         watch, saved_observer = m.watch, m.observer
         m.observer = self._stored
-        for address in range(len(m.mem)):
-            watch[address] |= WATCH_OBSERVED
+        m.mark(0, len(m.mem), WATCH_OBSERVED)
         try:
             outcome = self._run(UNLIMITED if max_steps is None else max_steps)
             self.file.flush()

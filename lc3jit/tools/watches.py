@@ -164,7 +164,7 @@ class WatchList:
             return f"R{register} = x{machine.reg[register]:04X}"
         self.memory[target] = machine.mem[target]
         self.kinds[target] = kind
-        machine.watch[target] |= WATCH_OBSERVED  # (for a read watch: to keep its value up to date)
+        machine.mark(target, target + 1, WATCH_OBSERVED)  # (for a read watch: to keep its value up to date)
         return self._word(target)
 
     def remove(self, machine: Machine, target: str | int) -> None:
@@ -189,7 +189,7 @@ class WatchList:
     def arm(self, machine: Machine) -> None:
         """A fresh machine (run, restart): its write map marked, the values last seen its own."""
         for address in self.memory:
-            machine.watch[address] |= WATCH_OBSERVED
+            machine.mark(address, address + 1, WATCH_OBSERVED)
         self.resync(machine)
 
     def resync(self, machine: Machine) -> None:
