@@ -18,7 +18,7 @@ from lc3jit.translator.blocks import Block
 from lc3jit.translator.bounds import EMPTY, FULL, LOOSE
 from lc3jit.translator.codegen import BlockCompiler
 from lc3jit.translator.dataflow import ALL_REGISTERS, REGISTER_ONLY
-from lc3jit.translator.emitter import BinaryOp, Compare, Emitter, Label
+from lc3jit.translator.emitter import BinaryOp, Compare, Emitter, Label, recorded
 from lc3jit.translator.regions.analyses import RegionFacts
 from lc3jit.translator.regions.graph import RegionGraph
 from lc3jit.translator.regions.known import CODES, dirty_at_entry, supervised
@@ -36,6 +36,28 @@ MIN_GRANT = 64  # a region with a room near SMALL_INTS still refills only now an
 #: standing for the codes, the bounds of the registers' locals, the registers (and CODES)
 #: not written back since they changed.
 Where = tuple[Block, int, int, int | None, dict[int, tuple[int, int]], frozenset[int]]
+
+
+def _left(e: Emitter) -> None:
+    """What is left of the budget: budget - granted."""
+    e.load("budget")
+    e.load("granted")
+    e.binary(BinaryOp.SUBTRACT)
+
+
+def _granted(e: Emitter) -> None:
+    """The grant on the stack added to `granted` and to `n`."""
+    e.dup()
+    e.load("granted")
+    e.binary(BinaryOp.ADD)
+    e.store("granted")
+    e.load("n")
+    e.binary(BinaryOp.ADD)
+    e.store("n")
+
+
+#: The straight-line parts of every refill (see AcrossBlocks.refill), made once.
+_LEFT, _GRANTED = recorded(_left), recorded(_granted)
 
 
 class FactsDisagreeError(Exception):
@@ -148,9 +170,10 @@ class AcrossBlocks(BlockCompiler):
         registers whose locals may not hold words here are wrapped there, with those of
         every other way out (one `&` each: less code than a wrap on every way)."""
         self.settle_cc()
-        self.unwrapped_out |= {  # a register with no bounds holds a word
-            r for r, (lo, hi) in self.ranges.items() if (lo < 0 or hi > WORD_MASK) and r in self.written
-        }
+        out, written = self.unwrapped_out, self.written
+        for r, (lo, hi) in self.ranges.items():  # a register with no bounds holds a word
+            if (lo < 0 or hi > WORD_MASK) and r in written:
+                out.add(r)
         self.e.const(pending)
         self.e.jump(self.way_out)
 
@@ -267,11 +290,16 @@ class AcrossBlocks(BlockCompiler):
         if not others:  # one way in (most blocks): what it told
             return {r: bounds for r, bounds in first.items() if bounds != FULL}
         joined = {}
-        for r in ALL_REGISTERS:  # plain loops: this runs for every block of every region
+        # Plain loops and compares, not min and max, over the registers some way bounds (a
+        # word on all the others): this runs for every block of every region.
+        for r in sorted(set(first).union(*others)):
             lo, hi = first.get(r, FULL)
             for way in others:
                 way_lo, way_hi = way.get(r, FULL)
-                lo, hi = min(lo, way_lo), max(hi, way_hi)
+                if way_lo < lo:
+                    lo = way_lo
+                if way_hi > hi:
+                    hi = way_hi
             if (lo, hi) != FULL:
                 joined[r] = (lo, hi)
         return joined
@@ -391,19 +419,11 @@ class AcrossBlocks(BlockCompiler):
         """Grant the next instructions of the budget (a grant, or what is left) to `n` and
         `granted`, and check again; none left: `out_of_budget`."""
         e, spent = self.e, Label()
-        e.load("budget")
-        e.load("granted")
-        e.binary(BinaryOp.SUBTRACT)  # what is left
+        e.extend(_LEFT)
         self.at_most_a_grant()
         e.dup()
         e.jump_if_false(spent, is_bool=False)
-        e.dup()
-        e.load("granted")
-        e.binary(BinaryOp.ADD)
-        e.store("granted")
-        e.load("n")
-        e.binary(BinaryOp.ADD)
-        e.store("n")
+        e.extend(_GRANTED)
         e.jump(check)
         e.place(spent)
         e.pop()
