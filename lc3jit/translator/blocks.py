@@ -42,6 +42,10 @@ class Exit(enum.Enum):
     RTI = "rti"
     INVALID = "invalid"
 
+    #: By identity, as every member is the one object of its value: Enum's own hash (of
+    #: its name) is a call in Python, some thousands a translation (`exit in CALLS`).
+    __hash__ = object.__hash__
+
 
 class Kind(enum.StrEnum):
     """How control goes from a block to a successor (a string in dumps and their JSON)."""
@@ -69,17 +73,16 @@ class Block:
     #: Where control goes next, known when the block is made: every analysis and the code
     #: generator ask, many times a block.
     successors: tuple[Successor, ...] = field(init=False, repr=False, compare=False)
+    #: Its number of instructions and its last one: fields rather than properties, asked
+    #: for some ten thousand times in translating 4k words (a property is a call each).
+    length: int = field(init=False, repr=False, compare=False)
+    last: Instruction = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "successors", _successors(self.instructions[-1], self.exit))
-
-    @property
-    def length(self) -> int:
-        return len(self.instructions)
-
-    @property
-    def last(self) -> Instruction:
-        return self.instructions[-1]
+        last = self.instructions[-1]
+        object.__setattr__(self, "successors", _successors(last, self.exit))
+        object.__setattr__(self, "length", len(self.instructions))
+        object.__setattr__(self, "last", last)
 
     @property
     def end(self) -> int:

@@ -30,11 +30,11 @@ from __future__ import annotations
 
 import enum
 import opcode
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from itertools import compress, pairwise, repeat
 from operator import is_not
 from types import CodeType
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from lc3jit.translator import PY, SPOKEN, speaks_this_python, unknown_python
 from lc3jit.translator.assembler import Instr, Item, Label, assemble
@@ -348,11 +348,13 @@ JUMPS = frozenset({"JUMP_FORWARD", "JUMP_BACKWARD"})
 ENDS = JUMPS | {"RETURN_VALUE", "RETURN_CONST"}
 
 
-def recorded(emit: Callable[[Emitter], None]) -> tuple[Item, ...]:
-    """The instructions `emit` writes, for `Emitter.extend`: straight-line code only (no
-    label, line, jump or return), as the running Python's forms."""
+def recorded(*calls: tuple[Any, ...]) -> tuple[Item, ...]:
+    """The instructions the emitter's methods write, for `Emitter.extend`: each call the
+    method's name and its arguments, in turn; straight-line code only (no label, line,
+    jump or return), in the running Python's forms."""
     scratch = Emitter("recorded", 0)
-    emit(scratch)
+    for name, *args in calls:
+        getattr(scratch, name)(*args)
     items = tuple(scratch.code[1:])  # after RESUME
     if any(type(item) is not tuple or type(item[1]) is Label or item[0] in ENDS for item in items):
         raise ValueError("recorded code must run straight on")

@@ -11,8 +11,9 @@ leave, so the fast path needs no jump over them.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from functools import cached_property
+from functools import cached_property, lru_cache
 
+from lc3jit.translator.assembler import Item
 from lc3jit.translator.block_state import LEAVE, LOCALS, load_registers
 from lc3jit.translator.blocks import Block
 from lc3jit.translator.bounds import EMPTY, FULL, LOOSE
@@ -38,26 +39,26 @@ MIN_GRANT = 64  # a region with a room near SMALL_INTS still refills only now an
 Where = tuple[Block, int, int, int | None, dict[int, tuple[int, int]], frozenset[int]]
 
 
-def _left(e: Emitter) -> None:
-    """What is left of the budget: budget - granted."""
-    e.load("budget")
-    e.load("granted")
-    e.binary(BinaryOp.SUBTRACT)
+#: The straight-line parts of every refill (see AcrossBlocks.refill), made once: what is
+#: left of the budget, then the grant on the stack added to `granted` and to `n`.
+_LEFT = recorded(("load", "budget"), ("load", "granted"), ("binary", BinaryOp.SUBTRACT))
+_GRANTED = recorded(
+    ("dup",),
+    ("load", "granted"),
+    ("binary", BinaryOp.ADD),
+    ("store", "granted"),
+    ("load", "n"),
+    ("binary", BinaryOp.ADD),
+    ("store", "n"),
+)
 
 
-def _granted(e: Emitter) -> None:
-    """The grant on the stack added to `granted` and to `n`."""
-    e.dup()
-    e.load("granted")
-    e.binary(BinaryOp.ADD)
-    e.store("granted")
-    e.load("n")
-    e.binary(BinaryOp.ADD)
-    e.store("n")
-
-
-#: The straight-line parts of every refill (see AcrossBlocks.refill), made once.
-_LEFT, _GRANTED = recorded(_left), recorded(_granted)
+@lru_cache(maxsize=1024)
+def _added_to_count(k: int) -> tuple[Item, ...]:
+    """`n += k` (AcrossBlocks.add_to_count), made once for each k: a program has a few
+    dozen, each counted on hundreds of ways."""
+    step = BinaryOp.ADD if k > 0 else BinaryOp.SUBTRACT
+    return recorded(("load", "n"), ("const", abs(k)), ("binary", step), ("store", "n"))
 
 
 class FactsDisagreeError(Exception):
@@ -110,6 +111,10 @@ class AcrossBlocks(BlockCompiler):
     # Registers: every register the region names is a local from entry to exit.
     def reg(self, r: int) -> str:
         return LOCALS[r]
+
+    def push_reg(self, r: int) -> None:
+        """`reg`'s local, without the call to it: the commonest instruction written."""
+        self.e.load(LOCALS[r])
 
     def push_table(self, name: str) -> None:
         """A fast local, loaded at entry (only those the region uses): cheaper than a
@@ -365,10 +370,7 @@ class AcrossBlocks(BlockCompiler):
     def add_to_count(self, k: int) -> None:
         """`n += k`, as `n -= -k` where k is negative: nothing where it is 0."""
         if k:
-            self.e.load("n")
-            self.e.const(abs(k))
-            self.e.binary(BinaryOp.ADD if k > 0 else BinaryOp.SUBTRACT)
-            self.e.store("n")
+            self.e.extend(_added_to_count(k))
 
     # The budget: counted where a chain starts, checked where a loop starts.
     def count_in(self, block: Block, given_back: int = 0) -> None:
@@ -440,13 +442,20 @@ class AcrossBlocks(BlockCompiler):
     def at_most_a_grant(self) -> None:
         """The number on the stack, or a grant if that is less."""
         e, within = self.e, Label()
-        e.dup()
-        e.const(self.grant)
-        e.compare(Compare.GT)
+        more_than_a_grant, a_grant = self.grant_parts
+        e.extend(more_than_a_grant)
         e.jump_if_false(within)
-        e.pop()
-        e.const(self.grant)
+        e.extend(a_grant)
         e.place(within)
+
+    @cached_property
+    def grant_parts(self) -> tuple[tuple[Item, ...], tuple[Item, ...]]:
+        """The straight-line parts of at_most_a_grant (every refill's), made once a region:
+        is the number on the stack more than a grant; a grant instead."""
+        return (
+            recorded(("dup",), ("const", self.grant), ("compare", Compare.GT)),
+            recorded(("pop",), ("const", self.grant)),
+        )
 
     def leave_before(self, block: Block) -> None:
         """Out of budget: leave at the block's start, its count given back."""
