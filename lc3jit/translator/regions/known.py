@@ -46,10 +46,11 @@ def dirty_at_entry(graph: RegionGraph, edition: int, inline_os_calls: bool) -> d
                 if after & ~dirty[target]:
                     dirty[target] |= after
                     changed = True
-            following = block.last.next_pc  # a TRAP's way back (see build_graph's ways_in)
-            if block.exit is Exit.TRAP and following in dirty and after & ~dirty[following]:
-                dirty[following] |= after
-                changed = True
+            if block.exit is Exit.TRAP:  # its way back (see build_graph's ways_in)
+                following = block.last.next_pc
+                if following in dirty and after & ~dirty[following]:
+                    dirty[following] |= after
+                    changed = True
     return {start: registers_of(mask) for start, mask in dirty.items()}
 
 
