@@ -195,6 +195,27 @@ def test_unconditional_jumps_both_ways_and_tidy() -> None:
     assert "JUMP_FORWARD" not in names
 
 
+def test_a_recorded_run_appends_what_its_calls_write() -> None:
+    """Emitter.extend of a run `recorded` once is the code the same calls write, dropped
+    with the rest where no way reaches it; a jump or a return cannot be recorded."""
+    calls = (("load", "x"), ("const", 3), ("binary", BinaryOp.ADD))
+    by_calls, by_record = Emitter("run", 1), Emitter("run", 1)
+    for name, *args in calls:
+        getattr(by_calls, name)(*args)
+    by_record.extend(emitter.recorded(*calls))
+    assert by_record.code == by_calls.code
+    for e in (by_calls, by_record):
+        e.return_top()
+    for name, *args in calls:
+        getattr(by_calls, name)(*args)
+    by_record.extend(emitter.recorded(*calls))
+    assert by_record.code == by_calls.code
+    assert by_record.code[-1] == ("RETURN_VALUE", None)
+    for unrecordable in [("return_top",), ("jump", Label())]:
+        with pytest.raises(ValueError, match="straight on"):
+            emitter.recorded(unrecordable)
+
+
 @pytest.mark.parametrize("argc", [0, 1, 2, 3])
 def test_calls_to_globals(argc: int) -> None:
     def build(e: Emitter) -> None:

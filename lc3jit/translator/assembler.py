@@ -260,7 +260,7 @@ def assemble(
         co_nlocals=len(local),
         co_stacksize=stacksize,
         co_code=b"".join(units),
-        co_consts=tuple(value for _, value in consts),
+        co_consts=tuple(map(_SECOND, consts)),  # each key is (type, value)
         co_names=tuple(names),
         co_varnames=tuple(local),
         co_name=name,

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from lc3jit.translator.blocks import Block
 from lc3jit.translator.bounds import FULL, LOOSE, WRAP
-from lc3jit.translator.emitter import BinaryOp, Compare, Emitter, Label
+from lc3jit.translator.emitter import BinaryOp, Compare, Emitter, Label, recorded
 from lc3jit_runtime import contract
 from lc3jit_runtime.isa import WORD_MASK
 
@@ -23,6 +23,15 @@ TABLES = (contract.MEMORY, contract.WRITE_MAP, contract.POSITIVE, contract.NEGAT
 #: The locals that hold the registers, by register: one string each (formatting a name
 #: anew each time, and hashing it again when it is numbered, cost 2% of translating).
 LOCALS = tuple(f"r{r}" for r in range(8))
+
+#: The straight-line parts of `BlockState.wrap`, made once (it wraps some thousand times
+#: in 4k words): is the value on the stack above a word (below 0), then 2^16 less (more);
+#: its low 16 bits.
+_ABOVE_A_WORD = recorded(("dup",), ("const", WORD_MASK), ("compare", Compare.GT))
+_LESS_A_WRAP = recorded(("const", WRAP), ("binary", BinaryOp.SUBTRACT))
+_BELOW_ZERO = recorded(("dup",), ("const", 0), ("compare", Compare.LT))
+_PLUS_A_WRAP = recorded(("const", WRAP), ("binary", BinaryOp.ADD))
+_LOW_WORD = recorded(("const", WORD_MASK), ("binary", BinaryOp.AND))
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,22 +172,15 @@ class BlockState:
             return lo, hi
         e, done = self.e, Label()
         if lo >= 0 and hi <= WORD_MASK + WRAP:
-            e.dup()
-            e.const(WORD_MASK)
-            e.compare(Compare.GT)
+            e.extend(_ABOVE_A_WORD)
             e.jump_if_false(done)
-            e.const(WRAP)
-            e.binary(BinaryOp.SUBTRACT)
+            e.extend(_LESS_A_WRAP)
         elif lo >= -WRAP and hi <= WORD_MASK:
-            e.dup()
-            e.const(0)
-            e.compare(Compare.LT)
+            e.extend(_BELOW_ZERO)
             e.jump_if_false(done)
-            e.const(WRAP)
-            e.binary(BinaryOp.ADD)
+            e.extend(_PLUS_A_WRAP)
         else:
-            e.const(WORD_MASK)
-            e.binary(BinaryOp.AND)
+            e.extend(_LOW_WORD)
         e.place(done)
         return FULL
 

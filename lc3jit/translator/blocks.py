@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from lc3jit_runtime.isa import RET, WORD_MASK, Flow, Instruction, decode
+from lc3jit_runtime.isa import DECODED_KEPT, RET, WORD_MASK, Flow, Instruction, decode
 
 #: The most instructions one block holds; longer straight-line code is chained.
 MAX_BLOCK = 64
@@ -41,6 +41,10 @@ class Exit(enum.Enum):
     TRAP = "trap"
     RTI = "rti"
     INVALID = "invalid"
+
+    #: By identity, as every member is the one object of its value: Enum's own hash (of
+    #: its name) is a call in Python, some thousands a translation (`exit in CALLS`).
+    __hash__ = object.__hash__
 
 
 class Kind(enum.StrEnum):
@@ -69,22 +73,19 @@ class Block:
     #: Where control goes next, known when the block is made: every analysis and the code
     #: generator ask, many times a block.
     successors: tuple[Successor, ...] = field(init=False, repr=False, compare=False)
+    #: Its number of instructions, its last one and that one's address: fields rather than
+    #: properties, asked for some ten thousand times in translating 4k words (a property
+    #: is a call each).
+    length: int = field(init=False, repr=False, compare=False)
+    last: Instruction = field(init=False, repr=False, compare=False)
+    end: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "successors", _successors(self.instructions[-1], self.exit))
-
-    @property
-    def length(self) -> int:
-        return len(self.instructions)
-
-    @property
-    def last(self) -> Instruction:
-        return self.instructions[-1]
-
-    @property
-    def end(self) -> int:
-        """The address of the last word."""
-        return self.last.address
+        last = self.instructions[-1]
+        object.__setattr__(self, "successors", _successors(last, self.exit))
+        object.__setattr__(self, "length", len(self.instructions))
+        object.__setattr__(self, "last", last)
+        object.__setattr__(self, "end", last.address)
 
 
 def block_words(block: Block) -> Iterable[int]:
@@ -94,7 +95,24 @@ def block_words(block: Block) -> Iterable[int]:
 
 
 def _successors(ins: Instruction, exit: Exit) -> tuple[Successor, ...]:
-    """Where a block that ends in ins, by way of exit, goes next."""
+    """Where a block that ends in ins, by way of exit, goes next: worked out once for each
+    (find_blocks asks at every control transfer it follows, then the block it ends asks
+    again, and the next translation of the same code asks for the same)."""
+    key = (ins.address, ins.word, exit)
+    found = _SUCCESSORS.get(key)
+    if found is None:
+        if len(_SUCCESSORS) >= DECODED_KEPT:  # random words: keep it bounded, as decode does
+            _SUCCESSORS.clear()
+        found = _SUCCESSORS[key] = _successors_of(ins, exit)
+    return found
+
+
+#: `_successors` by the instruction's address and word, and the block's exit.
+_SUCCESSORS: dict[tuple[int, int, Exit], tuple[Successor, ...]] = {}
+
+
+def _successors_of(ins: Instruction, exit: Exit) -> tuple[Successor, ...]:
+    """Where a block that ends in ins, by way of exit, goes next (see _successors)."""
     following = Successor(Kind.FALLTHROUGH, ins.next_pc)
     match exit:
         case Exit.FALLTHROUGH | Exit.LIMIT:

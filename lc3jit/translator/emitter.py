@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from itertools import compress, pairwise, repeat
 from operator import is_not
 from types import CodeType
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from lc3jit.translator import PY, SPOKEN, speaks_this_python, unknown_python
 from lc3jit.translator.assembler import Instr, Item, Label, assemble
@@ -110,6 +110,7 @@ __all__ = [
     "Emitter",
     "Instr",
     "Label",
+    "recorded",
     "speaks_this_python",
     "unknown_python",
 ]
@@ -156,6 +157,11 @@ class Emitter:
     def emit(self, name: str, arg: object = None) -> None:
         """Append an instruction (its argument None where it takes none; LOAD_CONST None too)."""
         self._append((name, arg))
+
+    def extend(self, items: Sequence[Item]) -> None:
+        """Append straight-line instructions made once by `recorded`: one call, not one an
+        instruction, for the sequences the code generator writes again and again."""
+        (self.code if self._open else self._dropped).extend(items)
 
     def _end(self, item: Item) -> None:
         """Append a jump or a return (ENDS), after which no way goes on until a label."""
@@ -340,6 +346,19 @@ class Emitter:
 
 JUMPS = frozenset({"JUMP_FORWARD", "JUMP_BACKWARD"})
 ENDS = JUMPS | {"RETURN_VALUE", "RETURN_CONST"}
+
+
+def recorded(*calls: tuple[Any, ...]) -> tuple[Item, ...]:
+    """The instructions the emitter's methods write, for `Emitter.extend`: each call the
+    method's name and its arguments, in turn; straight-line code only (no label, line,
+    jump or return), in the running Python's forms."""
+    scratch = Emitter("recorded", 0)
+    for name, *args in calls:
+        getattr(scratch, name)(*args)
+    items = tuple(scratch.code[1:])  # after RESUME
+    if any(type(item) is not tuple or type(item[1]) is Label or item[0] in ENDS for item in items):
+        raise ValueError("recorded code must run straight on")
+    return items
 
 
 #: Instructions that use a value only while they run (never keep it in a local): a

@@ -11,13 +11,21 @@ is the compiler's SlowPaths.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 
+from lc3jit.translator.assembler import Item
 from lc3jit.translator.block_state import BlockState
 from lc3jit.translator.bounds import ADDRESS_BOUNDS, FULL, OFFSET6_REACH, WRAP
-from lc3jit.translator.emitter import BinaryOp, Compare, Label
+from lc3jit.translator.emitter import BinaryOp, Compare, Label, recorded
 from lc3jit_runtime import contract
 from lc3jit_runtime.isa import WORD_MASK
 from lc3jit_runtime.machine import IO_BASE, USER_BASE, user_address
+
+
+@lru_cache(maxsize=64)
+def _below_devices(local: str) -> tuple[Item, ...]:
+    """`local < xFE00`, made once for each local that holds an address (a load's test)."""
+    return recorded(("load", local), ("const", IO_BASE), ("compare", Compare.LT))
 
 
 class MemoryAccess(BlockState):
@@ -45,9 +53,7 @@ class MemoryAccess(BlockState):
         e, slow, retry = self.e, Label(), Label()
         if self.may_retry(bounds):
             e.place(retry)
-        e.load(local)
-        e.const(IO_BASE)
-        e.compare(Compare.LT)
+        e.extend(_below_devices(local))
         e.jump_if_false(slow)
         if bounds[0] < 0 or self.checked_loads:
             e.load(local)

@@ -11,14 +11,15 @@ leave, so the fast path needs no jump over them.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from functools import cached_property
+from functools import cached_property, lru_cache
 
+from lc3jit.translator.assembler import Item
 from lc3jit.translator.block_state import LEAVE, LOCALS, load_registers
 from lc3jit.translator.blocks import Block
 from lc3jit.translator.bounds import EMPTY, FULL, LOOSE
 from lc3jit.translator.codegen import BlockCompiler
 from lc3jit.translator.dataflow import ALL_REGISTERS, REGISTER_ONLY
-from lc3jit.translator.emitter import BinaryOp, Compare, Emitter, Label
+from lc3jit.translator.emitter import BinaryOp, Compare, Emitter, Label, recorded
 from lc3jit.translator.regions.analyses import RegionFacts
 from lc3jit.translator.regions.graph import RegionGraph
 from lc3jit.translator.regions.known import CODES, dirty_at_entry, supervised
@@ -36,6 +37,28 @@ MIN_GRANT = 64  # a region with a room near SMALL_INTS still refills only now an
 #: standing for the codes, the bounds of the registers' locals, the registers (and CODES)
 #: not written back since they changed.
 Where = tuple[Block, int, int, int | None, dict[int, tuple[int, int]], frozenset[int]]
+
+
+#: The straight-line parts of every refill (see AcrossBlocks.refill), made once: what is
+#: left of the budget, then the grant on the stack added to `granted` and to `n`.
+_LEFT = recorded(("load", "budget"), ("load", "granted"), ("binary", BinaryOp.SUBTRACT))
+_GRANTED = recorded(
+    ("dup",),
+    ("load", "granted"),
+    ("binary", BinaryOp.ADD),
+    ("store", "granted"),
+    ("load", "n"),
+    ("binary", BinaryOp.ADD),
+    ("store", "n"),
+)
+
+
+@lru_cache(maxsize=1024)
+def _added_to_count(k: int) -> tuple[Item, ...]:
+    """`n += k` (AcrossBlocks.add_to_count), made once for each k: a program has a few
+    dozen, each counted on hundreds of ways."""
+    step = BinaryOp.ADD if k > 0 else BinaryOp.SUBTRACT
+    return recorded(("load", "n"), ("const", abs(k)), ("binary", step), ("store", "n"))
 
 
 class FactsDisagreeError(Exception):
@@ -88,6 +111,10 @@ class AcrossBlocks(BlockCompiler):
     # Registers: every register the region names is a local from entry to exit.
     def reg(self, r: int) -> str:
         return LOCALS[r]
+
+    def push_reg(self, r: int) -> None:
+        """`reg`'s local, without the call to it: the commonest instruction written."""
+        self.e.load(LOCALS[r])
 
     def push_table(self, name: str) -> None:
         """A fast local, loaded at entry (only those the region uses): cheaper than a
@@ -148,9 +175,10 @@ class AcrossBlocks(BlockCompiler):
         registers whose locals may not hold words here are wrapped there, with those of
         every other way out (one `&` each: less code than a wrap on every way)."""
         self.settle_cc()
-        self.unwrapped_out |= {  # a register with no bounds holds a word
-            r for r, (lo, hi) in self.ranges.items() if (lo < 0 or hi > WORD_MASK) and r in self.written
-        }
+        out, written = self.unwrapped_out, self.written
+        for r, (lo, hi) in self.ranges.items():  # a register with no bounds holds a word
+            if (lo < 0 or hi > WORD_MASK) and r in written:
+                out.add(r)
         self.e.const(pending)
         self.e.jump(self.way_out)
 
@@ -267,11 +295,16 @@ class AcrossBlocks(BlockCompiler):
         if not others:  # one way in (most blocks): what it told
             return {r: bounds for r, bounds in first.items() if bounds != FULL}
         joined = {}
-        for r in ALL_REGISTERS:  # plain loops: this runs for every block of every region
+        # Plain loops and compares, not min and max, over the registers some way bounds (a
+        # word on all the others): this runs for every block of every region.
+        for r in sorted(set(first).union(*others)):
             lo, hi = first.get(r, FULL)
             for way in others:
                 way_lo, way_hi = way.get(r, FULL)
-                lo, hi = min(lo, way_lo), max(hi, way_hi)
+                if way_lo < lo:
+                    lo = way_lo
+                if way_hi > hi:
+                    hi = way_hi
             if (lo, hi) != FULL:
                 joined[r] = (lo, hi)
         return joined
@@ -337,10 +370,7 @@ class AcrossBlocks(BlockCompiler):
     def add_to_count(self, k: int) -> None:
         """`n += k`, as `n -= -k` where k is negative: nothing where it is 0."""
         if k:
-            self.e.load("n")
-            self.e.const(abs(k))
-            self.e.binary(BinaryOp.ADD if k > 0 else BinaryOp.SUBTRACT)
-            self.e.store("n")
+            self.e.extend(_added_to_count(k))
 
     # The budget: counted where a chain starts, checked where a loop starts.
     def count_in(self, block: Block, given_back: int = 0) -> None:
@@ -391,19 +421,11 @@ class AcrossBlocks(BlockCompiler):
         """Grant the next instructions of the budget (a grant, or what is left) to `n` and
         `granted`, and check again; none left: `out_of_budget`."""
         e, spent = self.e, Label()
-        e.load("budget")
-        e.load("granted")
-        e.binary(BinaryOp.SUBTRACT)  # what is left
+        e.extend(_LEFT)
         self.at_most_a_grant()
         e.dup()
         e.jump_if_false(spent, is_bool=False)
-        e.dup()
-        e.load("granted")
-        e.binary(BinaryOp.ADD)
-        e.store("granted")
-        e.load("n")
-        e.binary(BinaryOp.ADD)
-        e.store("n")
+        e.extend(_GRANTED)
         e.jump(check)
         e.place(spent)
         e.pop()
@@ -420,13 +442,20 @@ class AcrossBlocks(BlockCompiler):
     def at_most_a_grant(self) -> None:
         """The number on the stack, or a grant if that is less."""
         e, within = self.e, Label()
-        e.dup()
-        e.const(self.grant)
-        e.compare(Compare.GT)
+        more_than_a_grant, a_grant = self.grant_parts
+        e.extend(more_than_a_grant)
         e.jump_if_false(within)
-        e.pop()
-        e.const(self.grant)
+        e.extend(a_grant)
         e.place(within)
+
+    @cached_property
+    def grant_parts(self) -> tuple[tuple[Item, ...], tuple[Item, ...]]:
+        """The straight-line parts of at_most_a_grant (every refill's), made once a region:
+        is the number on the stack more than a grant; a grant instead."""
+        return (
+            recorded(("dup",), ("const", self.grant), ("compare", Compare.GT)),
+            recorded(("pop",), ("const", self.grant)),
+        )
 
     def leave_before(self, block: Block) -> None:
         """Out of budget: leave at the block's start, its count given back."""

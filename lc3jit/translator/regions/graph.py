@@ -47,9 +47,10 @@ def build_graph(
         for target in targets:
             ways_in[target].append(start)
     for b in blocks:  # a TRAP goes on inside when its routine comes back (see RegionCompiler)
-        following = b.last.next_pc
-        if b.exit is Exit.TRAP and following in inside and following not in edges[b.start]:
-            ways_in[following].append(b.start)
+        if b.exit is Exit.TRAP:
+            following = b.last.next_pc
+            if following in inside and following not in edges[b.start]:
+                ways_in[following].append(b.start)
     return RegionGraph(
         tuple(blocks),
         tuple(entries),

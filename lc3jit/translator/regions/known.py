@@ -35,21 +35,24 @@ def dirty_at_entry(graph: RegionGraph, edition: int, inline_os_calls: bool) -> d
     last write-back on some way there (a forward analysis to a fixed point, on bit masks:
     dataflow.MASKS)."""
     dirty = {b.start: 0 for b in graph.blocks}
-    changes = {b.start: changed_by(b, edition) for b in graph.blocks}  # once, not every round
+    # once, not every round
+    steps = {b.start: dirty_after(b, changed_by(b, edition), edition, inline_os_calls) for b in graph.blocks}
     edges = graph.edges
     changed = True
     while changed:
         changed = False
         for block in graph.blocks:
-            after = dirty_after(block, dirty[block.start], changes[block.start], edition, inline_os_calls)
+            keeps, adds = steps[block.start]
+            after = (dirty[block.start] if keeps else 0) | adds
             for target in edges[block.start]:
                 if after & ~dirty[target]:
                     dirty[target] |= after
                     changed = True
-            following = block.last.next_pc  # a TRAP's way back (see build_graph's ways_in)
-            if block.exit is Exit.TRAP and following in dirty and after & ~dirty[following]:
-                dirty[following] |= after
-                changed = True
+            if block.exit is Exit.TRAP:  # its way back (see build_graph's ways_in)
+                following = block.last.next_pc
+                if following in dirty and after & ~dirty[following]:
+                    dirty[following] |= after
+                    changed = True
     return {start: registers_of(mask) for start, mask in dirty.items()}
 
 
@@ -65,17 +68,18 @@ def changed_by(block: Block, edition: int) -> int:
     return written
 
 
-def dirty_after(block: Block, before: int, changes: int, edition: int, inline_os_calls: bool) -> int:
-    """What may be dirty where the block goes on (bit masks), `changes` its own
-    (changed_by): nothing after TRAP and RTI, whose helper writes everything back and
-    reads what it changed again; but the 2nd edition's TRAP may go to its routine as JSR
-    does, setting R7 (RegionCompiler.call_routine), and an OS call inlined
-    (regions.os_calls) writes nothing back and changes R6 (RTI the codes)."""
+def dirty_after(block: Block, changes: int, edition: int, inline_os_calls: bool) -> tuple[bool, int]:
+    """What may be dirty where the block goes on: whether what was dirty before it still
+    may be, and what it adds (bit masks), `changes` its own (changed_by): nothing after
+    TRAP and RTI, whose helper writes everything back and reads what it changed again;
+    but the 2nd edition's TRAP may go to its routine as JSR does, setting R7
+    (RegionCompiler.call_routine), and an OS call inlined (regions.os_calls) writes
+    nothing back and changes R6 (RTI the codes)."""
     if inline_os_calls and block.exit in (Exit.TRAP, Exit.RTI):
-        before |= _R6 | _CODES if block.exit is Exit.RTI else _R6
-    elif block.exit is Exit.RTI or (block.exit is Exit.TRAP and edition == 3):
-        return 0
-    return before | changes
+        return True, changes | (_R6 | _CODES if block.exit is Exit.RTI else _R6)
+    if block.exit is Exit.RTI or (block.exit is Exit.TRAP and edition == 3):
+        return False, 0
+    return True, changes
 
 
 def supervised(graph: RegionGraph, access_control: bool) -> frozenset[int]:

@@ -25,8 +25,7 @@ def loops_first(graph: RegionGraph) -> Mapping[int, tuple[int, ...]]:
     for b in graph.blocks:
         returned = b.start in graph.returns
         steps[b.start] = [t for t in graph.edges[b.start] if not (returned and t in points)]
-        following = b.last.next_pc
-        if b.exit in CALLS and following in points:
+        if b.exit in CALLS and (following := b.last.next_pc) in points:
             site_of[following] = b.start
             steps[b.start].append(following)
 

@@ -44,8 +44,8 @@ def successors_of(block: Block, hints: Hints) -> tuple[Successor, ...]:
     """The block's successors, with the targets its JMP or JSRR was seen going to: a
     JSRR's are calls, a JMP's are jumps inside the function; a TRAP's routine under an OS
     (regions.system) is a call too."""
-    seen = hints.get(block.end, ()) if hinted_site(block) or block.exit is Exit.TRAP else ()
-    if not seen:
+    seen = hints.get(block.end, ())  # first: asked for every block many times, few have any
+    if not seen or not (hinted_site(block) or block.exit is Exit.TRAP):
         return block.successors
     kind = Kind.CALL if block.exit in CALLS else Kind.TAKEN
     known = tuple(s for s in block.successors if s.address is not None)
