@@ -189,7 +189,6 @@ class Machine(Devices):
         self.edition = edition
         self.console = console
         self.host_traps = not full_system  # under an OS image every TRAP goes through the table
-        self.access_control = full_system and edition == 3
         self.mem = [0] * MEMORY_WORDS
         self.reg = [0] * 8
         self.pc = 0x3000
@@ -228,6 +227,13 @@ class Machine(Devices):
         # it (by RTI). Translators root a region there too, as at the start PC: reached only
         # through the OS, it would otherwise wait to get hot and be translated mid-run.
         self.program_entry: int | None = None
+
+    @property
+    def access_control(self) -> bool:
+        """User mode may touch only x3000-xFDFF: under an OS, in the 3rd edition. Asked when
+        code is decoded or bound, never an instruction: derived, so that a machine keeps to
+        the 30 attributes whose keys CPython shares (tests/test_full_system.py)."""
+        return not self.host_traps and self.edition == 3
 
     # The PSR, assembled from its parts.
     @property
