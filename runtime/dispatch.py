@@ -37,7 +37,7 @@ from .errors import Leave, Stop, StopRequested
 from .interp import Interpreter, stop_here, stop_requested
 from .isa import MEMORY_WORDS, WORD_MASK
 from .lean import cached_property, deque
-from .machine import WATCH_TRANSLATED, Machine
+from .machine import WATCH_TRANSLATED, Machine, spans_of
 from .outcome import UNLIMITED, Outcome
 from .record import Record
 
@@ -206,15 +206,11 @@ class Dispatcher(CodeHelpers):
             self.blocks[start] = translation
             self._enter(translation, unbound)
         starts = frozenset(translation.start for translation in translations)
-        covering, spans = self.covering, []
-        for word in translations[0].covered():
+        covering, words = self.covering, list(translations[0].covered())
+        for word in words:
             covered_by = covering.get(word)
             covering[word] = starts if covered_by is None else covered_by | starts
-            if spans and spans[-1][1] == word:  # the words as runs of consecutive words
-                spans[-1] = (spans[-1][0], word + 1)
-            else:
-                spans.append((word, word + 1))
-        for start, end in spans:
+        for start, end in spans_of(words):
             self.machine.mark(start, end, WATCH_TRANSLATED)
 
     def _counted(self, translation: Translation) -> Callable[[int], int]:

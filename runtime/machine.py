@@ -42,7 +42,7 @@ from .lean import cache
 
 TYPE_CHECKING = False  # as typing's: collections' names are for the type checker (issue 20)
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
 
     #: Called with (address, executing_instruction_address) after a store into a word that
     #: some engine holds decoded or translated; it may raise to leave translated code.
@@ -128,13 +128,6 @@ def fresh_write_map(edition: int, access_control: bool) -> list[int]:
     return watch
 
 
-@cache
-def _fresh_flags(edition: int, access_control: bool) -> list[int]:
-    """The memory words' part of fresh_write_map: what a closed machine's map is reset to
-    (its guard entries are never written)."""
-    return fresh_write_map(edition, access_control)[:MEMORY_WORDS]
-
-
 #: Write maps of closed machines, by edition and access control, for the next machines
 #: made: resetting the words a machine marked (Machine.mark) costs far less than copying a
 #: fresh map and freeing it (some 200 us of a grader's 550 us test on 3.11). Two of each
@@ -179,6 +172,17 @@ class Spans:
 
 
 MAX_SPANS = 256
+
+
+def spans_of(addresses: Iterable[int]) -> list[tuple[int, int]]:
+    """The addresses (in order) as spans (start, end) of consecutive words."""
+    spans: list[tuple[int, int]] = []
+    for address in addresses:
+        if spans and spans[-1][1] == address:
+            spans[-1] = (spans[-1][0], address + 1)
+        else:
+            spans.append((address, address + 1))
+    return spans
 
 
 class Machine(Devices):
@@ -265,7 +269,7 @@ class Machine(Devices):
         watch, self.watch = self.watch, []
         spares = _SPARE_WRITE_MAPS.setdefault((self.edition, self.access_control), [])
         if watch and len(spares) < SPARE_WRITE_MAPS:
-            fresh = _fresh_flags(self.edition, self.access_control)
+            fresh = fresh_write_map(self.edition, self.access_control)  # (guards never marked)
             for start, end in self.marked.taken():
                 watch[start:end] = fresh[start:end]
             spares.append(watch)

@@ -37,7 +37,7 @@ from lc3jit_runtime.compiled import (
 from lc3jit_runtime.dispatch import Dispatcher
 from lc3jit_runtime.isa import WORD_MASK, decode
 from lc3jit_runtime.loader import Image
-from lc3jit_runtime.machine import Machine
+from lc3jit_runtime.machine import Machine, spans_of
 
 #: LateTranslator is here too for the compiled files written before it moved (their code imports
 #: it from this module).
@@ -173,13 +173,7 @@ def unchanged(saved: SavedEngine, mem: Sequence[int], booted: Sequence[int]) -> 
 
 def as_images(addresses: Iterable[int], mem: Sequence[int]) -> tuple[Image, ...]:
     """The words at the addresses (in order), as images of consecutive words."""
-    runs: list[list[int]] = []
-    for address in addresses:
-        if runs and runs[-1][0] + len(runs[-1]) - 1 == address:
-            runs[-1].append(mem[address])
-        else:
-            runs.append([address, mem[address]])
-    return tuple(Image(run[0], tuple(run[1:]), "translated", {}) for run in runs)
+    return tuple(Image(start, tuple(mem[start:end]), "translated", {}) for start, end in spans_of(addresses))
 
 
 #: The module code of a compiled file (runtime/compiled.py describes the format). PLACEHOLDER,
