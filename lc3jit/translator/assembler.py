@@ -334,7 +334,7 @@ def _resolve_jumps(
     # every jump short, then plus what the jumps between grew by (`grew` at one end minus
     # `grew` at the other).
     sign = list(map(_SIGN.__getitem__, numbers))
-    after = itemgetter(*map((1).__add__, where), 0)(starts)
+    after = itemgetter(*where, 0)(starts[1:])  # where each jump ends (a slice: no add a jump)
     short = map(rshift, map(sub, itemgetter(*target_at)(starts), after), repeat(1))
     base = list(map(mul, short, sign))
     before_target = itemgetter(*targets, targets[0])(jumps_before)
@@ -342,7 +342,7 @@ def _resolve_jumps(
         (target, following) if forward > 0 else (following, target)
         for forward, target, following in zip(sign, before_target, count(1))
     ]
-    high, low = [*map(_FIRST, ends), 0], [*map(_SECOND, ends), 0]
+    at_high, at_low = itemgetter(*map(_FIRST, ends), 0), itemgetter(*map(_SECOND, ends), 0)
     splits = list(compress(count(), map(_FOURTH, jumps)))
     extended = [0] * len(jumps)  # EXTENDED_ARGs of each jump
     grew = [0] * (len(jumps) + 1)
@@ -354,7 +354,7 @@ def _resolve_jumps(
             if extended[j]:
                 growth[j] += _SPLIT_GROWTH[numbers[j]]
         grew = [0, *accumulate(growth)]
-        offsets = list(map(sub, map(add, base, itemgetter(*high)(grew)), itemgetter(*low)(grew)))
+        offsets = list(map(sub, map(add, base, at_high(grew)), at_low(grew)))
     if max(offsets) <= 0xFFFF:  # each jump with its offset's low byte, after EXTENDED_ARG and the high one
         for number in set(numbers) - _BY_LOW_BYTE.keys():
             _BY_LOW_BYTE[number] = _jumps_by_low_byte(number)
