@@ -319,6 +319,26 @@ def test_borrowed_loads_only_where_the_value_is_used_up_before_its_local_changes
     ) == ["b"]
 
 
+@pytest.mark.skipif(not emitter.HAS_BORROWED_LOADS, reason="borrowed loads are new in 3.14")
+def test_a_borrowed_load_fuses_as_an_owned_one() -> None:
+    """Beside a load that must own its value, or after a store, a load that could borrow
+    still fuses (3.14+), owning its value, as CPython's compiler (which pairs before it
+    borrows) writes it; and the code computes the same."""
+
+    def build(e: Emitter) -> None:
+        e.load("a")  # used up by the add: could borrow
+        e.load("b")  # kept in c: owns
+        e.store("c")
+        e.load("c")  # right after the store
+        e.binary(BinaryOp.ADD)
+        e.return_top()
+
+    f = function(build, "a", "b")
+    assert f(300, 4000) == 4300
+    names = [i.opname for i in dis.get_instructions(f.__code__)]
+    assert names[1:4] == ["LOAD_FAST_LOAD_FAST", "STORE_FAST_LOAD_FAST", "BINARY_OP"]
+
+
 def test_many_locals_fuse_only_below_sixteen() -> None:
     """Superinstructions (3.13+) hold two locals' numbers in 4 bits each: with 20 locals,
     pairs that involve the later ones must stay apart, and every local keeps its value."""

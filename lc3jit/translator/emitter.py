@@ -18,9 +18,9 @@ false); this module turns each into the instructions of the running Python:
 - locals: 3.13+ have superinstructions for two loads or stores in a row
   (LOAD_FAST_LOAD_FAST, STORE_FAST_LOAD_FAST, STORE_FAST_STORE_FAST), one dispatch
   instead of two; 3.14+ push borrowed references (LOAD_FAST_BORROW, no reference count
-  paid) where the value is used up before its local can change. `to_code` rewrites the
-  code into these forms, as CPython's own compiler does, after the code generator has
-  written it in the plain ones.
+  paid) where the value is used up before its local can change, unless pairing it
+  saves a dispatch (`FUSED`). `to_code` rewrites the code into these forms, as CPython's
+  own compiler does, after the code generator has written it in the plain ones.
 Bad bytecode crashes the interpreter instead of raising, so every form here is tested
 on every version (tests/test_emitter.py), and a Python not in SPOKEN gets no
 translated code at all: `speaks_this_python` (in the package's __init__) is what the engines ask first.
@@ -542,10 +542,16 @@ def borrowable_loads(items: Sequence[Item | Label | int]) -> LocalOps:
 
 
 #: Two instructions in a row that 3.13+ run as one, when both locals are among the first 16.
+#: A borrowed load after a store, or beside an owned load, fuses as an owned load (3.14+),
+#: as CPython's compiler, which pairs before it borrows, writes it: a dispatch saved is
+#: worth more than the reference count a borrowed load saves.
 FUSED = {
     ("LOAD_FAST", "LOAD_FAST"): "LOAD_FAST_LOAD_FAST",
     ("LOAD_FAST_BORROW", "LOAD_FAST_BORROW"): "LOAD_FAST_BORROW_LOAD_FAST_BORROW",
+    ("LOAD_FAST", "LOAD_FAST_BORROW"): "LOAD_FAST_LOAD_FAST",
+    ("LOAD_FAST_BORROW", "LOAD_FAST"): "LOAD_FAST_LOAD_FAST",
     ("STORE_FAST", "LOAD_FAST"): "STORE_FAST_LOAD_FAST",
+    ("STORE_FAST", "LOAD_FAST_BORROW"): "STORE_FAST_LOAD_FAST",
     ("STORE_FAST", "STORE_FAST"): "STORE_FAST_STORE_FAST",
 }
 _LOCAL_OPS = frozenset({"LOAD_FAST", "STORE_FAST"})
