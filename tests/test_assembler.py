@@ -9,6 +9,7 @@ byte for byte and field by field, on the running Python (CI runs this on 3.11 to
 from __future__ import annotations
 
 import dis
+import io
 import sys
 from collections.abc import Sequence
 from itertools import pairwise
@@ -70,18 +71,18 @@ def by_bytecode(
 
 def check_every_assembly(patch: pytest.MonkeyPatch) -> list[str]:
     """Every code object the emitter assembles is compared with bytecode's (without the far
-    compares' split, which bytecode does not know); returns their names."""
+    jumps' split, which bytecode does not know); returns their names."""
     names: list[str] = []
     ours = emitter.assemble
 
-    def both(items, argnames, name, first_line, stacksize, paired, short_after_compare):  # type: ignore[no-untyped-def]
+    def both(items, argnames, name, first_line, stacksize, paired, short_after_compare, split_far):  # type: ignore[no-untyped-def]
         reference = by_bytecode(items, argnames, name, first_line, stacksize)
         code = ours(items, argnames, name, first_line, stacksize, paired)
         for field in ("co_code", "co_linetable", "co_consts", "co_names", "co_varnames", "co_nlocals"):
             assert getattr(code, field) == getattr(reference, field), (name, field)
         assert code == reference, name
         names.append(name)
-        return ours(items, argnames, name, first_line, stacksize, paired, short_after_compare)
+        return ours(items, argnames, name, first_line, stacksize, paired, short_after_compare, split_far)
 
     patch.setattr(emitter, "assemble", both)
     return names
@@ -173,3 +174,119 @@ def test_a_far_jump_after_a_compare_goes_over_a_short_test_and_lands_as_it_would
         function = FunctionType(code, {})
         for x, expected in runs.items():
             assert function(x) == expected
+
+
+def _far_branch(when: bool) -> CodeType:
+    """A test of `x` (no compare before it) whose jump, when its truth is `when`, goes 600
+    code units forward (to return "far"), else on (to return "near"): as the emitter
+    writes and assembles it for the running Python."""
+    e = emitter.Emitter("far", 1)
+    target = Label()
+    e.load("x")
+    e.jump_if(target, when, is_bool=False)
+    for _ in range(300):
+        e.load("x")
+        e.pop()
+    e.return_const("near")
+    e.place(target)
+    e.return_const("far")
+    return e.to_code(("x",))
+
+
+CONDITIONAL = frozenset(name for name in dis.opmap if name.startswith("POP_JUMP") and "NONE" not in name)
+
+
+@pytest.mark.skipif(not emitter.SPLITS_FAR_JUMPS, reason="far conditional jumps are split on 3.13+")
+@pytest.mark.parametrize("when", [True, False])
+def test_a_far_conditional_jump_is_a_short_test_over_a_far_jump(when: bool) -> None:
+    """3.13+ run a conditional jump behind an EXTENDED_ARG for more than a short test and a
+    far JUMP_FORWARD: no conditional jump is extended, the far one is, and each way still
+    goes where the test says. From 3.14 a NOT_TAKEN follows each conditional jump and is
+    nowhere else (not where the short test lands), as in CPython's compiler's own code."""
+    code = _far_branch(when)
+    instructions = list(dis.get_instructions(code))
+    names = [i.opname for i in instructions]
+    assert not any(a == "EXTENDED_ARG" and b in CONDITIONAL for a, b in pairwise(names))
+    assert any(a == "EXTENDED_ARG" and b == "JUMP_FORWARD" for a, b in pairwise(names))
+    assert sum(name in CONDITIONAL for name in names) == 1
+    if emitter.HAS_NOT_TAKEN:
+        assert [a in CONDITIONAL for a, b in pairwise(names) if b == "NOT_TAKEN"] == [True]
+        assert all(b == "NOT_TAKEN" for a, b in pairwise(names) if a in CONDITIONAL)
+        (test,) = [i for i in instructions if i.opname in CONDITIONAL]
+        (far,) = [i for i in instructions if i.opname == "JUMP_FORWARD"]
+        # the test's way on reaches the far jump (its EXTENDED_ARG); jumped, the way on before
+        assert list(code.co_branches()) == [(test.offset, far.offset - 2, far.offset + 2)]
+    dis.dis(code, file=io.StringIO())  # dis reads it whole
+    function = FunctionType(code, {})
+    for x in (True, False, 0, 7, "", "s"):
+        assert function(x) == ("far" if bool(x) == when else "near")
+
+
+@pytest.mark.skipif(not emitter.SPLITS_FAR_JUMPS, reason="far conditional jumps are split on 3.13+")
+def test_a_split_far_jump_under_sys_monitoring() -> None:
+    """Each run through the split test is one branch event, from the test, to where the
+    code goes: sys.monitoring (coverage, debuggers) sees both ways out, once each."""
+    mon = sys.monitoring
+    events = mon.events
+    kinds = (events.BRANCH_LEFT, events.BRANCH_RIGHT) if hasattr(events, "BRANCH_LEFT") else (events.BRANCH,)
+    function = FunctionType(_far_branch(True), {})
+    seen: list[tuple[int, int]] = []
+    tool = mon.DEBUGGER_ID
+    mon.use_tool_id(tool, "lc3jit-test")
+    try:
+        for kind in kinds:
+            mon.register_callback(tool, kind, lambda code, src, dest: seen.append((src, dest)))
+        mon.set_local_events(tool, function.__code__, sum(kinds))
+        assert [function(x) for x in (1, 0, 1)] == ["far", "near", "far"]
+    finally:
+        mon.set_local_events(tool, function.__code__, 0)
+        mon.free_tool_id(tool)
+    assert len(seen) == 3 and seen[0] == seen[2] != seen[1] and seen[0][0] == seen[1][0]
+    if hasattr(function.__code__, "co_branches"):
+        ((test, on, jumped),) = function.__code__.co_branches()
+        assert set(seen) == {(test, on), (test, jumped)}
+    assert [function(x) for x in (1, 0)] == ["far", "near"]
+
+
+def _crossing_branches(first: int, second: int) -> CodeType:
+    """Two forward tests whose jumps cross: `x` jumps over `first` filler pairs and the test
+    of `y` to return "A"; `y` jumps over `second` pairs, "near" and the way to "A", to "B"."""
+    e = emitter.Emitter("crossing", 1)
+    to_a, to_b = Label(), Label()
+    e.load("x")
+    e.jump_if(to_a, True, is_bool=False)
+    for _ in range(first):
+        e.load("x")
+        e.pop()
+    e.load("y")
+    e.jump_if(to_b, True, is_bool=False)
+    for _ in range(second):
+        e.load("y")
+        e.pop()
+    e.return_const("near")
+    e.place(to_a)
+    for _ in range(second):
+        e.load("x")
+        e.pop()
+    e.return_const("A")
+    e.place(to_b)
+    e.return_const("B")
+    return e.to_code(("x", "y"))
+
+
+@pytest.mark.parametrize("first", range(56, 72))
+def test_jumps_that_grow_around_one_extended_arg_land_where_they_should(first: int) -> None:
+    """Offsets around 0x100 code units, two jumps crossing: one's EXTENDED_ARG (or split,
+    with its NOT_TAKEN moved) moves the other's target, the resolution goes round until
+    nothing moves, and every jump lands on an instruction, the one it should."""
+    for second in range(56, 72, 3):
+        code = _crossing_branches(first, second)
+        instructions = list(dis.get_instructions(code))
+        starts = {i.offset for i in instructions}
+        returns = {i.argval: i.offset for i in instructions if i.opname in ("LOAD_CONST", "RETURN_CONST")}
+        targets = {i.argval for i in instructions if i.opname in CONDITIONAL or i.opname == "JUMP_FORWARD"}
+        assert targets <= starts
+        assert {returns["A"] - 4 * second, returns["B"]} <= targets  # each way to its return
+        function = FunctionType(code, {})
+        runs = {(1, 0): "A", (1, 1): "A", (0, 1): "B", (0, 0): "near"}
+        assert {xy: function(*xy) for xy in runs} == runs

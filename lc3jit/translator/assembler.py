@@ -74,8 +74,9 @@ for _name, _number in OPCODES.items():
 
 
 def _split_jump(name: str) -> tuple[int, int]:
-    """The conditional jump `name` in two (see `assemble`'s `short_after_compare`): the
-    opposite test, forward over the second, and the unconditional jump the same way."""
+    """The conditional jump `name` in two (see `assemble`'s `short_after_compare` and
+    `split_far`): the opposite test, forward over the second, and the unconditional jump
+    the same way."""
     skip = name.replace("BACKWARD", "FORWARD").rsplit("_", 1)[0] + (
         "_FALSE" if name.endswith("TRUE") else "_TRUE"
     )
@@ -172,6 +173,7 @@ def assemble(
     stacksize: int,
     paired: Sequence[str] = (),
     short_after_compare: bool = False,
+    split_far: bool = False,
 ) -> CodeType:
     """The code object of `items`, parameters `argnames`.
 
@@ -185,7 +187,15 @@ def assemble(
     next instruction is its conditional jump, never an EXTENDED_ARG), a conditional jump
     after a COMPARE_OP that needs an EXTENDED_ARG becomes the opposite test jumping over
     an unconditional jump there instead: `bytecode` would write the EXTENDED_ARG, so this
-    is the one place the code differs from what it writes.
+    (and `split_far`) is where the code differs from what it writes.
+
+    With `split_far` (the Pythons where a conditional jump behind an EXTENDED_ARG costs
+    more than two jumps, see the emitter's SPLITS_FAR_JUMPS), every conditional jump that
+    needs one is split so, whatever comes before it. Where the jump is followed by its
+    NOT_TAKEN (3.14+), the NOT_TAKEN moves to follow the short test, the conditional jump
+    now, as CPython's compiler lays out its own split (a backward conditional jump): a
+    NOT_TAKEN always comes right after a conditional jump, never where a jump lands, so
+    sys.monitoring sees each way out of the test once.
     """
     consts: dict[tuple[type, object], int] = {}
     names: dict[str, int] = {}
@@ -221,7 +231,9 @@ def assemble(
         number, kind = _NUMBERED[op]
         if kind is None:
             if type(arg) is Label:
-                split = short_after_compare and number in _SPLIT and units and units[-1][0] == COMPARE_OP
+                split = number in _SPLIT and (
+                    split_far or (short_after_compare and units and units[-1][0] == COMPARE_OP)
+                )
                 jumps.append((len(units), number, arg, split))
                 append(_SHORT_JUMP[number])  # its size while short, its bytes once resolved
                 continue
@@ -316,7 +328,8 @@ def _resolve_jumps(
 ) -> list[int]:
     """Write each jump's bytes: its offset in code units from the end of the jump and its
     caches (forward) or back from there (backward), with the EXTENDED_ARGs it needs; a
-    jump marked to split, once it needs one, as the opposite short test over the far jump.
+    jump marked to split, once it needs one, as the opposite short test over the far jump
+    (and, where a NOT_TAKEN followed it, that NOT_TAKEN moved to after the short test).
     Returns the code units the jumps before each (and the jump itself) grew by.
 
     Every jump starts short; each round finds the offsets, and from them the EXTENDED_ARGs
@@ -344,15 +357,23 @@ def _resolve_jumps(
     ]
     at_high, at_low = itemgetter(*map(_FIRST, ends), 0), itemgetter(*map(_SECOND, ends), 0)
     splits = list(compress(count(), map(_FOURTH, jumps)))
-    extended = [0] * len(jumps)  # EXTENDED_ARGs of each jump
+    # per jump split: 1 if its NOT_TAKEN follows it, to move before the far jump (found
+    # once it is split: on 3.13+ every conditional jump may split, a few are far)
+    moved: dict[int, int] = {}
+    growth = [0] * len(jumps)  # code units over the jump's short size
     grew = [0] * (len(jumps) + 1)
     offsets = base
-    while (now := _extended_args(offsets)) != extended:
-        extended = now
-        growth = list(extended)  # code units over the jump's short size
-        for j in splits:
-            if extended[j]:
-                growth[j] += _SPLIT_GROWTH[numbers[j]]
+    while True:
+        extended = _extended_args(offsets)  # EXTENDED_ARGs of each jump, were it not split
+        now = list(extended)
+        for j in compress(splits, map(extended.__getitem__, splits)):  # split: far
+            if (m := moved.get(j)) is None:
+                m = moved[j] = _follows_not_taken(units, where[j])
+            # its far jump's offset counts from after the NOT_TAKEN moved
+            now[j] = _SPLIT_GROWTH[numbers[j]] + _size(offsets[j] - m) - 1
+        if now == growth:  # offsets only grow, so growths do too: this ends
+            break
+        growth = now
         grew = [0, *accumulate(growth)]
         offsets = list(map(sub, map(add, base, at_high(grew)), at_low(grew)))
     if max(offsets) <= 0xFFFF:  # each jump with its offset's low byte, after EXTENDED_ARG and the high one
@@ -363,16 +384,26 @@ def _resolve_jumps(
         written = list(map(add, prefixes, map(getitem, rows, map(and_, offsets, repeat(0xFF)))))
     else:
         written = list(map(_encoded, numbers, offsets))
-    for j in splits:
-        if extended[j]:
-            skip, far = _SPLIT[numbers[j]]
-            written[j] = _encoded(skip, 1 + extended[j] + _CACHES_BY_NUMBER[far]) + _encoded(far, offsets[j])
+    for j in compress(splits, map(extended.__getitem__, splits)):
+        skip, far = _SPLIT[numbers[j]]
+        not_taken = _NOT_TAKEN * moved[j]
+        over = not_taken + _encoded(far, offsets[j] - moved[j])  # what the short test jumps over
+        written[j] = _encoded(skip, len(over) >> 1) + over
+        if not_taken:
+            units[where[j] + 1] = b""
     for i, encoded in zip(where, written, strict=True):
         units[i] = encoded
     return grew
 
 
+def _follows_not_taken(units: list[bytes], at: int) -> int:
+    """1 if the instruction after the jump at `at` is a NOT_TAKEN (3.14+), else 0."""
+    return int(_NOT_TAKEN != b"" and at + 1 < len(units) and units[at + 1] == _NOT_TAKEN)
+
+
 _FIRST, _SECOND, _THIRD, _FOURTH = itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(3)
+#: NOT_TAKEN's bytes (3.14+; none before).
+_NOT_TAKEN = _encoded(OPCODES["NOT_TAKEN"], 0) if "NOT_TAKEN" in OPCODES else b""
 #: By opcode: the direction a jump's offset counts (1 forward, -1 backward).
 _SIGN = [-1 if backward else 1 for backward in _BACKWARD]
 #: A short jump's bytes, by its number of inline cache entries.

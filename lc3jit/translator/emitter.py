@@ -8,6 +8,8 @@ false); this module turns each into the instructions of the running Python:
 - conditional jumps: 3.11 has POP_JUMP_FORWARD_IF_* / POP_JUMP_BACKWARD_IF_*, 3.12+
   has only forward POP_JUMP_IF_*; 3.11 specialises a COMPARE_OP only where its jump
   comes right after it, so a far one is split there (COMPARE_NEEDS_SHORT_JUMP); 3.13+
+  run a conditional jump behind an EXTENDED_ARG slower than a short one over a far
+  JUMP_FORWARD, so every far one is split (SPLITS_FAR_JUMPS; on 3.12 it does not pay); 3.13+
   also need an exact bool (TO_BOOL) where the value is not already one, or an int
   silently takes the wrong branch; 3.14+ follow each conditional jump with NOT_TAKEN,
   as CPython's compiler does, so that sys.monitoring (coverage, debuggers) sees both
@@ -52,6 +54,11 @@ HAS_BORROWED_LOADS = PY >= (3, 14)
 #: comes right after it: a far one goes over a short test (the assembler's
 #: `short_after_compare`) rather than behind an EXTENDED_ARG.
 COMPARE_NEEDS_SHORT_JUMP = PY == (3, 11)
+#: 3.13+ run a conditional jump that needs an EXTENDED_ARG for more machine instructions
+#: than the opposite short test over an unconditional far jump (the assembler's
+#: `split_far`): every far conditional jump is split so. On 3.12 it saves next to nothing,
+#: less than it costs the translation (measured: docs/python-versions.md).
+SPLITS_FAR_JUMPS = PY >= (3, 13)
 
 #: The deepest the value stack of generated code gets, with room to spare: a helper
 #: call with three arguments (five slots with NULL and the callable) is the deepest.
@@ -341,6 +348,7 @@ class Emitter:
             STACK_BOUND,
             paired,
             COMPARE_NEEDS_SHORT_JUMP,
+            SPLITS_FAR_JUMPS,
         )
 
 
