@@ -30,6 +30,7 @@ from lc3jit.translator.regions import region_blocks, region_compiler, region_roo
 from lc3jit_runtime.loader import parse_obj
 
 from .test_differential import ORIGIN, program
+from .test_emitter import branch_events
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 sys.path.insert(0, str(EXAMPLES / "bench"))
@@ -226,21 +227,9 @@ def test_a_far_conditional_jump_is_a_short_test_over_a_far_jump(when: bool) -> N
 def test_a_split_far_jump_under_sys_monitoring() -> None:
     """Each run through the split test is one branch event, from the test, to where the
     code goes: sys.monitoring (coverage, debuggers) sees both ways out, once each."""
-    mon = sys.monitoring
-    events = mon.events
-    kinds = (events.BRANCH_LEFT, events.BRANCH_RIGHT) if hasattr(events, "BRANCH_LEFT") else (events.BRANCH,)
     function = FunctionType(_far_branch(True), {})
-    seen: list[tuple[int, int]] = []
-    tool = mon.DEBUGGER_ID
-    mon.use_tool_id(tool, "lc3jit-test")
-    try:
-        for kind in kinds:
-            mon.register_callback(tool, kind, lambda code, src, dest: seen.append((src, dest)))
-        mon.set_local_events(tool, function.__code__, sum(kinds))
-        assert [function(x) for x in (1, 0, 1)] == ["far", "near", "far"]
-    finally:
-        mon.set_local_events(tool, function.__code__, 0)
-        mon.free_tool_id(tool)
+    results, seen = branch_events(function, 1, 0, 1)
+    assert results == ["far", "near", "far"]
     assert len(seen) == 3 and seen[0] == seen[2] != seen[1] and seen[0][0] == seen[1][0]
     if hasattr(function.__code__, "co_branches"):
         ((test, on, jumped),) = function.__code__.co_branches()

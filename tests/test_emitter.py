@@ -242,27 +242,35 @@ def test_attributes_and_globals() -> None:
     assert state.pc == 0x3005
 
 
-@pytest.mark.skipif(not hasattr(sys, "monitoring"), reason="sys.monitoring is new in 3.12")
-def test_branches_under_sys_monitoring() -> None:
-    """Coverage tools and debuggers (3.12+) watch branches by rewriting the code; both ways
-    out of every generated branch are seen, and the code still computes the same."""
+def branch_events(function: FunctionType, *arguments: object) -> tuple[list[object], list[tuple[int, int]]]:
+    """What `function` returns for each argument in turn, and the (from, to) offsets of every
+    branch sys.monitoring (3.12+) reports in its code meanwhile, as coverage tools and
+    debuggers see them."""
     mon = sys.monitoring
     events = mon.events
     # 3.14 split BRANCH into BRANCH_LEFT (on) and BRANCH_RIGHT (jumped).
     kinds = (events.BRANCH_LEFT, events.BRANCH_RIGHT) if hasattr(events, "BRANCH_LEFT") else (events.BRANCH,)
-
-    f = summing_loop(close_on_int)
     seen: list[tuple[int, int]] = []
     tool = mon.DEBUGGER_ID
     mon.use_tool_id(tool, "lc3jit-test")
     try:
         for kind in kinds:
             mon.register_callback(tool, kind, lambda code, src, dest: seen.append((src, dest)))
-        mon.set_local_events(tool, f.__code__, sum(kinds))
-        assert f(10) == 55
+        mon.set_local_events(tool, function.__code__, sum(kinds))
+        results = [function(argument) for argument in arguments]
     finally:
-        mon.set_local_events(tool, f.__code__, 0)
+        mon.set_local_events(tool, function.__code__, 0)
         mon.free_tool_id(tool)
+    return results, seen
+
+
+@pytest.mark.skipif(not hasattr(sys, "monitoring"), reason="sys.monitoring is new in 3.12")
+def test_branches_under_sys_monitoring() -> None:
+    """Coverage tools and debuggers (3.12+) watch branches by rewriting the code; both ways
+    out of every generated branch are seen, and the code still computes the same."""
+    f = summing_loop(close_on_int)
+    results, seen = branch_events(f, 10)
+    assert results == [55]
     assert len(set(seen)) == 2  # the loop's jump back and its way out, each seen
     assert f(4) == 10
 
