@@ -9,7 +9,7 @@ them, the disassembler insists on them, and the machine ignores them when it exe
 
 from __future__ import annotations
 
-from .record import Choice, Record
+from .record import Choice, Record, fillable
 
 WORD_MASK = 0xFFFF
 SIGN_BIT = 0x8000
@@ -341,21 +341,10 @@ def _fields(word: int) -> tuple[object, ...]:
     return (word, form, word & form.strict_mask == form.strict_bits, *operands)
 
 
-class _Filling(Instruction):
-    """An Instruction while `_instruction` fills it: its slots are Instruction's, but
-    assigned with plain attribute stores (a Record refuses them), which CPython
-    specialises to a slot write; the record then becomes an Instruction. Each slot's own
-    setter, called fifteen times a word, was three times as dear (a call through a
-    method wrapper each): 4k synthetic, 45 M of 736 M machine instructions translating."""
-
-    __slots__ = ()
-    __setattr__ = object.__setattr__
-    __delattr__ = object.__delattr__  # both: either alone keeps Record's slot, unspecialised
-
-
 def _instruction(address: int, fields: tuple[object, ...]) -> Instruction:
     """An Instruction from values known good (`_fields`' of its word), without
-    `Record.__init__`'s checks: decode makes one a word a translator reads."""
+    `Record.__init__`'s checks: decode makes one a word a translator reads (filled by
+    plain stores: `fillable`)."""
     word, form, strict, dr, sr, sr1, sr2, baser, nzp, imm5, offset6, pcoffset9, pcoffset11, trapvect8 = fields
     ins = _new(_Filling)
     ins.address = address
@@ -378,6 +367,7 @@ def _instruction(address: int, fields: tuple[object, ...]) -> Instruction:
 
 
 _new = object.__new__
+_Filling = fillable(Instruction)
 _LOCALS = _instruction.__code__.co_varnames  # address, fields, then the fields unpacked
 if (_LOCALS[0], *_LOCALS[2 : len(Instruction.FIELDS) + 1]) != Instruction.FIELDS:
     raise AssertionError("_instruction's locals are not Instruction's fields in order")
