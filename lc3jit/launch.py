@@ -70,7 +70,7 @@ def _run_program(options: RunOptions, compiled: Compiled | None) -> int:
     except OSError as e:  # the --input or --trace file
         error(f"{e.filename}: {e.strerror or e}")
         return 1
-    from lc3jit.tools.runaway import explain, run_watched  # a run off the end, a loop: said where
+    from lc3jit.simulator.runaway import explain, run_watched  # a run off the end, a loop: said where
 
     prefix = f"lc3jit: {options.programs[0]}"
     build, cache = engine_builder(

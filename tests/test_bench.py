@@ -14,10 +14,10 @@ from typer.testing import CliRunner, Result
 
 from lc3jit import session
 from lc3jit.cli import app
+from lc3jit.inspection import bench
+from lc3jit.inspection.bench import FORMAT_VERSION
 from lc3jit.session import load_images
 from lc3jit.toolchain.asm import assemble_file, obj_bytes
-from lc3jit.tools import bench
-from lc3jit.tools.bench import FORMAT_VERSION
 from lc3jit_runtime.interp import Interpreter
 from lc3jit_runtime.machine import Machine
 from lc3jit_runtime.outcome import Outcome

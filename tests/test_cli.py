@@ -79,8 +79,8 @@ HEAVY = (
     "lc3jit.api",
     "lc3jit.simulator",
     "lc3jit.grading",
-    "lc3jit.tools.debugger",
-    "lc3jit.tools.dump",
+    "lc3jit.debugging.debugger",
+    "lc3jit.inspection.dump",
     "lc3jit_runtime.dispatch",
     "pydantic",
 )
@@ -114,7 +114,7 @@ def test_toolchain_commands_and_help_import_neither_translator_nor_debugger(
 
 def test_dump_still_finds_its_translator(tmp_path: Path) -> None:
     loaded = modules_of("dump", str(EXAMPLES / "hello.obj"), cwd=tmp_path)
-    assert {"lc3jit.translator", "lc3jit.tools.dump", "lc3jit.tools.dump_text"} <= loaded
+    assert {"lc3jit.translator", "lc3jit.inspection.dump", "lc3jit.inspection.dump_text"} <= loaded
 
 
 def test_paths_read_without_pydantic_keep_typers_checks(tmp_path: Path) -> None:

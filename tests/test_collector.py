@@ -11,7 +11,7 @@ from pathlib import Path
 
 from lc3jit.api import Simulator
 from lc3jit.session import ENGINES, boot, load_images, run_machine
-from lc3jit.tools.capture import CapturedConsole
+from lc3jit_runtime.capture import CapturedConsole
 from lc3jit_runtime.collector import made_long_lived, running
 from lc3jit_runtime.dispatch import Dispatcher
 from lc3jit_runtime.machine import Machine

@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 import pytest
 
-from lc3jit.tools.capture import CapturedConsole
+from lc3jit_runtime.capture import CapturedConsole
 from lc3jit_runtime.console import Console
 
 

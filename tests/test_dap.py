@@ -20,10 +20,10 @@ from typing import Any
 
 import pytest
 
-from lc3jit.tools.dap import Adapter
-from lc3jit.tools.dap_breakpoints import hit_reached
-from lc3jit.tools.dap_wire import Channel
-from lc3jit.tools.debugger import Debugger
+from lc3jit.debugging.debugger import Debugger
+from lc3jit.editors.dap import Adapter
+from lc3jit.editors.dap_breakpoints import hit_reached
+from lc3jit.editors.dap_wire import Channel
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 FIB = EXAMPLES / "fib.asm"  # 20 Fibonacci numbers through PRINT_DEC

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from lc3jit.api import Simulator
 from lc3jit.cli import app
-from lc3jit.tools.debugger import Debugger
+from lc3jit.debugging.debugger import Debugger
 
 from .conftest import engine_options
 from .test_pty import TIMEOUT, Terminal, _controlling_terminal, raw

@@ -145,8 +145,8 @@ def test_compiled_games_are_the_sizes_the_docs_give(tmp_path: Path) -> None:
 def _constants() -> list[tuple[str, str]]:
     """(document, text it must contain), each text made from the constant it states."""
     from lc3jit.api import RETURN_ADDRESS
+    from lc3jit.grader.pytest_plugin import DEFAULT_MAX_STEPS
     from lc3jit.tiered import TRANSLATE_AFTER
-    from lc3jit.tools.pytest_plugin import DEFAULT_MAX_STEPS
     from lc3jit.translator.cache import MAX_BYTES, PRIVATE_DIRECTORY
     from lc3jit_runtime.console import FLUSH_INTERVAL, FLUSH_SIZE, READ_AHEAD, WAIT_SLICE
     from lc3jit_runtime.dispatch import INTERRUPT_SLICE, RUN_SLICE, TRANSLATION_ALLOWANCE, TRANSLATION_SHARE

@@ -11,12 +11,12 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from lc3jit.cli import app
+from lc3jit.inspection.dump import inspect_program
+from lc3jit.inspection.dump_json import FORMAT_VERSION
+from lc3jit.inspection.dump_text import write_text
 from lc3jit.run_options import RunOptions
 from lc3jit.session import boot, load_images
-from lc3jit.tools.capture import CapturedConsole
-from lc3jit.tools.dump import inspect_program
-from lc3jit.tools.dump_json import FORMAT_VERSION
-from lc3jit.tools.dump_text import write_text
+from lc3jit_runtime.capture import CapturedConsole
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 PROGRAMS = Path(__file__).parent / "programs"

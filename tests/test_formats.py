@@ -15,9 +15,9 @@ from typer.testing import CliRunner
 
 from lc3jit.api import Simulator
 from lc3jit.cli import app
-from lc3jit.grading.where import Places
 from lc3jit.session import load_images
 from lc3jit.toolchain.asm import assemble_file
+from lc3jit.toolchain.places import Places
 from lc3jit_runtime.errors import LoadError
 from lc3jit_runtime.loader import (
     LC3TOOLS_MAGIC,
@@ -250,4 +250,4 @@ def test_the_grader_names_a_place_by_its_lc3tools_source_line() -> None:
     """LC3Tools keeps no line numbers: the file and the line's text say where."""
     images = load_file(SAMPLES / "fib.obj")
     places = Places({"NEXT": 0x3004}, images)
-    assert places.describe(0x3005) == "x3005 (NEXT+1, fib.obj: JSR PRINT_DEC)"
+    assert places.describe(0x3005) == "x3005 <NEXT+1> (fib.obj: JSR PRINT_DEC)"

@@ -89,7 +89,7 @@ def test_a_program_that_never_returns_fails_its_test_without_hanging(tmp_path: P
     )
     assert result.returncode == 1
     assert "ARRAY_MAX(x4000, 1) did not return: was still running after 10,000 instructions" in result.stdout
-    assert "the program was at x3001 (ARRAY_MAX, loop.asm line 3: ARRAY_MAX BR ARRAY_MAX)" in result.stdout
+    assert "the program was at x3001 <ARRAY_MAX> (loop.asm:3: ARRAY_MAX BR ARRAY_MAX)" in result.stdout
 
 
 def pytest_run(*arguments: str | Path, cwd: Path = GRADING) -> subprocess.CompletedProcess[str]:
@@ -264,9 +264,8 @@ def test_time_and_output_limits_fail_their_tests_saying_where(tmp_path: Path) ->
         cwd=tmp_path,
     )
     assert result.returncode == 1
-    assert (
-        "TimeLimitError: the time limit (0.3 s) ran out at x3000 (LOOP, runaway.asm line 2: LOOP BR LOOP)"
-        in (result.stdout)
+    assert "TimeLimitError: the time limit (0.3 s) ran out at x3000 <LOOP> (runaway.asm:2: LOOP BR LOOP)" in (
+        result.stdout
     )
     assert "OutputLimitError: the output limit (1,000 bytes) was reached at x300" in result.stdout
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from lc3jit.api import OutputLimitError, Simulator, StrictError, TimeLimitError
+from lc3jit.grader.grade import grade_class
 from lc3jit.session import ENGINES
-from lc3jit.tools.grade import grade_class
 
 EXAMPLES = Path(__file__).parent.parent / "examples" / "grading"
 FACTORIAL = EXAMPLES / "factorial"
@@ -66,7 +66,7 @@ def test_a_call_that_never_returns_says_where_the_program_was() -> None:
     message = "SPIN() did not return: was still running after 500 instructions (a loop that never ends?); "
     with pytest.raises(AssertionError, match="^" + re.escape(message)):
         call.check_returned()
-    assert "the program was at x300" in call.not_returned() and "<source> line " in call.not_returned()
+    assert "the program was at x300" in call.not_returned() and "(<source>:" in call.not_returned()
 
 
 @engines
@@ -103,7 +103,7 @@ def test_strict_mode_names_the_word_and_the_instruction() -> None:
     with pytest.raises(StrictError) as error:
         sim.call("ARRAY_MAX", 0x4000, 3)  # one word more than the test wrote
     assert str(error.value) == (
-        "read of x4002, which nothing wrote by x3012 (NEXT+3, solution.asm line 24: "
+        "read of x4002, which nothing wrote by x3012 <NEXT+3> (solution.asm:24: "
         "LDR R3, R2, #0          ; R3 = the candidate)"
     )
 
@@ -140,14 +140,14 @@ def test_output_helpers() -> None:
     assert str(error.value).splitlines() == [
         "expected output containing 'Sum = 8'",
         "got 'Sum = 7\\nHALT\\n'",
-        'the program was at x3003 (T, <source> line 5: T .STRINGZ "Sum = 7\\n")',
+        'the program was at x3003 <T> (<source>:5: T .STRINGZ "Sum = 7\\n")',
     ]
 
 
 @engines
 def test_time_and_output_limits_end_a_run(engine: str) -> None:
     loop = '.ORIG x3000\nLOOP BR LOOP\nFLOOD LEA R0, T\nPUTS\nBR FLOOD\nT .STRINGZ "spam"\n.END'
-    with pytest.raises(TimeLimitError, match=r"^the time limit \(0.1 s\) ran out at x3000 \(LOOP, "):
+    with pytest.raises(TimeLimitError, match=r"^the time limit \(0.1 s\) ran out at x3000 <LOOP> \("):
         Simulator(source=loop, engine=engine, time_limit=0.1).run()
     sim = Simulator(source=loop, engine=engine, pc="FLOOD", max_output=10)
     with pytest.raises(OutputLimitError, match=r"^the output limit \(10 bytes\) was reached at x300"):
@@ -242,6 +242,6 @@ def test_a_class_is_graded_whatever_its_submissions_do(tmp_path: Path) -> None:
     [loops] = [t for t in graded["loops"]["tests"] if not t["passed"]]
     assert (
         loops["message"]
-        == "StepLimitError: step limit reached at x3001 (TWICE, loops.asm line 3: TWICE BR TWICE)"
+        == "StepLimitError: step limit reached at x3001 <TWICE> (loops.asm:3: TWICE BR TWICE)"
     )
     assert "wrong.asm" in (out / "scores.html").read_text()

@@ -19,13 +19,13 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from lc3jit.cli import app
+from lc3jit.inspection import layout
+from lc3jit.inspection.bench import EngineTimes, Observation, ProgramBench, write_table
+from lc3jit.inspection.chart import chart_svg
+from lc3jit.inspection.dump import inspect_program
+from lc3jit.inspection.page import bench_page, render
 from lc3jit.session import boot, load_images
-from lc3jit.tools import layout
-from lc3jit.tools.bench import EngineTimes, Observation, ProgramBench, write_table
-from lc3jit.tools.capture import CapturedConsole
-from lc3jit.tools.chart import chart_svg
-from lc3jit.tools.dump import inspect_program
-from lc3jit.tools.page import bench_page, render
+from lc3jit_runtime.capture import CapturedConsole
 from tests.browser import Browser, file_url, find_chromium, png_colours
 
 EXAMPLES = Path(__file__).parent.parent / "examples"

@@ -11,8 +11,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from lc3jit.api import Simulator
-from lc3jit.tools.debugger import Debugger
-from lc3jit.tools.reverse import History, RecordedConsole
+from lc3jit.debugging.debugger import Debugger
+from lc3jit.debugging.reverse import History, RecordedConsole
 from lc3jit_runtime.isa import Flow, decode
 from lc3jit_runtime.loader import Image
 from lc3jit_runtime.machine import DSR, KBDR, KBSR

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lc3jit.api import Simulator
-from lc3jit.tools.debugger import Debugger
-from lc3jit.tools.watches import words_read
+from lc3jit.debugging.debugger import Debugger
+from lc3jit.debugging.watches import words_read
 from lc3jit_runtime.isa import decode
 from lc3jit_runtime.machine import Machine
 

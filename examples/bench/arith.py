@@ -1,5 +1,5 @@
 """arith.asm transliterated into Python: the floor for `lc3jit bench --floor`, written by
-the rules in lc3jit/tools/bench.py.
+the rules in lc3jit/inspection/bench.py.
 
 Wrapped only where a value would grow without bound (marked below): x every iteration, s once
 a round (unwrapped it would pass 2**30 in round 4 and reach 4 * 10**9).

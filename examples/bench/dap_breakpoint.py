@@ -21,8 +21,8 @@ import threading
 import time
 from pathlib import Path
 
-from lc3jit.tools.dap import Adapter
-from lc3jit.tools.dap_wire import Channel
+from lc3jit.editors.dap import Adapter
+from lc3jit.editors.dap_wire import Channel
 
 HERE = Path(__file__).parent
 PROGRAMS = {

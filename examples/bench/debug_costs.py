@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from lc3jit.api import Simulator
-from lc3jit.tools.debugger import Debugger
+from lc3jit.debugging.debugger import Debugger
 
 SOURCE = """\
         .ORIG x3000

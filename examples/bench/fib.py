@@ -1,5 +1,5 @@
 """fib.asm transliterated into Python: the floor for `lc3jit bench --floor`, written by the
-rules in lc3jit/tools/bench.py.
+rules in lc3jit/inspection/bench.py.
 
 FIB is a recursive Python function with the program's stack traffic: R7 (the return address
 JSR sets) and n are pushed to memory at R6 and read back; R6, which FIB keeps, is an argument,

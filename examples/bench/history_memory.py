@@ -17,7 +17,7 @@ import tracemalloc
 from pathlib import Path
 
 from lc3jit.api import Simulator
-from lc3jit.tools.debugger import Debugger
+from lc3jit.debugging.debugger import Debugger
 
 HERE = Path(__file__).parent
 STEPS = 1_000_000

@@ -1,5 +1,5 @@
 """sieve.asm transliterated into Python: the floor for `lc3jit bench --floor`, written by
-the rules in lc3jit/tools/bench.py.
+the rules in lc3jit/inspection/bench.py.
 
 MINUS_N is -8192, not xE000. The sum of the primes (54 million over 15 passes) is masked once,
 by the f-string that stands for FINISH.

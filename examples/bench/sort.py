@@ -1,5 +1,5 @@
 """sort.asm transliterated into Python: the floor for `lc3jit bench --floor`, written by the
-rules in lc3jit/tools/bench.py.
+rules in lc3jit/inspection/bench.py.
 
 NOT x + 1 is -x. Wrapped only where a value would grow without bound (the generator, marked
 below); the checksum t (past 2**30 in the last 428 of its 1,000 additions, 5.5 * 10**9 at the

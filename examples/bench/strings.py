@@ -1,5 +1,5 @@
 """strings.asm transliterated into Python: the floor for `lc3jit bench --floor`, written by
-the rules in lc3jit/tools/bench.py.
+the rules in lc3jit/inspection/bench.py.
 
 MINUS_LOWER_A is -97, not xFF9F. Subroutines are Python functions; JSRR R2 calls the one at
 the address in R2, which the program loads from its table in memory (`code` maps the four

@@ -42,7 +42,7 @@ from pathlib import Path
 from peers import child_cpu, ensemble_command  # type: ignore[import-not-found]
 
 from lc3jit.session import ENGINES, boot, load_images, os_images, run_engine
-from lc3jit.tools.capture import CapturedConsole
+from lc3jit_runtime.capture import CapturedConsole
 from lc3jit_runtime.collector import long_lived
 
 EXAMPLES = Path(__file__).resolve().parent.parent

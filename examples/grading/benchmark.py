@@ -39,10 +39,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from lc3jit.api import Simulator
+from lc3jit.grader.grade import grade_class
+from lc3jit.grader.pytest_plugin import COLLECT_EVERY, keep_freed_memory
 from lc3jit.session import load_images
 from lc3jit.tiered import TRANSLATE_AFTER
-from lc3jit.tools.grade import grade_class
-from lc3jit.tools.pytest_plugin import COLLECT_EVERY, keep_freed_memory
 from lc3jit.translator.regions import engine as regions
 from lc3jit.translator.shared import SharedTranslations
 from lc3jit_runtime.loader import Image
@@ -110,7 +110,10 @@ def per_test() -> None:
 #: alone), and with every plugin this environment installs (lc3jit's test extra: hypothesis,
 #: pytest-xdist, pytest-lsp and its pytest-asyncio), whose imports cost a second of start-up.
 PLUGINS = {
-    "pytest and lc3jit only": ({"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}, ["-p", "lc3jit.tools.pytest_plugin"]),
+    "pytest and lc3jit only": (
+        {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
+        ["-p", "lc3jit.grader.pytest_plugin"],
+    ),
     "every plugin installed here": ({}, []),
 }
 

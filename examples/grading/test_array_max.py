@@ -10,7 +10,7 @@ import random
 import pytest
 
 from lc3jit.api import CallResult, Simulator
-from lc3jit.tools.pytest_plugin import Factory
+from lc3jit.grader.pytest_plugin import Factory
 
 ARRAY = 0x4000  # where the tests put their arrays: clear of the program at x3000
 

@@ -12,7 +12,7 @@ import typer
 from lc3jit.cli.common import address, command, fail, warn
 from lc3jit.cli.options import Edition, EngineName, FullSystem, InputFile, MaxSteps, OsImage, Pc
 from lc3jit.cli.programs import Programs
-from lc3jit.tools.reverse import DEFAULT_LIMIT as DEFAULT_HISTORY
+from lc3jit.debugging.reverse import DEFAULT_LIMIT as DEFAULT_HISTORY
 from lc3jit_runtime.errors import LC3Error
 
 DEBUG_HELP = """
@@ -62,7 +62,7 @@ def debug(
 ) -> None:
     """Debug a program: breakpoints, watches, stepping, registers and memory, at a prompt."""
     from lc3jit.api import Simulator
-    from lc3jit.tools.debugger import Debugger, interact
+    from lc3jit.debugging.debugger import Debugger, interact
     from lc3jit_runtime.console import Console
 
     start_pc = address(pc, "--pc")

@@ -17,7 +17,7 @@ def dap(
     ] = None,
 ) -> None:
     """The Debug Adapter Protocol over stdio, for VS Code, Neovim and Emacs (docs/editors.md)."""
-    from lc3jit.tools.dap import main as dap_main
+    from lc3jit.editors.dap import main as dap_main
 
     raise typer.Exit(dap_main(port))
 
@@ -25,6 +25,6 @@ def dap(
 @command()
 def lsp() -> None:
     """A language server for LC-3 assembly over stdio (needs lc3jit[editor]; docs/editors.md)."""
-    from lc3jit.tools.lsp import main as lsp_main
+    from lc3jit.editors.lsp import main as lsp_main
 
     raise typer.Exit(lsp_main())

@@ -1,4 +1,4 @@
-"""`grade`: a whole class graded by pytest, in parallel by submission (lc3jit/tools/grade.py)."""
+"""`grade`: a whole class graded by pytest, in parallel by submission (lc3jit/grader/grade.py)."""
 
 from __future__ import annotations
 
@@ -39,9 +39,9 @@ def grade(
     pytest_options: PytestOptions = None,
 ) -> None:
     """Grade a whole class: every submission against the tests, in parallel by submission
-    (see lc3jit/tools/grade.py); a submission that does not assemble, loops, floods its
+    (see lc3jit/grader/grade.py); a submission that does not assemble, loops, floods its
     output or crashes costs only its own score."""
-    from lc3jit.tools.grade import grade_class
+    from lc3jit.grader.grade import grade_class
 
     for path in (tests, *submissions):
         if not path.exists():

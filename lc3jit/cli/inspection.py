@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 
 def _dumpable(value: str) -> str:
-    from lc3jit.tools.dump import DUMPABLE
+    from lc3jit.inspection.dump import DUMPABLE
 
     if value not in DUMPABLE:
         raise typer.BadParameter(f"no dump for engine {value!r}; choose from {', '.join(DUMPABLE)}")
@@ -86,11 +86,11 @@ def dump(
     ] = None,
 ) -> None:
     """Show each translated block: LC-3 disassembly, exits, Python bytecode (LC-3 addresses as
-    line numbers), and a summary. JSON is documented in lc3jit/tools/dump_json.py. With
+    line numbers), and a summary. JSON is documented in lc3jit/inspection/dump_json.py. With
     --os, the OS's routines are translated and shown too, as `run --os` translates them."""
+    from lc3jit.inspection.dump import inspect_program
     from lc3jit.session import boot, load_images, os_images, why_not_translated
-    from lc3jit.tools.capture import CapturedConsole
-    from lc3jit.tools.dump import inspect_program
+    from lc3jit_runtime.capture import CapturedConsole
 
     if addr is not None and chosen is not None:
         raise typer.BadParameter("--addr and --range exclude each other")
@@ -133,18 +133,18 @@ def dump(
     if not blocks:
         raise fail(f"{programs[0]}: no translated block in {format_range(start, stop)}")
     if html_file is not None:
-        from lc3jit.tools.page import render
+        from lc3jit.inspection.page import render
 
         try:
             html_file.write_text(render(result), encoding="utf-8")
         except OSError as e:
             raise fail(f"{html_file}: {e.strerror or e}") from None
     elif output_format == "json":
-        from lc3jit.tools.dump_json import to_json
+        from lc3jit.inspection.dump_json import to_json
 
         sys.stdout.write(to_json(result, blocks))
     else:
-        from lc3jit.tools.dump_text import write_text
+        from lc3jit.inspection.dump_text import write_text
 
         write_text(result, blocks, sys.stdout)
 
@@ -164,8 +164,8 @@ def _saved_build(compiled: Compiled, engine: str) -> Callable[[Machine, bool], D
 
 def _engine_list(value: str) -> list[str]:
     """Engine names, each perhaps with @LOC: that engine with a breakpoint at LOC."""
+    from lc3jit.inspection.bench import BREAK
     from lc3jit.session import ENGINES
-    from lc3jit.tools.bench import BREAK
 
     names = [name.strip() for name in value.split(",") if name.strip()]
     unknown = [name for name in names if name.partition(BREAK)[0] not in ENGINES]
@@ -198,7 +198,7 @@ def bench_command(
         typer.Option("--floor", help="Also time PROG.py beside PROG: hand-written Python, no emulation."),
     ] = False,
     json_output: Annotated[
-        bool, typer.Option("--json", help="Write the results as JSON (see lc3jit/tools/bench.py).")
+        bool, typer.Option("--json", help="Write the results as JSON (see lc3jit/inspection/bench.py).")
     ] = False,
     process: Annotated[
         bool,
@@ -228,8 +228,8 @@ def bench_command(
     from rich.console import Console as RichConsole
     from rich.progress import Progress
 
+    from lc3jit.inspection import bench
     from lc3jit.session import ENGINES, engines_on_this_python, load_images
-    from lc3jit.tools import bench
 
     if floor and process:
         raise typer.BadParameter("--floor and --process exclude each other")
@@ -270,8 +270,8 @@ def bench_command(
     else:
         bench.write_table(results, sys.stdout)
     if plot is not None or html_file is not None:
-        from lc3jit.tools.chart import chart_svg
-        from lc3jit.tools.page import bench_page
+        from lc3jit.inspection.chart import chart_svg
+        from lc3jit.inspection.page import bench_page
 
         try:
             if plot is not None:

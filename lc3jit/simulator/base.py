@@ -10,7 +10,6 @@ import sys
 import time
 from pathlib import Path
 
-from lc3jit.grading.where import Places
 from lc3jit.session import (
     ENGINES,
     RunResult,
@@ -23,7 +22,8 @@ from lc3jit.session import (
 from lc3jit.simulator.errors import raise_for
 from lc3jit.simulator.views import Address, Memory, Registers, resolve
 from lc3jit.tiered import TieredEngine
-from lc3jit.tools.capture import CapturedConsole
+from lc3jit.toolchain.places import Places
+from lc3jit_runtime.capture import CapturedConsole
 from lc3jit_runtime.collector import long_lived, made_long_lived
 from lc3jit_runtime.console import Console
 from lc3jit_runtime.endings import Ending
@@ -352,7 +352,7 @@ class SimulatorBase:
         With check (the default) any ending but HALT (or a debugger's stop) raises its
         RunError; Ctrl-C raises KeyboardInterrupt. The result holds the outcome and times.
         With trace, a line per instruction whose PC is in trace_range [start, stop) goes
-        to that file, and the run goes through the interpreter (see lc3jit/tools/trace.py).
+        to that file, and the run goes through the interpreter (see lc3jit/simulator/trace.py).
         """
         __tracebackhide__ = True
         if self.closed:
@@ -363,8 +363,8 @@ class SimulatorBase:
         if self.time_limit is not None:
             ends = min(ends or float("inf"), time.monotonic() + self.time_limit)
         if trace is not None:
+            from lc3jit.simulator.trace import Tracer
             from lc3jit.toolchain.disasm import labels_by_address
-            from lc3jit.tools.trace import Tracer
 
             tracer = Tracer(self.machine, trace, labels_by_address(self.symbols), *trace_range)
             result = run_engine(tracer, max_steps)

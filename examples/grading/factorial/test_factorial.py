@@ -10,7 +10,7 @@ import math
 import pytest
 
 from lc3jit.api import Simulator
-from lc3jit.tools.pytest_plugin import Factory
+from lc3jit.grader.pytest_plugin import Factory
 
 
 @pytest.fixture

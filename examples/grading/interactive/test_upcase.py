@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from lc3jit.tools.pytest_plugin import Factory, Verify
+from lc3jit.grader.pytest_plugin import Factory, Verify
 
 KEYS = [("a", "A"), ("z", "Z"), ("Q", "Q"), ("7", "7"), (" ", " "), ("{", "{")]
 

@@ -66,7 +66,7 @@ from rich.console import Console as RichConsole
 from rich.table import Table
 
 from lc3jit.session import RunResult, boot, run_machine
-from lc3jit.tools.capture import CapturedConsole
+from lc3jit_runtime.capture import CapturedConsole
 from lc3jit_runtime.endings import Ending
 from lc3jit_runtime.errors import LC3Error
 from lc3jit_runtime.loader import Image
@@ -173,7 +173,7 @@ def run_with_breakpoint(
     """ENGINE@LOC: run under the debugger with a breakpoint at LOC, continuing each time it is
     hit, so the run ends as the engine's own does: what breakpoints cost (`lc3jit debug`)."""
     from lc3jit.api import Simulator  # the debugger only for the runs that ask for it
-    from lc3jit.tools.debugger import Debugger
+    from lc3jit.debugging.debugger import Debugger
 
     engine, _, location = spec.partition(BREAK)
     start = time.perf_counter()

@@ -3,7 +3,7 @@ a grader (points, soft checks, limits, readable failures, Gradescope's results.j
 
 Installed with lc3jit, it is registered through the `pytest11` entry point, so any pytest
 run has it (`-p no:lc3jit` turns it off); without installing, a conftest.py can load it
-with `pytest_plugins = ["lc3jit.tools.pytest_plugin"]`.
+with `pytest_plugins = ["lc3jit.grader.pytest_plugin"]`.
 
     @pytest.mark.points(2)
     def test_multiply(lc3, verify):

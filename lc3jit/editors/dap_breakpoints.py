@@ -4,7 +4,7 @@ An editor sends each kind as a whole list (setBreakpoints for one source, and so
 adapter keeps them (`Breakpoints`) and makes the debugger's stops and watches what they add
 up to (`apply`): at once when the program is stopped, at a moment's stop of the running
 program (exactly between two instructions) otherwise. A breakpoint's condition (an
-expression, lc3jit/tools/expressions.py), hit count and log message are the adapter's: the
+expression, lc3jit/debugging/expressions.py), hit count and log message are the adapter's: the
 engine stops at the address, and the adapter says whether that is a stop. Data breakpoints
 are the debugger's watches: on a word (accessType write, read or readWrite) or on a
 register R0-R7 (its changes).
@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lc3jit.tools.dap_program import canonical
-from lc3jit.tools.dap_wire import Message, RequestError, reference
-from lc3jit.tools.expressions import ExpressionError, Value, evaluate, truth
-from lc3jit.tools.watches import REGISTER
+from lc3jit.debugging.expressions import ExpressionError, Value, evaluate, truth
+from lc3jit.debugging.watches import REGISTER
+from lc3jit.editors.dap_program import canonical
+from lc3jit.editors.dap_wire import Message, RequestError, reference
 from lc3jit_runtime.endings import Ending
 from lc3jit_runtime.isa import WORD_MASK
 from lc3jit_runtime.machine import IO_BASE

@@ -9,15 +9,15 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, BinaryIO
 
 from lc3jit.api import Simulator
-from lc3jit.tools.dap_wire import Channel
-from lc3jit.tools.debugger import ENDED, Debugger
+from lc3jit.debugging.debugger import ENDED, Debugger
+from lc3jit.editors.dap_wire import Channel
 from lc3jit_runtime.console import Console
 from lc3jit_runtime.endings import Ending
 from lc3jit_runtime.outcome import STEP_LIMIT, Outcome
 
 if TYPE_CHECKING:
+    from lc3jit.editors.dap import Adapter
     from lc3jit.session import Runnable
-    from lc3jit.tools.dap import Adapter
 
 
 class EventDisplay:

@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from lc3jit.toolchain.disasm import instruction_text
-from lc3jit.tools.places import nearest_label
+from lc3jit.toolchain.places import nearest_label
 from lc3jit_runtime.endings import Ending
 from lc3jit_runtime.interp import Interpreter
 from lc3jit_runtime.isa import MEMORY_WORDS, Instruction, decode

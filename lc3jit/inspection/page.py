@@ -22,13 +22,13 @@ import platform
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from lc3jit.inspection.bench import ProgramBench, write_table
+from lc3jit.inspection.chart import chart_svg
+from lc3jit.inspection.dump import BlockDump, BytecodeLine, Dump, RegionDump
+from lc3jit.inspection.dump_text import bytecode_text
+from lc3jit.inspection.layout import NODE_HEIGHT, NODE_WIDTH, Edge, Layout, Node, lay_out
 from lc3jit.toolchain.disasm import ListingLine
 from lc3jit.toolchain.numbers import format_address
-from lc3jit.tools.bench import ProgramBench, write_table
-from lc3jit.tools.chart import chart_svg
-from lc3jit.tools.dump import BlockDump, BytecodeLine, Dump, RegionDump
-from lc3jit.tools.dump_text import bytecode_text
-from lc3jit.tools.layout import NODE_HEIGHT, NODE_WIDTH, Edge, Layout, Node, lay_out
 from lc3jit.translator.blocks import HALT_VECTOR, Exit, Successor
 
 MARGIN = 12.0

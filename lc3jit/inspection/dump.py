@@ -36,11 +36,11 @@ from dataclasses import dataclass, field
 from types import CodeType
 
 from lc3jit.toolchain.disasm import ListingLine, iter_listing, labels_by_address
-from lc3jit.tools.capture import CapturedConsole
 from lc3jit.translator.blocks import Block
 from lc3jit.translator.codegen import compile_block
 from lc3jit.translator.regions import Region, region_engine
 from lc3jit.translator.translate import block_engine, translator_of
+from lc3jit_runtime.capture import CapturedConsole
 from lc3jit_runtime.dispatch import Dispatcher
 from lc3jit_runtime.isa import MEMORY_WORDS
 from lc3jit_runtime.loader import Image, SourceLine

@@ -2,11 +2,11 @@
 
 A command line is parsed here and done by the layers below: stepping.py runs the program
 (breakpoints, watches, stepping forward at translated speed), backward.py goes back
-(checkpoints and replay, lc3jit/tools/reverse.py), inspecting.py shows registers, memory,
+(checkpoints and replay, lc3jit/debugging/reverse.py), inspecting.py shows registers, memory,
 source lines and stops. Each command is also a method that returns the run's Outcome
 without printing (`step`, `next`, `finish`, `cont`, `until`, `reverse_step`,
 `reverse_next`, `reverse_finish`, `reverse_continue`, `goto`), for front ends other than
-the prompt (the Debug Adapter, lc3jit/tools/dap.py); `describe_stop` and `state` give what
+the prompt (the Debug Adapter, lc3jit/editors/dap.py); `describe_stop` and `state` give what
 they would show.
 """
 
@@ -17,9 +17,9 @@ import re
 from types import ModuleType
 from typing import TextIO
 
-from lc3jit.tools.inspecting import Inspecting
-from lc3jit.tools.stepping import BREAKPOINT, ENDED, CommandError
-from lc3jit.tools.watches import KINDS, REGISTER
+from lc3jit.debugging.inspecting import Inspecting
+from lc3jit.debugging.stepping import BREAKPOINT, ENDED, CommandError
+from lc3jit.debugging.watches import KINDS, REGISTER
 from lc3jit_runtime.isa import WORD_MASK
 
 __all__ = ["ENDED", "CommandError", "Debugger", "interact"]

@@ -30,7 +30,7 @@ under the same name with `_hex`, as a string like "x3000"):
 --addr/--range), in address order, or hottest first after a run (`runs` is null without
 one). `data_words` counts loaded words that no block covers. The opcode names in
 `bytecode` are CPython's and differ between Python versions. The records are
-lc3jit/tools/dump.py's; `prologue` and `epilogue` are explained there.
+lc3jit/inspection/dump.py's; `prologue` and `epilogue` are explained there.
 """
 
 from __future__ import annotations
@@ -40,8 +40,8 @@ import platform
 from collections.abc import Iterable
 from dataclasses import fields
 
+from lc3jit.inspection.dump import BlockDump, Dump, RegionDump
 from lc3jit.toolchain.numbers import format_address
-from lc3jit.tools.dump import BlockDump, Dump, RegionDump
 
 FORMAT_VERSION = 1
 

@@ -1,6 +1,6 @@
 """`lc3jit dap`: the Debug Adapter Protocol, so that VS Code, Neovim and Emacs debug LC-3.
 
-The adapter is the debugger of `lc3jit debug` (lc3jit/tools/debugger.py) behind another
+The adapter is the debugger of `lc3jit debug` (lc3jit/debugging/debugger.py) behind another
 front: its breakpoints are the engine's stops, so between stops the program runs
 translated at full speed; its watches are data breakpoints; stepping, `next` and
 `finish` are its own. What is added here is what an editor asks for in its terms:
@@ -34,13 +34,13 @@ from pathlib import Path
 from typing import BinaryIO
 
 from lc3jit.api import Simulator
-from lc3jit.tools.dap_breakpoints import BreakpointRequests, Breakpoints
-from lc3jit.tools.dap_debugger import AdapterDebugger, ConsoleKeyboard, EventDisplay
-from lc3jit.tools.dap_inspect import THREAD, Inspection
-from lc3jit.tools.dap_program import Program
-from lc3jit.tools.dap_wire import Channel, Message, ProtocolError, RequestError
-from lc3jit.tools.debugger import CommandError
-from lc3jit.tools.expressions import ExpressionError
+from lc3jit.debugging.debugger import CommandError
+from lc3jit.debugging.expressions import ExpressionError
+from lc3jit.editors.dap_breakpoints import BreakpointRequests, Breakpoints
+from lc3jit.editors.dap_debugger import AdapterDebugger, ConsoleKeyboard, EventDisplay
+from lc3jit.editors.dap_inspect import THREAD, Inspection
+from lc3jit.editors.dap_program import Program
+from lc3jit.editors.dap_wire import Channel, Message, ProtocolError, RequestError
 from lc3jit_runtime.console import Console
 from lc3jit_runtime.endings import Ending
 from lc3jit_runtime.errors import LC3Error

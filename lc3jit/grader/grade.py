@@ -28,8 +28,8 @@ from pathlib import Path
 
 import pytest
 
+from lc3jit.grader import pytest_plugin as plugin
 from lc3jit.grading import report
-from lc3jit.tools import pytest_plugin as plugin
 
 #: Seconds a worker may spend on one submission before it is killed.
 SUBMISSION_TIMEOUT = 600.0

@@ -3,7 +3,7 @@ the values and conditions the user types (`R2 == 0`, `M[COUNT] < #3`, `PC != LOO
 
 A stop shows the student's line: the address, the label it is near, the file and line,
 and the line as written (with its comment), from the program's `.asm` (or the `.asm` beside
-an `.obj`), or the disassembly where there is none (lc3jit/tools/places.py finds them).
+an `.obj`), or the disassembly where there is none (lc3jit/toolchain/places.py finds them).
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lc3jit.debugging.backward import Backward
+from lc3jit.debugging.stepping import ENDED, STEPPED, CommandError
 from lc3jit.toolchain.disasm import instruction_text
 from lc3jit.toolchain.numbers import parse_number
-from lc3jit.tools.backward import Backward
-from lc3jit.tools.stepping import ENDED, STEPPED, CommandError
 from lc3jit_runtime.endings import Ending
 from lc3jit_runtime.isa import WORD_MASK, decode, to_signed
 from lc3jit_runtime.outcome import Outcome

@@ -14,7 +14,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from lc3jit.tools.bench import FLOOR, EngineTimes, ProgramBench
+from lc3jit.inspection.bench import FLOOR, EngineTimes, ProgramBench
 
 ROW = 22.0
 GROUP_GAP = 16.0

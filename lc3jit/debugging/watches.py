@@ -14,7 +14,7 @@ instruction that read the word or changed the register completes, and the run st
 it, as after a watched store. Steps that have nothing to check are the interpreter's own.
 
 The same interpreter, with another check, finds the calls and returns of a stretch for
-`reverse-finish` (lc3jit/tools/backward.py).
+`reverse-finish` (lc3jit/debugging/backward.py).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ never reaches a breakpoint runs exactly as without one; deleting it translates t
 around it whole again. A watch on stores marks its word in the machine's write map, so the
 stores into it take the slow path, where the debugger stops the run after the store; a
 watch on a register or on reads runs the program in a checking interpreter instead
-(lc3jit/tools/watches.py).
+(lc3jit/debugging/watches.py).
 
 Stepping goes through an interpreter of the debugger's own, one instruction at a time;
 `next` runs the call it steps over on the engine, stopping at the return point once the
@@ -28,10 +28,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
 from lc3jit.api import Simulator
+from lc3jit.debugging.reverse import CHECKPOINT_EVERY, DEFAULT_LIMIT, History, RecordedConsole
+from lc3jit.debugging.watches import Check, CheckingInterpreter, WatchList
 from lc3jit.session import run_engine
-from lc3jit.tools.places import Places
-from lc3jit.tools.reverse import CHECKPOINT_EVERY, DEFAULT_LIMIT, History, RecordedConsole
-from lc3jit.tools.watches import Check, CheckingInterpreter, WatchList
+from lc3jit.toolchain.places import Places
 from lc3jit_runtime.endings import Ending
 from lc3jit_runtime.errors import Watched
 from lc3jit_runtime.isa import Flow, Instruction, decode
@@ -39,8 +39,8 @@ from lc3jit_runtime.machine import IO_BASE, Machine
 from lc3jit_runtime.outcome import STEP_LIMIT, Outcome
 
 if TYPE_CHECKING:
+    from lc3jit.debugging.inspecting import Condition
     from lc3jit.session import Runnable
-    from lc3jit.tools.inspecting import Condition
 
 ARRIVED = Outcome(Ending.ARRIVED)  # a temporary stop reached: next, finish, until done
 BREAKPOINT = Outcome(Ending.BREAKPOINT)

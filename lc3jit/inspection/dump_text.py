@@ -14,9 +14,9 @@ from typing import TextIO
 from rich.console import Console as RichConsole
 from rich.text import Text
 
+from lc3jit.inspection.dump import BlockDump, BytecodeLine, Dump, RegionDump
 from lc3jit.toolchain.disasm import format_line
 from lc3jit.toolchain.numbers import format_address
-from lc3jit.tools.dump import BlockDump, BytecodeLine, Dump, RegionDump
 from lc3jit.translator.blocks import Successor
 from lc3jit_runtime.isa import MEMORY_WORDS
 from lc3jit_runtime.machine import IO_BASE

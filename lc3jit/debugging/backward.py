@@ -1,11 +1,11 @@
 """Going back: `reverse-step`, `reverse-next`, `reverse-finish`, `reverse-continue`, exactly.
 
 Every way back restores the history's checkpoint at or before the instruction wanted and
-runs forward again to it (lc3jit/tools/reverse.py keeps the checkpoints and the keys read);
+runs forward again to it (lc3jit/debugging/reverse.py keeps the checkpoints and the keys read);
 finding where to go is a run forward from a checkpoint too: `reverse-continue` runs each
 stretch between checkpoints on the program's engine again and notes the stops it passes,
 `reverse-finish` runs the stretch in an interpreter that notes each call and return (a
-check on those instructions alone, lc3jit/tools/watches.py: the interpreter's own loop,
+check on those instructions alone, lc3jit/debugging/watches.py: the interpreter's own loop,
 not a step at a time), then goes to the call on the engine. Which instruction count a
 call was made at is the same on every engine (the differential tests hold them to the
 interpreter, count for count), so finding it in the interpreter gives the state the
@@ -18,10 +18,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from lc3jit.debugging.reverse import History
+from lc3jit.debugging.stepping import BREAKPOINT, ENDED, STEPPED, Body, CommandError, Stepping, calls, returns
+from lc3jit.debugging.watches import Check, CheckingInterpreter
 from lc3jit.session import run_engine
-from lc3jit.tools.reverse import History
-from lc3jit.tools.stepping import BREAKPOINT, ENDED, STEPPED, Body, CommandError, Stepping, calls, returns
-from lc3jit.tools.watches import Check, CheckingInterpreter
 from lc3jit_runtime.endings import Ending
 from lc3jit_runtime.isa import Instruction
 from lc3jit_runtime.outcome import Outcome

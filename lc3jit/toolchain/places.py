@@ -1,6 +1,7 @@
 """Addresses as a student reads them: x3005 <LOOP+2>, and the line of the .asm they came from.
 
-The debugger and the runaway diagnosis of `lc3jit run` say where the PC is the same way.
+The one place an address is named: the debugger, the debug adapter, the runaway diagnosis
+of `lc3jit run`, traces and the grader's failures all say where the PC is this way.
 Source lines come with an `.asm` (the assembler keeps them); for an `.obj` they come from
 an `.asm` of the same name beside it, when it assembles to the very same words.
 """
@@ -103,9 +104,14 @@ class Places:
         return self.lines.get(address)
 
     def line_text(self, address: int) -> str | None:
-        """hello.asm:7: BRnzp LOOP ; again: the file's name, the line number, the line."""
+        """hello.asm:7: BRnzp LOOP ; again: the file's name, the line number, the line.
+
+        An LC3Tools .obj names the file but not the line (line 0): then the file alone."""
         line = self.lines.get(address)
-        return None if line is None else f"{Path(line.path).name}:{line.line}: {line.text.strip()}"
+        if line is None:
+            return None
+        number = f":{line.line}" if line.line else ""
+        return f"{Path(line.path).name}{number}: {line.text.strip()}"
 
     def describe(self, address: int) -> str:
         """x3005 <LOOP+2> (hello.asm:7: BRnzp LOOP): where, and the line when known."""

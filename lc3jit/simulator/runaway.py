@@ -18,8 +18,8 @@ thousand instructions in the interpreter to see (the state reported is untouched
 from __future__ import annotations
 
 from lc3jit.session import RunResult
-from lc3jit.tools.capture import CapturedConsole
-from lc3jit.tools.places import Places
+from lc3jit.toolchain.places import Places
+from lc3jit_runtime.capture import CapturedConsole
 from lc3jit_runtime.endings import Ending
 from lc3jit_runtime.interp import Interpreter
 from lc3jit_runtime.machine import MEMORY_WORDS, Machine

@@ -12,11 +12,11 @@ import base64
 import re
 from pathlib import Path
 
+from lc3jit.debugging.expressions import Value, assign, evaluate, word_text
+from lc3jit.editors.dap_breakpoints import LABELS, REGISTERS, word_address
+from lc3jit.editors.dap_program import call_chain, routine_entries
+from lc3jit.editors.dap_wire import Message, RequestError, reference
 from lc3jit.toolchain.disasm import instruction_text
-from lc3jit.tools.dap_breakpoints import LABELS, REGISTERS, word_address
-from lc3jit.tools.dap_program import call_chain, routine_entries
-from lc3jit.tools.dap_wire import Message, RequestError, reference
-from lc3jit.tools.expressions import Value, assign, evaluate, word_text
 from lc3jit_runtime.isa import CC_VALUE, WORD_MASK, decode
 
 THREAD = 1

@@ -1,0 +1,1 @@
+"""The debugger: stepping both ways, breakpoints and watches, expressions, at a prompt."""

@@ -1,0 +1,1 @@
+"""Editor fronts over the API: the debug adapter (DAP) and the language server (LSP)."""

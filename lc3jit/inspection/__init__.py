@@ -1,0 +1,1 @@
+"""Looking inside translation: block dumps (text, JSON, the HTML page), benchmarks, charts."""
