@@ -13,7 +13,7 @@ import lc3jit.session
 from lc3jit.api import Simulator
 from lc3jit.cli import app
 from lc3jit.debugging.debugger import Debugger
-from lc3jit.launch import mips
+from lc3jit.runner import mips
 from lc3jit_runtime.outcome import Outcome
 
 EXAMPLES = Path(__file__).parent.parent / "examples"

@@ -58,6 +58,6 @@ def main() -> None:
             raise OSError(errno.EBADF, "stdout is closed")
         app()
     except OSError as e:
-        from lc3jit.launch import output_failed
+        from lc3jit.runner import output_failed
 
         sys.exit(output_failed(e))

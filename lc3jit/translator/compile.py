@@ -30,7 +30,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from lc3jit import __version__
-from lc3jit.session import boot
+from lc3jit_runtime.boot import boot
 from lc3jit.toolchain.numbers import format_address
 from lc3jit.translator.blocks import UNLIKELY_CODE, Block, Exit, find_blocks
 from lc3jit.translator.regions import region_engine
