@@ -37,7 +37,7 @@ def main() -> None:
         code = output_failed(e)
     # The process ends here: whatever is alive (the machine, the translations, the branch
     # tables of 3 x 131,072 entries) is frozen out of the collection Python makes at exit,
-    # which would only traverse it: 3-6 ms of CPU, a third of a short run's (issue 20).
+    # which would only traverse it: 3-6 ms of CPU, a third of a short run's.
     # Everything the run wrote was written and closed above.
     gc.freeze()
     sys.exit(code)

@@ -18,7 +18,7 @@ from lc3jit_runtime.isa import MEMORY_WORDS
 from lc3jit_runtime.machine import TRANSLATION_BUDGET
 from lc3jit_runtime.record import MutableRecord, Record
 
-TYPE_CHECKING = False  # as typing's: collections' names are for the type checker (issue 20)
+TYPE_CHECKING = False  # typing's flag without importing typing: docs/development.md, "Start-up"
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 

@@ -21,7 +21,7 @@ from lc3jit_runtime.lean import suppress
 from lc3jit_runtime.outcome import output_lost
 from lc3jit_runtime.running import report_ending, start_message_line
 
-TYPE_CHECKING = False  # typing's, not imported by a plain run (issue 20)
+TYPE_CHECKING = False  # typing's flag without importing typing: docs/development.md, "Start-up"
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import TextIO
@@ -147,7 +147,7 @@ def mips(value: float) -> str:
     """Millions of instructions a second, with the digits a short run needs (0.00412, not 0.00)."""
     if value >= 1 or value <= 0:
         return f"{value:.2f}"
-    import math  # only for --stats: a shared library on some builds (issue 20)
+    import math  # only for --stats: a shared library on some builds
 
     return f"{value:.{2 - math.floor(math.log10(value))}f}"  # three significant digits
 

@@ -20,7 +20,7 @@ from lc3jit_runtime.record import MutableRecord
 from lc3jit_runtime.running import run_to_ending
 from lc3jit_runtime.signals import stop_on_signals
 
-TYPE_CHECKING = False  # as typing's, which a plain run does not import (5 ms: issue 20)
+TYPE_CHECKING = False  # typing's flag without importing typing: docs/development.md, "Start-up"
 if TYPE_CHECKING:  # the engines' protocols are for the type checker: import them under this too
     from collections.abc import Callable, Sequence
     from typing import Protocol

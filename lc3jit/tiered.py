@@ -22,7 +22,7 @@ from lc3jit_runtime.interp import Interpreter
 from lc3jit_runtime.machine import Machine
 from lc3jit_runtime.outcome import STEP_LIMIT, Outcome
 
-TYPE_CHECKING = False  # as typing's, which a plain run does not import
+TYPE_CHECKING = False  # typing's flag without importing typing: docs/development.md, "Start-up"
 if TYPE_CHECKING:
     from collections.abc import Callable
 

@@ -10,7 +10,7 @@ from .console import Console
 from .loader import Image
 from .machine import Machine
 
-TYPE_CHECKING = False  # as typing's: collections' names are for the type checker (issue 20)
+TYPE_CHECKING = False  # typing's flag without importing typing: docs/development.md, "Start-up"
 if TYPE_CHECKING:
     from collections.abc import Sequence
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from lc3jit_runtime.console import Console
 from lc3jit_runtime.lean import contextmanager
 
-TYPE_CHECKING = False  # as typing's: collections' names are for the type checker (issue 20)
+TYPE_CHECKING = False  # typing's flag without importing typing: docs/development.md, "Start-up"
 if TYPE_CHECKING:
     from collections.abc import Iterator
 

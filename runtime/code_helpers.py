@@ -9,7 +9,7 @@ The namespace's big tables are built, or filled, only when code that names them 
 runs (`bind_tables`, called by the dispatcher's entry for it): a branch table costs 0.4-0.85
 ms of CPU to build (a megabyte of pointers, page faults included), the exit counts a
 quarter of that, where a whole short run from the translation cache should add at most 3
-(issue 20): most short programs never branch on a sum not wrapped yet, few regions leave
+ms: most short programs never branch on a sum not wrapped yet, few regions leave
 through JMP, and most of an OS's code loaded from the cache never runs in a short run.
 """
 
@@ -91,7 +91,7 @@ def rti_codes() -> list[int]:
 CODE_TABLE_RANGE = (0, 4 * SIGN_BIT - 1)
 
 
-TYPE_CHECKING = False  # typing's, not imported by a run that loads its translations (issue 20)
+TYPE_CHECKING = False  # typing's flag without importing typing: docs/development.md, "Start-up"
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection
 

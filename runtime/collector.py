@@ -5,7 +5,7 @@ A collection traverses every young container, and a machine is made of lists of 
 entries (its memory and write map; an engine's tables by address): a collection that finds
 them young costs 1-1.6 ms and finds nothing to free, where a whole short run takes 20.
 Whether one falls on them was a lottery of allocation counts: the same program paid it or
-not with another command line (issue 20). So what lives until a run ends is made
+not with another command line. So what lives until a run ends is made
 `long_lived` (out of the collector's sight, `gc.freeze`), and a run (`running`) keeps it
 there until the run ends. Every way to run here goes through these: `lc3jit run`, the API's
 Simulator, `session.run_machine` and a compiled program.
@@ -21,7 +21,7 @@ import gc
 from .lean import contextmanager
 from .machine import Machine
 
-TYPE_CHECKING = False  # as typing's, which a plain run does not import (issue 20)
+TYPE_CHECKING = False  # typing's flag without importing typing: docs/development.md, "Start-up"
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
     from typing import TypeVar

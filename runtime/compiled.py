@@ -62,7 +62,7 @@ from .machine import Machine
 from .record import Record
 from .running import report_ending, run_to_ending
 
-TYPE_CHECKING = False  # typing's, not imported by a run that loads its translations (issue 20)
+TYPE_CHECKING = False  # typing's flag without importing typing: docs/development.md, "Start-up"
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 

@@ -15,7 +15,7 @@ run at its next instruction.
 
 from __future__ import annotations
 
-import _thread  # threading's lock and thread without threading (issue 20: see Console.running)
+import _thread  # threading's lock and thread without threading (see Console.running)
 import errno
 import operator
 import os
@@ -26,7 +26,7 @@ from time import monotonic
 from .errors import StopRequested
 from .lean import contextmanager, suppress
 
-TYPE_CHECKING = False  # as typing's, which a plain run does not import (issue 20)
+TYPE_CHECKING = False  # typing's flag without importing typing: docs/development.md, "Start-up"
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
     from types import ModuleType
@@ -303,7 +303,7 @@ class Console:
         # The flusher is a bare thread of `_thread`, with a lock held while the run lasts
         # and one it holds while it lasts: importing `threading` for its Event and join cost
         # a short run 4.7 M machine instructions, a seventh of what lc3jit adds to Python's
-        # own start on 3.15 (issue 20).
+        # own start on 3.15.
         run_lasts, flusher_lasts = _thread.allocate_lock(), _thread.allocate_lock()
         run_lasts.acquire()
         flusher_lasts.acquire()
@@ -354,7 +354,7 @@ class Console:
 def _terminal_io() -> ModuleType | None:
     """termios, for a terminal's raw mode; None where there is none (not POSIX). Imported
     only by a run that reads a terminal: a shared library, which a run from a file or a
-    pipe loaded for nothing (0.7-1.0 M machine instructions and its mapping, issue 20)."""
+    pipe loaded for nothing (0.7-1.0 M machine instructions and its mapping)."""
     try:
         import termios
     except ImportError:  # pragma: no cover - not on POSIX

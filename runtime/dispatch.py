@@ -7,7 +7,7 @@ subroutine, as many instructions as its budget allows), an interpreter step (one
 translator (a callback lc3jit installs) for code from there; each with its size (0 for a
 region, which reports its own count), so the loop counts instructions exactly and never
 runs past --max-steps. Each entry is one (function, size) pair: one list of 65,536 rather
-than two (half the fresh memory a run from the translation cache pays for, issue 20), read
+than two (half the fresh memory a run from the translation cache pays for), read
 by the loop in one index and one unpacking, as fast as two indexes, and never a function
 with another entry's size.
 
@@ -24,7 +24,7 @@ requested swaps the whole table; breakpoints cut translations before them) and d
 to translate at run time (within a share of the time run so far and the machine's
 translation budget, with a queue of the PCs that got hot while the share was spent). Those
 were mixins in modules of their own; one class in one module is what a run from the
-translation cache imports (a module and two classes more cost it 0.15 ms, issue 20), and
+translation cache imports (a module and two classes more cost it 0.15 ms), and
 why this module is near 500 lines.
 """
 
@@ -85,7 +85,7 @@ class Translation(Record, fields=("start", "length", "function", "words"), defau
         return self.words or ((self.start + i) & WORD_MASK for i in range(self.length))
 
 
-TYPE_CHECKING = False  # typing's, not imported by a run that loads its translations (issue 20)
+TYPE_CHECKING = False  # typing's flag without importing typing: docs/development.md, "Start-up"
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Iterable, Sequence
     from typing import Protocol
@@ -123,7 +123,7 @@ class Dispatcher(CodeHelpers):
         self.blocks: dict[int, Translation] = {}  # by start: the translations installed
         # word -> starts of blocks that cover it: one set shared by every word of a region,
         # replaced, never changed in place (a set a word was 2 KB a word: 106 of the 130 MB a
-        # 48k-word program's translations kept, issue 20)
+        # 48k-word program's translations kept)
         self.covering: dict[int, frozenset[int]] = {}
         self.invalidations: dict[int, int] = {}  # start -> times its block was dropped
         self.started = time.perf_counter()  # when the run began (reset by `run`)
@@ -145,7 +145,7 @@ class Dispatcher(CodeHelpers):
     def interpreter(self) -> Interpreter:
         """The interpreter of words with no code, made when first needed: a run whose code all
         came from the translation cache may never need it, nor its 65,536 steps (a quarter
-        of a millisecond of a cache hit, issue 20). Made while a stop is requested, it stops
+        of a millisecond of a cache hit). Made while a stop is requested, it stops
         at once, as every Interpreter does (its steps are the stopper); the breakpoints set
         before it was made (`lc3jit run` stops at a program's ends) hold for it."""
         interpreter = Interpreter(self.machine)
@@ -191,7 +191,7 @@ class Dispatcher(CodeHelpers):
         each word is marked once, however many entries there are; and when they are one
         code in one namespace (a region's, each with its own default entry), whether it
         names a table not built yet is asked once (an OS's 55 entries from the cache: 0.4
-        M machine instructions, issue 20)."""
+        M machine instructions)."""
         first = translations[0].function
         code, namespace = getattr(first, "__code__", None), getattr(first, "__globals__", None)
         one_code = code is not None and all(

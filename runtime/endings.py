@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import _signal  # signal's numbers, without the enums `signal` makes of them (issue 20)
+import _signal  # signal's numbers, without the enums `signal` makes of them
 
 from .record import Choice
 

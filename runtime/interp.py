@@ -20,7 +20,7 @@ from .machine import ILLEGAL_OPCODE, IO_BASE, WATCH_DECODED, Machine, Spans, use
 from .outcome import STEP_LIMIT, UNLIMITED, Outcome
 from .traps import trap
 
-TYPE_CHECKING = False  # as typing's: collections' names are for the type checker (issue 20)
+TYPE_CHECKING = False  # typing's flag without importing typing: docs/development.md, "Start-up"
 if TYPE_CHECKING:
     from collections.abc import Callable
 

@@ -275,7 +275,7 @@ class Instruction(
 def _build_decode_table() -> tuple[Form, ...]:
     """For each of the 16 opcodes and the two mode bits (11 and 5), the executing form: the
     one among its opcode's forms (every form selects on its opcode's bits) that the probe
-    selects, not all 19 tried 64 times (every run imports this table: issue 20)."""
+    selects, not all 19 tried 64 times (every run imports this table)."""
     forms_of: dict[int, list[Form]] = {}
     for form in FORMS:
         forms_of.setdefault(form.opcode, []).append(form)

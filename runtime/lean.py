@@ -12,7 +12,7 @@ properties of this package).
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # as typing's, which a plain run does not import (issue 20)
+TYPE_CHECKING = False  # typing's flag without importing typing: docs/development.md, "Start-up"
 if TYPE_CHECKING:
     from collections import deque as deque
     from contextlib import contextmanager as contextmanager

@@ -18,7 +18,7 @@ from .errors import LoadError
 from .isa import MEMORY_WORDS
 from .record import Record
 
-TYPE_CHECKING = False  # as typing's: collections' names are for the type checker (issue 20)
+TYPE_CHECKING = False  # typing's flag without importing typing: docs/development.md, "Start-up"
 if TYPE_CHECKING:
     from collections.abc import Callable
 

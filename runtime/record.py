@@ -4,7 +4,7 @@ Importing `dataclasses` pulls in `inspect` (and with it `ast`, `dis`, `tokenize`
 10 ms of CPU, half of what bare Python costs to start, and each frozen slotted dataclass
 then costs a few hundred microseconds more to build at import. A plain `lc3jit run` and
 a run that loads its translations from the cache need a handful of records and nothing
-else of that machinery (issue 20), so their records are `Record`s, with what a frozen
+else of that machinery, so their records are `Record`s, with what a frozen
 slotted dataclass gives them: construction by position or keyword, equality and hashing
 by class and fields, a repr naming the fields, no assignment after `__init__` (a
 `__post_init__` may still set derived fields with `object.__setattr__`, as a dataclass's
@@ -19,7 +19,7 @@ instruction passes control on) are `Choice`s, not `enum.Enum`s: importing `enum`
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # typing's, not imported on a plain run's way (see above)
+TYPE_CHECKING = False  # typing's flag without importing typing: docs/development.md, "Start-up"
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
     from typing import Any, Self

@@ -12,7 +12,7 @@ from .machine import Machine
 from .outcome import Outcome
 from .signals import stop_on_signals
 
-TYPE_CHECKING = False  # as typing's: collections' names are for the type checker (issue 20)
+TYPE_CHECKING = False  # typing's flag without importing typing: docs/development.md, "Start-up"
 if TYPE_CHECKING:
     from collections.abc import Callable
 

@@ -9,14 +9,14 @@ with its state written back, and the run ends with exit 128 + the signal's numbe
 
 from __future__ import annotations
 
-import _signal  # `signal` without the enums it makes of numbers and handlers (issue 20)
+import _signal  # `signal` without the enums it makes of numbers and handlers
 from types import FrameType
 
 from .lean import contextmanager
 from .machine import Machine
 from .outcome import interrupted
 
-TYPE_CHECKING = False  # as typing's: collections' names are for the type checker (issue 20)
+TYPE_CHECKING = False  # typing's flag without importing typing: docs/development.md, "Start-up"
 if TYPE_CHECKING:
     from collections.abc import Iterator
 

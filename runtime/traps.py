@@ -10,7 +10,7 @@ from .errors import Halted, Leave, MachineFault
 from .isa import WORD_MASK
 from .machine import Machine
 
-TYPE_CHECKING = False  # as typing's: collections' names are for the type checker (issue 20)
+TYPE_CHECKING = False  # typing's flag without importing typing: docs/development.md, "Start-up"
 if TYPE_CHECKING:
     from collections.abc import Callable
 

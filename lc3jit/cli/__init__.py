@@ -5,7 +5,7 @@ One module per group of commands, each adding its commands to `common.app` when 
 (in the order `lc3jit --help` lists them): running (run, compile), debugging (debug),
 toolchain (asm, disasm), inspection (dump, bench), grading (grade), editors (dap, lsp).
 A command imports the library it needs when it runs, so `lc3jit asm` or `--help` loads
-neither the translator nor the debugger (issue 20; docs/benchmarks.md has the numbers).
+neither the translator nor the debugger (docs/benchmarks.md has the numbers).
 `options` turns run's option table into typer parameters; `typer_adapter` is the one
 place where typer is adapted (plain names in help; text and paths read without pydantic).
 """

@@ -2,7 +2,7 @@
 the exit codes, one-line failures, and reading addresses and ranges.
 
 Only typer and lc3jit's light modules are imported here: each command imports what it
-needs when it runs (issue 20: `lc3jit asm` must not pay for the translator).
+needs when it runs (`lc3jit asm` must not pay for the translator).
 """
 
 from __future__ import annotations

@@ -21,8 +21,8 @@ def run(ctx: typer.Context, programs: Programs, **options: Any) -> None:
     A compiled program (PROGRAM.pyc, from `lc3jit compile`) runs with its saved translations;
     others with the translations a run of the same program saved before, if any. A .pyc is
     Python code and running it runs that code: run only those you would run as Python programs."""
-    from lc3jit.runner import run_program
     from lc3jit.run_options import RunOptions
+    from lc3jit.runner import run_program
 
     options["pc"] = address(options["pc"], "--pc")
     trace_range = options["trace_range"]

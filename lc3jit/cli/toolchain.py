@@ -1,4 +1,4 @@
-"""`asm` and `disasm`: source to words and back, without the translator (issue 20's start-up)."""
+"""`asm` and `disasm`: source to words and back, without the translator (they start fast)."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@
    click and older typer wrote them. Options need no change: each of ours has a metavar
    (`--engine regions|blocks|interp`, `--pc ADDR`), which typer shows as it is.
 2. typer 0.29 converts every value through a pydantic TypeAdapter: importing pydantic and
-   building the adapters is 50-60 ms of CPU, a third of `lc3jit asm` (issue 20: a command
+   building the adapters is 50-60 ms of CPU, a third of `lc3jit asm` (a command
    that reaches typer must start within 12x `python -c pass`). A parameter that is text
    or a path (or a list of paths), with no parser of its own, is read here the way
    typer's adapter reads it: `str(value)`, or typer's own path checks (`coerce_cli_path`:

@@ -33,7 +33,7 @@ from lc3jit_runtime.loader import Image
 from lc3jit_runtime.machine import IO_BASE, Machine
 
 # A plain `lc3jit run` is a SimulatorBase: what only graders and the API use (the grading
-# modules, the dispatcher) and typing are imported where they are needed (issue 20).
+# modules, the dispatcher) and typing are imported where they are needed.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence

@@ -26,7 +26,7 @@ from lc3jit_runtime.machine import MEMORY_WORDS, Machine
 from lc3jit_runtime.outcome import STEP_LIMIT, Outcome
 from lc3jit_runtime.running import start_message_line
 
-TYPE_CHECKING = False  # typing's, not imported by a plain run (issue 20)
+TYPE_CHECKING = False  # typing's flag without importing typing: docs/development.md, "Start-up"
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import TextIO

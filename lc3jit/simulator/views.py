@@ -6,7 +6,7 @@ from __future__ import annotations
 from lc3jit_runtime.isa import MEMORY_WORDS, WORD_MASK
 from lc3jit_runtime.machine import Machine
 
-TYPE_CHECKING = False  # typing's, not imported by a plain run (issue 20)
+TYPE_CHECKING = False  # typing's flag without importing typing: docs/development.md, "Start-up"
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping, Sequence
     from typing import overload
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 Address = int | str
 #: A label with an offset. `re` (and the literals' module) are imported only to read one:
-#: a plain `lc3jit run` never does, and `re` costs 5 ms of CPU to import on 3.15 (issue 20).
+#: a plain `lc3jit run` never does, and `re` costs 5 ms of CPU to import on 3.15.
 _OFFSET = r"(.+?)([+-])(\w+|#\d+)"
 
 

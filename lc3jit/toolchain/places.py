@@ -14,7 +14,7 @@ from lc3jit_runtime.errors import LC3Error
 from lc3jit_runtime.lean import cached_property
 from lc3jit_runtime.loader import Image, SourceLine
 
-TYPE_CHECKING = False  # as typing's: collections' names are for the type checker (issue 20)
+TYPE_CHECKING = False  # typing's flag without importing typing: docs/development.md, "Start-up"
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
@@ -57,7 +57,7 @@ def nearest_label(
 ) -> str | None:
     """LOOP+2: the nearest of the labels (their addresses sorted) at or before the address,
     if within reach."""
-    import bisect  # only when a message names a place: not on a plain run's way (issue 20)
+    import bisect  # only when a message names a place: not on a plain run's way
 
     index = bisect.bisect_right(addresses, address) - 1
     if index < 0 or address - addresses[index] > reach:

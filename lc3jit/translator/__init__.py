@@ -16,7 +16,7 @@ docs/internals.md follows one block from its words to its bytecode.
 Which Pythons it writes bytecode for is said here, below them all: every translated run
 asks first (lc3jit.session.why_not_translated), a run that loads its translations from the
 cache included, and this package is imported anyway; the emitter, which knows how those
-Pythons differ, would cost such a run a few milliseconds (issue 20), a module of its own
+Pythons differ, would cost such a run a few milliseconds, a module of its own
 a tenth of one.
 """
 

@@ -7,7 +7,7 @@ were translated from, named by the hash of everything they depend on:
 - the program as booted: what booted it (`program_key`: the images and OS images with
   their labels, the start PC, the edition), and host traps or an OS, access control; not
   memory itself: hashing 65,536 words, and booting again to have them at a tiered switch,
-  cost a run from the cache two of the three milliseconds it may add (issue 20);
+  cost a run from the cache two of the three milliseconds it may add;
 - the engine;
 - the translator: lc3jit's version and the size and modification time of each source file
   of lc3jit and runtime (an edited checkout never loads code its old translator made);
@@ -29,7 +29,7 @@ file; the oldest entries (by last use) go once the directory passes MAX_BYTES.
 Saved translations are put back to run here too (`restored`, for this cache and for
 compiled files, with the translator that goes on where saved code ends): a run from the
 cache imports this one module of lc3jit's side of them, not two (a module costs a run
-70 microseconds to import, issue 20). Writing an entry (and evicting old ones) is
+70 microseconds to import). Writing an entry (and evicting old ones) is
 lc3jit.translator.saved's: only a run that translated, and so imported the translator,
 writes one, and the code a run unmarshals on import costs it as much as running it.
 """
@@ -52,7 +52,7 @@ from lc3jit_runtime.lean import cache, suppress
 from lc3jit_runtime.loader import Image
 from lc3jit_runtime.machine import Machine
 
-TYPE_CHECKING = False  # typing's, not imported by a run that loads its translations (issue 20)
+TYPE_CHECKING = False  # typing's flag without importing typing: docs/development.md, "Start-up"
 if TYPE_CHECKING:
     from collections.abc import Callable, Container, Iterable, Sequence
 
@@ -92,7 +92,7 @@ def translator_fingerprint() -> bytes:
     edited source (once a process, a fraction of a millisecond: not lc3jit's other 150 files).
     Marshalled (version 2, which shares no objects: the same stamps give the same bytes),
     not repr'd: the repr of 53 paths and times in nanoseconds cost a cache hit 0.25 M
-    machine instructions, a third of what stat'ing the files does (issue 20)."""
+    machine instructions, a third of what stat'ing the files does."""
     roots = (os.path.join(lc3jit.__path__[0], "translator"), lc3jit_runtime.__path__[0])
     return marshal.dumps((__version__, importlib.util.MAGIC_NUMBER, source_stamps(roots)), 2)
 

@@ -30,12 +30,12 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from lc3jit import __version__
-from lc3jit_runtime.boot import boot
 from lc3jit.toolchain.numbers import format_address
 from lc3jit.translator.blocks import UNLIKELY_CODE, Block, Exit, find_blocks
 from lc3jit.translator.regions import region_engine
 from lc3jit.translator.saved import pyc_bytes, saved_engine
 from lc3jit.translator.translate import block_engine, entry_points, translator_of
+from lc3jit_runtime.boot import boot
 from lc3jit_runtime.compiled import Compiled, Report, write_atomically
 from lc3jit_runtime.console import Console
 from lc3jit_runtime.loader import Image

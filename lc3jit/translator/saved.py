@@ -58,7 +58,7 @@ __all__ = [
     "unchanged",
 ]
 
-TYPE_CHECKING = False  # typing's, not imported by a run that loads its translations (issue 20)
+TYPE_CHECKING = False  # typing's flag without importing typing: docs/development.md, "Start-up"
 if TYPE_CHECKING:
     from lc3jit.translator.blocks import Block
     from lc3jit.translator.translate import BlockTranslator
@@ -117,7 +117,7 @@ def save_translations(
     """Save what the engine translated as the cache's entry `key`: only code of the program
     as booted (`booted` gives memory at boot, for an engine built after the run began).
     Here, not in the cache's module, which a run that loads its translations imports: a
-    run that writes an entry has imported the translator (issue 20)."""
+    run that writes an entry has imported the translator."""
     made = saved_engine(dispatcher)
     if booted is None or unchanged(made, machine.mem, booted()):
         words = as_images(covered_words(made), machine.mem)
