@@ -130,7 +130,7 @@ def _trace_file(trace: Path | None) -> TextIO | None:
 
 def _stats_line(result: RunResult, engine: str, traced: bool) -> str:
     """What --stats prints: instructions, time, MIPS, the engine, and what translating cost."""
-    translation = f"translation {result.setup_seconds * 1000:.1f} ms"
+    translation = f"translation {result.setup_seconds * 1000:.3f} ms"
     if isinstance(tiered := result.engine, TieredEngine):
         engine = tiered.name
         if tiered.engine is None or tiered.name == "interp":
@@ -138,7 +138,7 @@ def _stats_line(result: RunResult, engine: str, traced: bool) -> str:
         else:
             translation += f" after {tiered.translated_at} instructions"
     return (
-        f"{result.machine.icount} instructions in {result.seconds:.3f} s ({mips(result.mips)} MIPS),"
+        f"{result.machine.icount} instructions in {result.seconds:.6f} s CPU ({mips(result.mips)} MIPS),"
         f" engine {engine}{' (traced: interpreter)' if traced else ''}, {translation}"
     )
 

@@ -132,8 +132,8 @@ class RunResult(MutableRecord, fields=("outcome", "machine", "engine", "seconds"
     outcome: Outcome
     machine: Machine
     engine: Runnable
-    seconds: float  # running time, translation ahead of the run excluded
-    setup_seconds: float  # building the engine: translating the image ahead of time
+    seconds: float  # the run's CPU time, translation ahead of the run excluded
+    setup_seconds: float  # CPU time building the engine: translating the image ahead of time
 
     @property
     def mips(self) -> float:
@@ -161,9 +161,9 @@ def run_machine(
     `build` builds it instead of ENGINES (from saved translations: a compiled file, the cache).
     """
     with running(), stop_on_signals(machine):
-        start = time.perf_counter()
+        start = time.process_time()
         engine = long_lived(build or ENGINES[engine_name])(machine)
-        return run_engine(engine, max_steps, time.perf_counter() - start)
+        return run_engine(engine, max_steps, time.process_time() - start)
 
 
 def run_engine(engine: Runnable, max_steps: int | None = None, setup_seconds: float = 0.0) -> RunResult:

@@ -19,17 +19,18 @@ if TYPE_CHECKING:
 
 def run_to_ending(machine: Machine, run: Callable[[], Outcome]) -> tuple[Outcome, float]:
     """Run with the console running (raw keys, output streamed) and the ending signals
-    stopping it exactly: how it ended, and the seconds it took.
+    stopping it exactly: how it ended, and the seconds of CPU the process spent on it
+    (time waiting for keys is not the program's).
 
     An ending requested from outside (a signal, a display that cannot be written) is the
     run's outcome, even when the program stopped on its own meanwhile: its output is
     incomplete. It is then cleared, so that the machine may run on (a debugger after Ctrl-C).
     """
     with stop_on_signals(machine):
-        start = time.perf_counter()
+        start = time.process_time()
         with machine.console.running():
             outcome = machine.ending or run()
-        seconds = time.perf_counter() - start
+        seconds = time.process_time() - start
     return machine.take_ending() or outcome, seconds
 
 

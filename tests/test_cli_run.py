@@ -155,14 +155,14 @@ def test_stats_prints_count_time_and_mips_to_stderr(tmp_path: Path) -> None:
     program = write_hex(tmp_path / "p.hex", [op("ADDI", dr=1, sr1=1, imm5=10), *COUNT_DOWN])
     shapes = {  # a plain run interprets what ends before its switch; else the switch is named
         (): r"translation none \(interpreted: it ended before instruction 262144\)",
-        ("--translate-after", "0"): r"translation \d+\.\d ms",
-        ("--translate-after", "5"): r"translation \d+\.\d ms after 5 instructions",
+        ("--translate-after", "0"): r"translation \d+\.\d{3} ms",
+        ("--translate-after", "5"): r"translation \d+\.\d{3} ms after 5 instructions",
     }
     for options, translation in shapes.items():
         result = lc3jit("run", program, "--stats", *options)
         assert result.stdout == "HALT\n"
         match = re.fullmatch(
-            rf"(\d+) instructions in \d+\.\d{{3}} s \(\d+\.\d+ MIPS\), engine regions, {translation}"
+            rf"(\d+) instructions in \d+\.\d{{6}} s CPU \(\d+\.\d+ MIPS\), engine regions, {translation}"
             r"( \(from the cache\))?\n",
             result.stderr,
         )

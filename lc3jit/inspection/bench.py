@@ -355,12 +355,12 @@ def write_table(benches: Sequence[ProgramBench], file: TextIO, color: bool | Non
     for b in benches:
         for i, t in enumerate(b.times):
             ratio, over_floor = b.ratio(t), b.over_floor(t)
-            translation = "" if t.translation is None else f"{t.translation * 1000:.1f}"
+            translation = "" if t.translation is None else f"{t.translation * 1000:.3f}"
             table.add_row(
                 b.program if i == 0 else "",
                 t.engine,
                 f"{b.instructions:,}",
-                f"{t.median:.4f}",
+                f"{t.median:.6f}",
                 f"{b.mips(t):.2f}",
                 "" if ratio is None else f"{ratio:.1f}",
                 *(["" if over_floor is None else f"{over_floor:.2f}"] * floors),
