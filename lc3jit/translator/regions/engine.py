@@ -195,6 +195,7 @@ def region_engine(
         copies = min(copies, limit)
     roots = sorted(region_roots(blocks, entries), key=lambda root: root not in entries)
     queued, inside = set(roots), set()
+    refusals = machine.translation_budget  # words of regions refused, at most: see below
     regions: list[list[Block]] = []
     left_to_callers: list[int] = []  # small callees skipped, for the regions that call them
     queued_small: set[int] = set()  # those rooted after all, once the other roots are done
@@ -208,11 +209,19 @@ def region_engine(
                 if root not in inside:
                     left_to_callers.append(root)
                 continue
+            room = min(copies, machine.translation_budget)
+            if room <= 0 or refusals < 0:
+                # Nothing more fits, or the regions refused as too big to fit took as long
+                # to choose as translating the budget would: choosing is bounded by the
+                # budget, as translating is.
+                roots, left_to_callers = [], []
+                break
             region = region_blocks(blocks, root, hints)
             if not whole and root not in entries:
                 region = closing_copies(region, inside, hints)
             size = sum(block.length for block in region)
-            if size > min(copies, machine.translation_budget):
+            if size > room:
+                refusals -= size
                 continue  # a smaller one may fit
             copies -= size
             machine.translation_budget -= size

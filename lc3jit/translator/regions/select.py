@@ -53,9 +53,14 @@ def successors_of(block: Block, hints: Hints) -> tuple[Successor, ...]:
 
 
 def reach(
-    blocks: Mapping[int, Block], root: int, follow_call: Callable[[int], bool], hints: Hints = NO_HINTS
+    blocks: Mapping[int, Block],
+    root: int,
+    follow_call: Callable[[int], bool],
+    hints: Hints = NO_HINTS,
+    limit: int = MAX_REGION_BLOCKS,
 ) -> list[int]:
-    """Block starts reachable from root, breadth first, calls followed where allowed."""
+    """Block starts reachable from root, breadth first, calls followed where allowed: the
+    first `limit` of them."""
     order, seen = [root], {root}
     for start in order:
         for successor in successors_of(blocks[start], hints):
@@ -63,7 +68,7 @@ def reach(
             if target not in blocks or target in seen:
                 continue
             if successor.kind in LOCAL or (successor.kind is Kind.CALL and follow_call(target)):
-                if len(order) == MAX_REGION_BLOCKS:
+                if len(order) == limit:
                     return order
                 seen.add(target)
                 order.append(target)
@@ -71,8 +76,10 @@ def reach(
 
 
 def copied_in(blocks: Mapping[int, Block], callee: int) -> bool:
-    """Is the subroutine at callee small enough to be copied into the regions that call it?"""
-    return len(reach(blocks, callee, lambda _: False)) <= INLINE_BLOCKS
+    """Is the subroutine at callee small enough to be copied into the regions that call it?
+    (Its first INLINE_BLOCKS + 1 blocks say: a large one is not walked whole, once for
+    every region that calls it.)"""
+    return len(reach(blocks, callee, lambda _: False, limit=INLINE_BLOCKS + 1)) <= INLINE_BLOCKS
 
 
 def region_blocks(blocks: Mapping[int, Block], root: int, hints: Hints = NO_HINTS) -> list[Block]:
