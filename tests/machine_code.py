@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -22,6 +23,24 @@ def trap(vector: int) -> int:
 
 
 GETC, OUT, PUTS, IN, PUTSP, HALT = (trap(vector) for vector in range(0x20, 0x26))
+
+
+def branchy(words: int, seed: int = 7) -> list[int]:
+    """Code as a fuzzer or a corrupt image gives it: many branches, calls and returns, each
+    call target a root of its own, and most regions too big to fit a small budget."""
+    rng = random.Random(seed)
+    program = []
+    for _ in range(words):
+        kind = rng.random()
+        if kind < 0.30:
+            program.append(op("BR", nzp=rng.randint(1, 7), pcoffset9=rng.randint(-200, 200)))
+        elif kind < 0.45:
+            program.append(op("JSR", pcoffset11=rng.randint(-1000, 1000)))
+        elif kind < 0.50:
+            program.append(op("JMP", baser=7))
+        else:
+            program.append(op("ADDI", dr=rng.randint(0, 7), sr1=rng.randint(0, 7), imm5=rng.randint(-16, 15)))
+    return [*program, HALT]
 
 
 def execute(

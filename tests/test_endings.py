@@ -20,6 +20,7 @@ import pytest
 from lc3jit.session import ENGINES
 
 from .conftest import engine_options
+from .machine_code import branchy, write_hex
 from .processes import signals_as_at_a_shell
 
 #: Seconds a process gets to show what a test waits for (a hang fails, it does not block).
@@ -385,3 +386,46 @@ def test_endings_keep_their_json_names_and_exit_codes() -> None:
         signal.SIGTERM: ("interrupted", 143),
     }
     assert all(str(ending.exit_code) in EXIT_CODES_HELP for ending in Ending)
+
+
+def cpu_seconds(pid: int) -> float:
+    """The CPU time a process has used so far (Linux: /proc/PID/stat's utime and stime)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc to see a child's CPU time")
+@pytest.mark.parametrize(
+    ("signum", "code", "message"),
+    [
+        (signal.SIGTERM, 143, "interrupted (SIGTERM)"),
+        (signal.SIGHUP, 129, "interrupted (SIGHUP)"),
+        (signal.SIGINT, 130, "interrupted"),
+    ],
+    ids=["SIGTERM", "SIGHUP", "SIGINT"],
+)
+def test_a_signal_while_translating_ahead_ends_the_run_at_once(
+    spawn: Callable[..., subprocess.Popen[bytes]],
+    tmp_path: Path,
+    translation_cache: Path,
+    signum: int,
+    code: int,
+    message: str,
+) -> None:
+    """Translating 20k words of branchy code ahead of the run takes seconds: a signal then
+    stops the translation, and the run ends as a signal ends it, before its first
+    instruction, with its message and its state file (nothing of it saved in the cache)."""
+    program = write_hex(tmp_path / "branchy.hex", branchy(20_000))
+    state_json = tmp_path / "state.json"
+    process = spawn("run", program, "--translate-after", "0", "--state-json", state_json)
+    deadline = time.monotonic() + TIMEOUT
+    while cpu_seconds(process.pid) < 1.0:  # imported, loaded, blocks found: choosing regions
+        assert process.poll() is None and time.monotonic() < deadline
+        time.sleep(0.02)
+    process.send_signal(signum)
+    _, err = process.communicate(timeout=TIMEOUT)
+    assert process.returncode == code
+    assert err.decode().splitlines()[0] == f"lc3jit: {program}: {message}"
+    state = json.loads(state_json.read_text())
+    assert (state["stop_reason"], state["instructions"], state["pc"]) == ("interrupted", 0, 0x3000)
+    assert not [path for path in translation_cache.rglob("*") if path.is_file()]

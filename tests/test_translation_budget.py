@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
 
 import pytest
@@ -12,25 +11,7 @@ from lc3jit.translator.regions import engine as regions_engine
 from lc3jit.translator.regions.select import INLINE_BLOCKS, copied_in, reach
 
 from .conftest import make_machine
-from .machine_code import HALT, op
-
-
-def branchy(words: int, seed: int = 7) -> list[int]:
-    """Code as a fuzzer or a corrupt image gives it: many branches, calls and returns, each
-    call target a root of its own, and most regions too big to fit a small budget."""
-    rng = random.Random(seed)
-    program = []
-    for _ in range(words):
-        kind = rng.random()
-        if kind < 0.30:
-            program.append(op("BR", nzp=rng.randint(1, 7), pcoffset9=rng.randint(-200, 200)))
-        elif kind < 0.45:
-            program.append(op("JSR", pcoffset11=rng.randint(-1000, 1000)))
-        elif kind < 0.50:
-            program.append(op("JMP", baser=7))
-        else:
-            program.append(op("ADDI", dr=rng.randint(0, 7), sr1=rng.randint(0, 7), imm5=rng.randint(-16, 15)))
-    return [*program, HALT]
+from .machine_code import branchy
 
 
 def counting(monkeypatch: pytest.MonkeyPatch, name: str) -> list[int]:

@@ -186,7 +186,7 @@ class TranslationCache:
             self.hit, self.loaded = True, entry.engines[engine]
             return restored(machine, self.loaded, engine)
         dispatcher = translate(machine)
-        if usable:
+        if usable and machine.ending is None:  # a translation a signal cut short is not kept
             from lc3jit.translator.saved import save_translations  # translated: the translator is here
 
             save_translations(self, key, machine, engine, dispatcher, booted)

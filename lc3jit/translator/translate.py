@@ -88,7 +88,7 @@ def block_engine(machine: Machine, profile: bool = False, entries: Sequence[int]
     translator = BlockTranslator(machine.edition, frozenset(blocks), machine.access_control)
     dispatcher = Dispatcher(machine, translator, profile)
     for block in list(blocks.values())[:MAX_AHEAD]:
-        if block.length > machine.translation_budget:
+        if block.length > machine.translation_budget or machine.ending is not None:
             break
         machine.translation_budget -= block.length
         dispatcher.install(translator.translate(dispatcher, block))

@@ -210,10 +210,10 @@ def region_engine(
                     left_to_callers.append(root)
                 continue
             room = min(copies, machine.translation_budget)
-            if room <= 0 or refusals < 0:
+            if room <= 0 or refusals < 0 or machine.ending is not None:
                 # Nothing more fits, or the regions refused as too big to fit took as long
-                # to choose as translating the budget would: choosing is bounded by the
-                # budget, as translating is.
+                # to choose as translating the budget would (choosing is bounded by the
+                # budget, as translating is), or the run was asked to stop (a signal).
                 roots, left_to_callers = [], []
                 break
             region = region_blocks(blocks, root, hints)
@@ -244,6 +244,8 @@ def region_engine(
         queued_small.update(roots)
         left_to_callers = []
     for region, more in zip(regions, entries_for_ways_out(regions, hints), strict=True):
+        if machine.ending is not None:  # asked to stop: what is translated so far serves
+            break
         if translations := translator.translate_region(dispatcher, region, more):
             dispatcher.install_entries(translations)
     return dispatcher
