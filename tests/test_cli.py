@@ -123,7 +123,7 @@ def test_paths_read_without_pydantic_keep_typers_checks(tmp_path: Path) -> None:
     assert f"Invalid value for '--input': file '{tmp_path}' is a directory." in result.stderr
 
 
-#: What a plain `lc3jit run` must not import (issue 20: its start-up is at most twice bare
+#: What a plain `lc3jit run` must not import (its start-up is at most twice bare
 #: Python's): the CLI library, the API's calls and the grading behind them, the translator,
 #: and the standard library's costly machinery (typing, dataclasses with inspect, re, enum
 #: and `signal`, which makes enums of its numbers; `contextlib` with `functools` and

@@ -99,7 +99,7 @@ def test_a_stop_requested_while_the_engine_stores_code_it_made_stops_the_run(
 ) -> None:
     """A pause from the debug adapter's thread (or a signal) can land while the running
     thread decodes a word or translates a loop: the step or translation it keeps then must
-    not replace the stopper, or the loop runs on for ever (issue 26: the DAP's breakpoint
+    not replace the stopper, or the loop runs on for ever (the DAP's breakpoint
     set while running, lost on 3.14 and 3.15 under load)."""
     machine = boot([Image(0x3000, tuple(FOREVER))], Console(io.BytesIO(), io.BytesIO()), 3, 0x3000)
     runner = ENGINES[engine](machine)

@@ -202,7 +202,7 @@ def test_the_switch_keeps_the_words_the_interpreter_decoded(
 
 def test_tiered_switch_script_runs_each_program_as_long_as_asked() -> None:
     """examples/bench/tiered_switch.py measures the switch on the bench programs made longer
-    (issue 20's target is at 10^8 instructions): by a count (sort's, which sizes its array
+    (the target is at 10^8 instructions): by a count (sort's, which sizes its array
     too), by fib's argument and by copies of dispatch's text, each runs at least the
     instructions asked for after the switch and less than the next step of its growth, and
     the tiered run ends as the one translated before the run (else the script fails)."""

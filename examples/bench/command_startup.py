@@ -1,4 +1,4 @@
-"""Start-up (issue 20): CPU time of a whole `lc3jit` process for `asm`, `disasm`, `--help`
+"""Start-up: CPU time of a whole `lc3jit` process for `asm`, `disasm`, `--help`
 and a plain `run`, as a multiple of `python -c pass`; and what a translation-cache hit adds
 to a run: the same short program run translated with its translations in the cache
 (`--translate-after 0`), less the same run on the interpreter, bare and under `--os`.

@@ -1,5 +1,5 @@
 """The bench loops against lc3-ensemble (the Rust simulator with its own OS, `pip install
-lc3-ensemble-test`): issue 20 keeps every bench program at least 2x its speed.
+lc3-ensemble-test`): the target is every bench program at least 2x its speed.
 
 Both run each program to its HALT in this process, one after the other round after round:
 ours translated before the run (`--translate-after 0`), only `run()` timed, as

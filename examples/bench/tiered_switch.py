@@ -3,7 +3,7 @@
 A plain run starts on the interpreter and builds the region engine after TRANSLATE_AFTER
 instructions (lc3jit/tiered.py). The engine built then must run the rest of the program as
 fast as the one `--translate-after 0` builds before the run: the same regions, rooted where
-the program's functions begin, not at the PC the switch happened to reach. Issue 20's
+the program's functions begin, not at the PC the switch happened to reach. The
 target is tiered at least 0.95x the MIPS of `-t0` at 10^8 instructions, and a run of the
 bench programs as they are (1-3 M instructions, about 40 ms after the switch) moves more
 than that margin between rounds of the same tree. So each bench program is assembled
