@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
-COMMANDS = ["run", "compile", "debug", "asm", "disasm", "dump", "bench", "grade", "dap", "lsp", "version"]
+COMMANDS = [
+    "run", "compile", "debug", "asm", "disasm", "dump", "bench", "check", "grade", "dap", "lsp", "version",
+]  # fmt: skip
 #: How typer writes what a student should not have to read: {NAME}, <list[Path]>, <int range>.
 TYPER_NOTATION = re.compile(r"\{\w+\}|<[\w\[\] |]+>")
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from lc3jit.cli.common import address, address_range, command, fail, format_range, warn
-from lc3jit.cli.options import Edition, FullSystem, InputFile, OsImage
+from lc3jit.cli.options import Assembler, Edition, FullSystem, InputFile, OsImage, assemble_with
 from lc3jit.cli.programs import Programs, compiled_program
 from lc3jit_runtime.errors import LC3Error
 
@@ -75,6 +75,7 @@ def dump(
     edition: Edition = 3,
     full_system: FullSystem = False,
     os_image: OsImage = None,
+    assembler: Assembler = None,
     html_file: Annotated[
         Path | None,
         typer.Option(
@@ -92,6 +93,7 @@ def dump(
     from lc3jit.tools.capture import CapturedConsole
     from lc3jit.tools.dump import inspect_program
 
+    assemble_with(assembler)
     if addr is not None and chosen is not None:
         raise typer.BadParameter("--addr and --range exclude each other")
     if input_file is not None and not run_first:
@@ -208,6 +210,7 @@ def bench_command(
         ),
     ] = False,
     edition: Edition = 3,
+    assembler: Assembler = None,
     plot: Annotated[
         Path | None,
         typer.Option(
@@ -231,6 +234,7 @@ def bench_command(
     from lc3jit.session import ENGINES, engines_on_this_python, load_images
     from lc3jit.tools import bench
 
+    assemble_with(assembler)
     if floor and process:
         raise typer.BadParameter("--floor and --process exclude each other")
     names = engines_on_this_python(_engine_list(engines or ",".join(ENGINES)), warn)

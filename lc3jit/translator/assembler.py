@@ -73,21 +73,24 @@ for _name, _number in OPCODES.items():
         _CACHES_BY_NUMBER[_number], _BACKWARD[_number] = CACHES[_name], "BACKWARD" in _name
 
 
-def _split_jump(name: str) -> tuple[int, int]:
+def split_jump_names(name: str) -> tuple[str, str]:
     """The conditional jump `name` in two (see `assemble`'s `short_after_compare` and
     `split_far`): the opposite test, forward over the second, and the unconditional jump
-    the same way."""
+    the same way (reference.py splits so on `bytecode`'s layout)."""
     skip = name.replace("BACKWARD", "FORWARD").rsplit("_", 1)[0] + (
         "_FALSE" if name.endswith("TRUE") else "_TRUE"
     )
-    return OPCODES[skip], OPCODES["JUMP_BACKWARD" if "BACKWARD" in name else "JUMP_FORWARD"]
+    return skip, "JUMP_BACKWARD" if "BACKWARD" in name else "JUMP_FORWARD"
 
 
+#: The conditional jumps that split when far.
+SPLITTABLE = frozenset(
+    name for name in OPCODES if name.startswith("POP_JUMP") and name.endswith(("_IF_TRUE", "_IF_FALSE"))
+)
 #: By conditional jump's opcode: the opposite short test and the far jump it is split into.
 _SPLIT = {
-    OPCODES[name]: _split_jump(name)
-    for name in OPCODES
-    if name.startswith("POP_JUMP") and name.endswith(("_IF_TRUE", "_IF_FALSE"))
+    OPCODES[name]: (OPCODES[split_jump_names(name)[0]], OPCODES[split_jump_names(name)[1]])
+    for name in SPLITTABLE
 }
 #: By conditional jump's opcode: the code units its split adds to it once far (the short
 #: test, and the far jump's caches for its own).
