@@ -10,6 +10,7 @@ file on every Python, as the rest of the suite runs on the fast assembler.
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from types import CodeType
@@ -187,3 +188,17 @@ def test_check_finds_a_difference_and_fails(monkeypatch: pytest.MonkeyPatch) -> 
 
     result = CliRunner().invoke(app, ["check", str(EXAMPLES / "fib.obj"), "--steps", "1000"])
     assert result.exit_code == 1 and ": DIFFERENT: " in result.output
+
+
+def test_dump_symbolic_lists_each_code_object_with_named_labels(tmp_path: Path) -> None:
+    result = lc3jit("dump", str(EXAMPLES / "fib.obj"), "--symbolic", "--addr", "x3000")
+    assert result.returncode == 0, result.stderr
+    dis_view, _, symbolic = result.stdout.partition("region_x3000, as the bytecode library lists it")
+    assert "POP_JUMP" in dis_view and "(to " in dis_view  # the dis view first, as before
+    used = set(re.findall(r"<(label_instr\d+)>", symbolic))
+    placed = set(re.findall(r"^\s*(label_instr\d+):?$", symbolic, re.MULTILINE))
+    assert used and used == placed  # jumps name labels, each placed once, no offsets
+    assert "L.12288" in symbolic  # line numbers: x3000
+    page = tmp_path / "fib.html"
+    assert lc3jit("dump", str(EXAMPLES / "fib.obj"), "--symbolic", "--html", str(page)).returncode == 0
+    assert "region_x3000 as the bytecode library lists it" in page.read_text()

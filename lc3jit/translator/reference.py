@@ -153,6 +153,20 @@ def _splittable(items: Sequence[Item | Label | int], short_after_compare: bool, 
     return found
 
 
+def symbolic_listing(code: CodeType) -> list[str]:
+    """The code object as `bytecode` lists it: its instructions numbered, jump targets as
+    named labels rather than offsets, each line number where it changes."""
+    import contextlib
+    import io
+
+    import bytecode
+
+    listing = io.StringIO()
+    with contextlib.redirect_stdout(listing):
+        bytecode.dump_bytecode(bytecode.Bytecode.from_code(code), lineno=True)
+    return listing.getvalue().splitlines()
+
+
 def assemble_with_bytecode(
     items: Sequence[Item | Label | int],
     argnames: Sequence[str],
