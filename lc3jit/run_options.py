@@ -71,8 +71,8 @@ class Option(
     defaults={"metavar": None, "fast": True},
 ):
     """One option of `run`. kind: flag, engine, edition, address, count, file (not a
-    directory), path, range (START:STOP), assembler. fast: whether the launcher reads it (an option it
-    leaves to typer sends the whole command line there)."""
+    directory), path, range (START:STOP), assembler. fast: whether the launcher reads it
+    (an option it leaves to typer sends the whole command line there)."""
 
     name: str
     field: str
@@ -196,7 +196,7 @@ def _address(text: str) -> int | None:
 
 
 def _assembler(text: str) -> str | None:
-    from lc3jit.translator.reference import ASSEMBLERS  # only for a run given an assembler
+    from lc3jit.translator.assembler import ASSEMBLERS  # only for a run given an assembler
 
     return text if text in ASSEMBLERS else None
 

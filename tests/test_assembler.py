@@ -51,7 +51,7 @@ def check_every_assembly(patch: pytest.MonkeyPatch) -> list[str]:
         names.append(args[2])
         return code
 
-    patch.setattr(emitter, "assembler", lambda: both)
+    patch.setattr(emitter, "chosen_assemble", lambda: both)
     return names
 
 

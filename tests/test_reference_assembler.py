@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 
 from lc3jit.api import Simulator
 from lc3jit.session import boot, os_images
-from lc3jit.translator import cache, reference
+from lc3jit.translator import assembler, cache, reference
 from lc3jit.translator.check import check_program
 from lc3jit.translator.regions import engine as regions_engine
 from lc3jit_runtime.console import Console
@@ -50,9 +50,9 @@ def by_bytecode(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
         return assemble(*args)
 
     monkeypatch.setattr(reference, "assemble_with_bytecode", counted)
-    previous = reference.use_assembler("bytecode")
+    previous = assembler.use_assembler("bytecode")
     yield names
-    reference.use_assembler(previous)
+    assembler.use_assembler(previous)
 
 
 @pytest.mark.parametrize(("files", "keys"), REAL_PROGRAMS, ids=lambda v: str(v)[:24])
@@ -71,11 +71,11 @@ def test_real_programs_agree_assembled_by_bytecode(
 def test_random_programs_agree_assembled_by_bytecode(
     engine: str, edition: int, case: tuple[list[int], list[int], bytes]
 ) -> None:
-    previous = reference.use_assembler("bytecode")
+    previous = assembler.use_assembler("bytecode")
     try:
         assert_same(run_program("interp", *case, edition), run_program(engine, *case, edition))
     finally:
-        reference.use_assembler(previous)
+        assembler.use_assembler(previous)
 
 
 @pytest.mark.parametrize("edition", [3, 2])
@@ -85,7 +85,7 @@ def test_random_programs_under_the_os_agree_assembled_by_bytecode(
     edition: int, case: tuple[list[int], list[int], bytes]
 ) -> None:
     words, _, keys = case
-    previous = reference.use_assembler("bytecode")
+    previous = assembler.use_assembler("bytecode")
     try:
         runs = []
         for name in ("interp", "regions"):
@@ -95,7 +95,7 @@ def test_random_programs_under_the_os_agree_assembled_by_bytecode(
             runs.append(run_on(name, machine, display, max_steps=5000))
         assert_same(*runs)
     finally:
-        reference.use_assembler(previous)
+        assembler.use_assembler(previous)
 
 
 @pytest.mark.parametrize("name", ["selfmod.asm", "nested_trap.asm", "indirect.asm", "all_traps.asm"])
@@ -104,8 +104,8 @@ def test_test_programs_agree_assembled_by_bytecode(name: str, os: bool) -> None:
     """Self-modifying code, traps within traps, indirect jumps: a Simulator assembling with
     `bytecode` ends as one on the interpreter, with and without the OS."""
     ends = []
-    for engine, assembler in (("interp", None), ("regions", "bytecode")):
-        with Simulator(PROGRAMS / name, engine=engine, os=os, keys="ab\n", assembler=assembler) as sim:
+    for engine, chosen in (("interp", None), ("regions", "bytecode")):
+        with Simulator(PROGRAMS / name, engine=engine, os=os, keys="ab\n", assembler=chosen) as sim:
             result = sim.run(200_000, check=False)
             ends.append((sim.state(), sim.output, result.outcome.reason))
     assert ends[0] == ends[1]
@@ -127,7 +127,7 @@ def test_a_simulator_assembling_with_bytecode_assembles_every_code_object_with_i
         count = len(names)
         sim.run()
         assert sim.output == output and len(names) == count
-    assert reference.chosen_assembler() == "fast"  # the choice was the Simulator's alone
+    assert assembler.chosen_assembler() == "fast"  # the choice was the Simulator's alone
     with pytest.raises(ValueError, match="no assembler 'bytecodes'; choose from fast, bytecode"):
         Simulator(EXAMPLES / "sieve.obj", assembler="bytecodes")
 
@@ -154,7 +154,7 @@ def test_run_with_the_bytecode_assembler_plays_2048_and_imports_bytecode(
 
 
 def test_the_cache_knows_the_variable_that_chooses_the_assembler() -> None:
-    assert cache.ASSEMBLER_VARIABLE == reference.VARIABLE
+    assert cache.ASSEMBLER_VARIABLE == assembler.VARIABLE
 
 
 def test_an_unknown_assembler_is_a_usage_error() -> None:

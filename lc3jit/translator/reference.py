@@ -1,4 +1,4 @@
-"""The `bytecode` library as the reference assembler, and the choice of assembler.
+"""The `bytecode` library as the reference assembler, and its listing of a code object.
 
 lc3jit's own assembler (assembler.py) is the default: it writes code objects for a sixth
 to a seventh of the CPU `bytecode`'s `to_code` takes. `bytecode` checks every instruction
@@ -20,58 +20,14 @@ never loads it (25-50 ms a process).
 
 from __future__ import annotations
 
-import os
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Sequence
     from types import CodeType
 
     import bytecode as bytecode_library
 
     from lc3jit.translator.assembler import Item, Label
-
-#: The assemblers, the default first.
-ASSEMBLERS = ("fast", "bytecode")
-#: The environment variable naming the assembler of a process.
-VARIABLE = "LC3JIT_ASSEMBLER"
-#: The assembler chosen for this process (`use_assembler`); None: the environment's.
-_chosen: list[str | None] = [None]
-
-
-def check_assembler(name: str) -> str:
-    if name not in ASSEMBLERS:
-        raise ValueError(f"no assembler {name!r}; choose from {', '.join(ASSEMBLERS)}")
-    return name
-
-
-def chosen_assembler() -> str:
-    """The assembler code objects are written with: the one chosen, else LC3JIT_ASSEMBLER's,
-    else the fast one."""
-    return _chosen[0] or check_assembler(os.environ.get(VARIABLE) or ASSEMBLERS[0])
-
-
-def use_assembler(name: str | None) -> str | None:
-    """Write code objects with `name` from now on (None: as the environment says); returns
-    the choice it replaces, for the caller to put back."""
-    previous = _chosen[0]
-    _chosen[0] = None if name is None else check_assembler(name)
-    return previous
-
-
-def uses_bytecode(name: str | None = None) -> bool:
-    """Whether `name` (None: the process's choice) is `bytecode`: its translations are made
-    by it, so none are loaded from or saved to the translation cache."""
-    return (name or chosen_assembler()) == "bytecode"
-
-
-def assembler() -> Callable[..., CodeType]:
-    """The function of the chosen assembler, with assembler.assemble's parameters."""
-    if chosen_assembler() == "bytecode":
-        return assemble_with_bytecode
-    from lc3jit.translator.assembler import assemble
-
-    return assemble
 
 
 def bytecode_of(

@@ -11,9 +11,9 @@ from itertools import chain
 from types import CodeType
 from typing import ParamSpec, TypeVar
 
+from lc3jit.translator.assembler import chosen_assembler
 from lc3jit.translator.blocks import Block, block_words, find_blocks
 from lc3jit.translator.codegen import make_function
-from lc3jit.translator.reference import chosen_assembler
 from lc3jit.translator.regions.across_blocks import FactsDisagreeError
 from lc3jit.translator.regions.compiler import region_compiler
 from lc3jit.translator.regions.learning import Learner, guessed
