@@ -71,6 +71,10 @@ class Simulator(Calling, Observing):
     translations: a SharedTranslations (lc3jit.translator.shared) that the Simulators of a
     program share, so that a process translates each program once (the pytest plugin
     gives one to every Simulator it makes).
+
+    assembler: what writes the code objects of its runs: "fast", lc3jit's own assembler,
+    or "bytecode", the `bytecode` library building and assembling each (the reference;
+    see `lc3jit check`); None, the default, as LC3JIT_ASSEMBLER says, else "fast".
     """
 
 

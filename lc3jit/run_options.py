@@ -39,6 +39,7 @@ RUN_DEFAULTS: dict[str, object] = {
     "translate_after": TRANSLATE_AFTER,
     "trace": None,
     "trace_range": (0, MEMORY_WORDS),
+    "assembler": None,
 }
 
 
@@ -61,6 +62,7 @@ class RunOptions(MutableRecord, fields=("programs", *RUN_DEFAULTS), defaults=RUN
     translate_after: int
     trace: Path | None
     trace_range: tuple[int, int]
+    assembler: str | None  # None: LC3JIT_ASSEMBLER's, else the fast one
 
 
 class Option(
@@ -69,8 +71,8 @@ class Option(
     defaults={"metavar": None, "fast": True},
 ):
     """One option of `run`. kind: flag, engine, edition, address, count, file (not a
-    directory), path, range (START:STOP). fast: whether the launcher reads it (an option it
-    leaves to typer sends the whole command line there)."""
+    directory), path, range (START:STOP), assembler. fast: whether the launcher reads it
+    (an option it leaves to typer sends the whole command line there)."""
 
     name: str
     field: str
@@ -143,6 +145,14 @@ RUN_OPTIONS: tuple[Option, ...] = (
         metavar="N",
     ),
     Option(
+        "--assembler",
+        "assembler",
+        "assembler",
+        "fast: lc3jit's own assembler writes the code objects (the default); bytecode: the"
+        " `bytecode` library builds and assembles each, as a check (also with"
+        " LC3JIT_ASSEMBLER=bytecode; never from or to the translation cache).",
+    ),
+    Option(
         "--trace",
         "trace",
         "path",
@@ -185,6 +195,12 @@ def _address(text: str) -> int | None:
         return None
 
 
+def _assembler(text: str) -> str | None:
+    from lc3jit.translator.assembler import ASSEMBLERS  # only for a run given an assembler
+
+    return text if text in ASSEMBLERS else None
+
+
 def _path(text: str) -> Path | None:
     return Path(text) if text and not text.startswith("-") else None
 
@@ -201,6 +217,7 @@ FAST_READERS: dict[str, Callable[[str], object]] = {
     "edition": _edition,
     "address": _address,
     "count": _count,
+    "assembler": _assembler,
     "file": _file,
     "path": _path,
 }

@@ -65,9 +65,8 @@ def _run_program(options: RunOptions, compiled: Compiled | None) -> int:
     from lc3jit.simulator.runaway import explain, run_watched  # a run off the end, a loop: said where
 
     prefix = f"lc3jit: {options.programs[0]}"
-    build, cache = engine_builder(
-        compiled, sim.engine_name, options.no_cache, sim.program, lambda: sim.booted().mem
-    )
+    no_cache = options.no_cache or options.assembler == "bytecode"  # it assembles every code object
+    build, cache = engine_builder(compiled, sim.engine_name, no_cache, sim.program, lambda: sim.booted().mem)
     sim.build = build  # long-lived, as the Simulator builds every engine
     try:
         result = run_watched(sim, options.max_steps, _warn, prefix, trace, options.trace_range)
@@ -110,6 +109,7 @@ def _simulator(options: RunOptions, compiled: Compiled | None) -> SimulatorBase:
             translate_after=options.translate_after,
             max_output=options.max_output,
             translation_budget=options.translation_budget,
+            assembler=options.assembler,
         )
     return Simulator(
         *compiled.images,
@@ -121,6 +121,7 @@ def _simulator(options: RunOptions, compiled: Compiled | None) -> SimulatorBase:
         warn=_warn,
         max_output=options.max_output,
         translation_budget=options.translation_budget,
+        assembler=options.assembler,
     )
 
 

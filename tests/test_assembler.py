@@ -3,7 +3,8 @@
 `bytecode` (the reference: it checks every instruction) and lc3jit's own assembler (fast,
 on the translation path) are given the same instructions for every block and region of
 the games, a big synthetic program and random programs; their code objects must be equal,
-byte for byte and field by field, on the running Python (CI runs this on 3.11 to 3.15).
+byte for byte and field by field, far jumps split as the running Python wants (reference.py
+splits on `bytecode`'s own layout; CI runs this on 3.11 to 3.15).
 """
 
 from __future__ import annotations
@@ -15,17 +16,19 @@ from collections.abc import Sequence
 from itertools import pairwise
 from pathlib import Path
 from types import CodeType, FunctionType
+from typing import Any
 
-import bytecode
 import pytest
 from hypothesis import given, settings
 
 from lc3jit.toolchain.asm import assemble as assemble_source
 from lc3jit.translator import emitter
-from lc3jit.translator.assembler import CONSTANT_OPS, Item, Label
+from lc3jit.translator.assembler import Label
 from lc3jit.translator.assembler import assemble as assemble_instructions
 from lc3jit.translator.blocks import find_blocks
+from lc3jit.translator.check import code_differences
 from lc3jit.translator.codegen import BlockCompiler
+from lc3jit.translator.reference import assemble_with_bytecode
 from lc3jit.translator.regions import region_blocks, region_compiler, region_roots
 from lc3jit_runtime.loader import parse_obj
 
@@ -36,56 +39,19 @@ EXAMPLES = Path(__file__).parent.parent / "examples"
 sys.path.insert(0, str(EXAMPLES / "bench"))
 from synthetic import synthetic  # type: ignore[import-not-found]  # noqa: E402
 
-#: COMPARE_OP's argument as the emitter encodes it -> bytecode's operator.
-COMPARES = {emitter._compare_arg(op): bytecode.Compare[op.name] for op in emitter.Compare}
-
-
-def by_bytecode(
-    items: Sequence[Item | Label | int], argnames: Sequence[str], name: str, first_line: int, stacksize: int
-) -> CodeType:
-    """The same instructions assembled by `bytecode`."""
-    labels: dict[Label, bytecode.Label] = {}
-    code = bytecode.Bytecode()
-    code.name, code.first_lineno = name, first_line
-    code.argcount, code.argnames = len(argnames), list(argnames)
-    lineno = first_line
-    for item in items:
-        if isinstance(item, Label):
-            code.append(labels.setdefault(item, bytecode.Label()))
-            continue
-        if isinstance(item, int):  # the line from here on
-            lineno = item
-            continue
-        name, arg = item[0], item[1]
-        if isinstance(arg, Label):
-            arg = labels.setdefault(arg, bytecode.Label())
-        elif name == "COMPARE_OP":
-            arg = COMPARES[arg]
-        elif name == "BINARY_OP":
-            arg = bytecode.BinaryOp(arg)
-        if arg is None and name not in CONSTANT_OPS:
-            code.append(bytecode.Instr(name, lineno=lineno))
-        else:
-            code.append(bytecode.Instr(name, arg, lineno=lineno))
-    return code.to_code(stacksize=stacksize, compute_exception_stack_depths=False)
-
 
 def check_every_assembly(patch: pytest.MonkeyPatch) -> list[str]:
-    """Every code object the emitter assembles is compared with bytecode's (without the far
-    jumps' split, which bytecode does not know); returns their names."""
+    """Every code object the emitter assembles is assembled by `bytecode` too, far jumps
+    split as the Python wants, and compared field by field; returns their names."""
     names: list[str] = []
-    ours = emitter.assemble
 
-    def both(items, argnames, name, first_line, stacksize, paired, short_after_compare, split_far):  # type: ignore[no-untyped-def]
-        reference = by_bytecode(items, argnames, name, first_line, stacksize)
-        code = ours(items, argnames, name, first_line, stacksize, paired)
-        for field in ("co_code", "co_linetable", "co_consts", "co_names", "co_varnames", "co_nlocals"):
-            assert getattr(code, field) == getattr(reference, field), (name, field)
-        assert code == reference, name
-        names.append(name)
-        return ours(items, argnames, name, first_line, stacksize, paired, short_after_compare, split_far)
+    def both(*args: Any) -> CodeType:
+        code = assemble_instructions(*args)
+        assert code_differences(code, assemble_with_bytecode(*args)) == [], args[2]
+        names.append(args[2])
+        return code
 
-    patch.setattr(emitter, "assemble", both)
+    patch.setattr(emitter, "chosen_assemble", lambda: both)
     return names
 
 
@@ -157,7 +123,10 @@ def _far_compares(backward: bool, when: bool) -> CodeType:
         e.return_const("near")
         e.place(target)
         e.return_const("far")
-    return assemble_instructions(e.code, ("x",), "far", 1, emitter.STACK_BOUND, (), True)
+    args = (e.code, ("x",), "far", 1, emitter.STACK_BOUND, (), True)
+    code = assemble_instructions(*args)
+    assert code_differences(code, assemble_with_bytecode(*args)) == []
+    return code
 
 
 @pytest.mark.parametrize("when", [True, False])
@@ -199,7 +168,7 @@ CONDITIONAL = frozenset(name for name in dis.opmap if name.startswith("POP_JUMP"
 
 @pytest.mark.skipif(not emitter.SPLITS_FAR_JUMPS, reason="far conditional jumps are split on 3.13+")
 @pytest.mark.parametrize("when", [True, False])
-def test_a_far_conditional_jump_is_a_short_test_over_a_far_jump(when: bool) -> None:
+def test_a_far_conditional_jump_is_a_short_test_over_a_far_jump(when: bool, compared: list[str]) -> None:
     """3.13+ run a conditional jump behind an EXTENDED_ARG for more than a short test and a
     far JUMP_FORWARD: no conditional jump is extended, the far one is, and each way still
     goes where the test says. From 3.14 a NOT_TAKEN follows each conditional jump and is
@@ -264,10 +233,13 @@ def _crossing_branches(first: int, second: int) -> CodeType:
 
 
 @pytest.mark.parametrize("first", range(56, 72))
-def test_jumps_that_grow_around_one_extended_arg_land_where_they_should(first: int) -> None:
+def test_jumps_that_grow_around_one_extended_arg_land_where_they_should(
+    first: int, compared: list[str]
+) -> None:
     """Offsets around 0x100 code units, two jumps crossing: one's EXTENDED_ARG (or split,
     with its NOT_TAKEN moved) moves the other's target, the resolution goes round until
-    nothing moves, and every jump lands on an instruction, the one it should."""
+    nothing moves, and every jump lands on an instruction, the one it should; `bytecode`,
+    splitting on its own layout, writes the same bytes."""
     for second in range(56, 72, 3):
         code = _crossing_branches(first, second)
         instructions = list(dis.get_instructions(code))
@@ -279,3 +251,4 @@ def test_jumps_that_grow_around_one_extended_arg_land_where_they_should(first: i
         function = FunctionType(code, {})
         runs = {(1, 0): "A", (1, 1): "A", (0, 1): "B", (0, 0): "near"}
         assert {xy: function(*xy) for xy in runs} == runs
+    assert len(compared) == 6

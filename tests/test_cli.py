@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
-COMMANDS = ["run", "compile", "debug", "asm", "disasm", "dump", "bench", "grade", "dap", "lsp", "version"]
+COMMANDS = [
+    "run", "compile", "debug", "asm", "disasm", "dump", "bench", "check", "grade", "dap", "lsp", "version",
+]  # fmt: skip
 #: How typer writes what a student should not have to read: {NAME}, <list[Path]>, <int range>.
 TYPER_NOTATION = re.compile(r"\{\w+\}|<[\w\[\] |]+>")
 
@@ -190,3 +192,11 @@ def test_a_run_that_finds_its_translations_in_the_cache_loads_them_without_the_t
         "lc3jit_runtime.dispatch",
         "lc3jit_runtime.code_helpers",
     }
+
+
+def test_the_cli_uses_only_typers_public_modules() -> None:
+    """No module of lc3jit imports a private module of typer (`typer._coercion`, ...): a typer
+    release may change those at will."""
+    private = re.compile(r"^\s*(from|import)\s+typer\._", re.MULTILINE)
+    root = Path(__file__).parent.parent / "lc3jit"
+    assert [p.name for p in root.rglob("*.py") if private.search(p.read_text())] == []

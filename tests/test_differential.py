@@ -215,11 +215,8 @@ REAL_PROGRAMS = [
 ]
 
 
-@pytest.mark.parametrize("engine", OTHER_ENGINES)
-@pytest.mark.parametrize(("files", "keys"), REAL_PROGRAMS, ids=lambda v: str(v)[:24])
-@pytest.mark.parametrize("edition", [3, 2])
-def test_real_programs_agree(engine: str, files: list[str], keys: bytes, edition: int) -> None:
-    """The examples and both games, with scripted keys, end identically on every engine."""
+def real_runs(engine: str, files: list[str], keys: bytes, edition: int) -> list[Run]:
+    """The programs `files` (of examples/) loaded together, run on the interpreter, then on `engine`."""
     runs = []
     for name in ("interp", engine):
         images = load_images([EXAMPLES / f for f in files])
@@ -227,6 +224,15 @@ def test_real_programs_agree(engine: str, files: list[str], keys: bytes, edition
         for image in images[1:]:
             machine.load_words(image.origin, list(image.words))
         runs.append(run_on(name, machine, display, max_steps=3_000_000))
+    return runs
+
+
+@pytest.mark.parametrize("engine", OTHER_ENGINES)
+@pytest.mark.parametrize(("files", "keys"), REAL_PROGRAMS, ids=lambda v: str(v)[:24])
+@pytest.mark.parametrize("edition", [3, 2])
+def test_real_programs_agree(engine: str, files: list[str], keys: bytes, edition: int) -> None:
+    """The examples and both games, with scripted keys, end identically on every engine."""
+    runs = real_runs(engine, files, keys, edition)
     assert_same(*runs)
     assert runs[0].outcome.reason in {"halt", "input-exhausted"}
 

@@ -124,6 +124,23 @@ def test_links_between_documents_lead_somewhere() -> None:
             assert path.exists(), f"{document.name}: {target}"
 
 
+def test_documents_name_only_files_of_the_repository() -> None:
+    """A document a page names (a link, or a `name.md` in its text) is a file of the
+    repository: no page sends its reader to documents they cannot see."""
+    ours = {
+        path.relative_to(ROOT)
+        for path in ROOT.rglob("*.md")
+        if not any(p.startswith(".") for p in path.parts)
+    }
+    for document in [*DOCUMENTS, ROOT / "CHANGELOG.md"]:
+        text = document.read_text()
+        for target in re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", text):
+            assert (document.parent / target).resolve().is_relative_to(ROOT), f"{document.name}: {target}"
+        for name in re.findall(r"[\w./-]*\w\.md\b", text):
+            found = [p for p in ours if p.name == Path(name).name]
+            assert found, f"{document.name} names {name}, which is not in the repository"
+
+
 @pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="the sizes in docs/compiling.md are 3.11's")
 def test_compiled_games_are_the_sizes_the_docs_give(tmp_path: Path) -> None:
     """Within a tenth: the docs round, and a translator change may move the sizes a little."""

@@ -108,6 +108,7 @@ def test_state_json_is_the_same_without_typer(tmp_path: Path) -> None:
         [HELLO, "--stats=yes"],
         [HELLO, "--engine"],
         [HELLO, "--trace", "-"],
+        [HELLO, "--assembler", "Bytecode"],
         [str(EXAMPLES / "hello.pyc")],
         [],
     ],
@@ -122,10 +123,11 @@ def test_other_command_lines_go_to_typer(args: list[str], tmp_path: Path) -> Non
 def test_parse_reads_every_option() -> None:
     args = ["a.obj", "--engine", "interp", "--edition=2", "--pc", "x3001", "--max-steps", "10"]
     args += ["--input", "keys", "--stats", "--state-json", "s.json", "--os", "--os-image", "os.obj", "b.asm"]
-    assert parse_run([*args, "--no-cache", "--translate-after", "7"]) == RunOptions(
+    args += ["--no-cache", "--translate-after", "7", "--assembler", "bytecode"]
+    assert parse_run(args) == RunOptions(
         programs=[Path("a.obj"), Path("b.asm")], engine="interp", edition=2, pc=0x3001, max_steps=10,
         input_file=Path("keys"), stats=True, state_json=Path("s.json"), full_system=True,
-        os_image=Path("os.obj"), no_cache=True, translate_after=7,
+        os_image=Path("os.obj"), no_cache=True, translate_after=7, assembler="bytecode",
     )  # fmt: skip
 
 
@@ -143,7 +145,13 @@ def test_one_table_of_options_for_both_ways() -> None:
         if option.kind not in ("range", "address"):  # text, read by the command
             assert options[option.name].default == option.default
     for option in (o for o in RUN_OPTIONS if o.fast and o.kind != "flag"):
-        value = {"engine": "blocks", "edition": "2", "address": "x3001", "count": "9"}.get(option.kind, "f")
+        value = {
+            "engine": "blocks",
+            "edition": "2",
+            "address": "x3001",
+            "count": "9",
+            "assembler": "bytecode",
+        }.get(option.kind, "f")
         assert getattr(parse_run(["p.obj", option.name, value]), option.field) not in (None, option.default)
 
 

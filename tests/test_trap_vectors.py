@@ -2,7 +2,7 @@
 
 Under an OS, an unused vector (x0000 in the table) used to run through zeroed memory into an
 access-control violation at x0000 (3rd edition) or a privilege-mode violation (2nd); it is
-an undefined trap, as LC3Tools and the textbook's OS call it (lc3-semantics.md). Without an
+an undefined trap, as LC3Tools and the textbook's OS call it (docs/semantics.md). Without an
 OS, a 3rd-edition TRAP through a program's own routine pushes PSR and PC at R6, which is
 x0000 unless the program set a stack: the return address landed on MCR, stopped the clock
 and ended the run as if it had halted, silently. That is now a fault that says why.

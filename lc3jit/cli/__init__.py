@@ -3,7 +3,7 @@ to exit codes. A plain `lc3jit run` does not come here (lc3jit/launch.py).
 
 One module per group of commands, each adding its commands to `common.app` when imported
 (in the order `lc3jit --help` lists them): running (run, compile), debugging (debug),
-toolchain (asm, disasm), inspection (dump, bench), grading (grade), editors (dap, lsp).
+toolchain (asm, disasm), inspection (dump, bench), checking (check), grading (grade), editors (dap, lsp).
 A command imports the library it needs when it runs, so `lc3jit asm` or `--help` loads
 neither the translator nor the debugger (docs/benchmarks.md has the numbers).
 `options` turns run's option table into typer parameters; `typer_adapter` is the one
@@ -24,7 +24,7 @@ from lc3jit.cli.common import EXIT_CODES_HELP, app, command, version_line
 __all__ = ["EXIT_CODES_HELP", "app", "main"]
 
 #: The command modules, in the order help lists their commands (typer lists them as added).
-GROUPS = ("running", "debugging", "toolchain", "inspection", "grading", "editors")
+GROUPS = ("running", "debugging", "toolchain", "inspection", "checking", "grading", "editors")
 for _group in GROUPS:
     importlib.import_module(f"lc3jit.cli.{_group}")
 

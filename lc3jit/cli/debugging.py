@@ -10,7 +10,17 @@ from typing import Annotated
 import typer
 
 from lc3jit.cli.common import address, command, fail, warn
-from lc3jit.cli.options import Edition, EngineName, FullSystem, InputFile, MaxSteps, OsImage, Pc
+from lc3jit.cli.options import (
+    Assembler,
+    Edition,
+    EngineName,
+    FullSystem,
+    InputFile,
+    MaxSteps,
+    OsImage,
+    Pc,
+    assemble_with,
+)
 from lc3jit.cli.programs import Programs
 from lc3jit.debugging.reverse import DEFAULT_LIMIT as DEFAULT_HISTORY
 from lc3jit_runtime.errors import LC3Error
@@ -37,6 +47,7 @@ def debug(
     input_file: InputFile = None,
     full_system: FullSystem = False,
     os_image: OsImage = None,
+    assembler: Assembler = None,
     commands: Annotated[
         Path | None,
         typer.Option(
@@ -65,6 +76,7 @@ def debug(
     from lc3jit.debugging.debugger import Debugger, interact
     from lc3jit_runtime.console import Console
 
+    assemble_with(assembler)
     start_pc = address(pc, "--pc")
     keys_from_stdin = input_file is not None or commands is not None or sys.stdin.isatty()
 

@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from lc3jit.cli.common import address, address_range, command, fail, format_range, warn
-from lc3jit.cli.options import Edition, FullSystem, InputFile, OsImage
+from lc3jit.cli.options import Assembler, Edition, FullSystem, InputFile, OsImage, assemble_with
 from lc3jit.cli.programs import Programs, compiled_program
 from lc3jit_runtime.errors import LC3Error
 
 if TYPE_CHECKING:
+    from lc3jit.tools.dump import BlockDump
     from lc3jit_runtime.compiled import Compiled
     from lc3jit_runtime.dispatch import Dispatcher
     from lc3jit_runtime.machine import Machine
@@ -75,6 +76,15 @@ def dump(
     edition: Edition = 3,
     full_system: FullSystem = False,
     os_image: OsImage = None,
+    assembler: Assembler = None,
+    symbolic: Annotated[
+        bool,
+        typer.Option(
+            "--symbolic",
+            help="Also list each code object as the `bytecode` library prints it, jump targets as"
+            " named labels rather than offsets (in the HTML page too).",
+        ),
+    ] = False,
     html_file: Annotated[
         Path | None,
         typer.Option(
@@ -92,6 +102,7 @@ def dump(
     from lc3jit.session import boot, load_images, os_images, why_not_translated
     from lc3jit_runtime.capture import CapturedConsole
 
+    assemble_with(assembler)
     if addr is not None and chosen is not None:
         raise typer.BadParameter("--addr and --range exclude each other")
     if input_file is not None and not run_first:
@@ -136,7 +147,8 @@ def dump(
         from lc3jit.inspection.page import render
 
         try:
-            html_file.write_text(render(result), encoding="utf-8")
+            listings = _symbolic(result.blocks) if symbolic else []
+            html_file.write_text(render(result, listings), encoding="utf-8")
         except OSError as e:
             raise fail(f"{html_file}: {e.strerror or e}") from None
     elif output_format == "json":
@@ -147,6 +159,20 @@ def dump(
         from lc3jit.inspection.dump_text import write_text
 
         write_text(result, blocks, sys.stdout)
+    if symbolic and html_file is None and output_format == "text":
+        for name, lines in _symbolic(blocks):
+            typer.echo(f"{name}, as the bytecode library lists it (line numbers: LC-3 addresses)")
+            for line in lines:
+                typer.echo(f"  {line}")
+            typer.echo("")
+
+
+def _symbolic(blocks: Sequence[BlockDump]) -> list[tuple[str, list[str]]]:
+    """Each code object of the blocks, once, by name, as `bytecode` lists it."""
+    from lc3jit.translator.reference import symbolic_listing
+
+    codes = {id(b.code): b.code for b in blocks if b.code is not None}
+    return [(code.co_name, symbolic_listing(code)) for code in codes.values()]
 
 
 def _saved_build(compiled: Compiled, engine: str) -> Callable[[Machine, bool], Dispatcher] | None:
@@ -208,6 +234,7 @@ def bench_command(
         ),
     ] = False,
     edition: Edition = 3,
+    assembler: Assembler = None,
     plot: Annotated[
         Path | None,
         typer.Option(
@@ -231,6 +258,7 @@ def bench_command(
     from lc3jit.inspection import bench
     from lc3jit.session import ENGINES, engines_on_this_python, load_images
 
+    assemble_with(assembler)
     if floor and process:
         raise typer.BadParameter("--floor and --process exclude each other")
     names = engines_on_this_python(_engine_list(engines or ",".join(ENGINES)), warn)

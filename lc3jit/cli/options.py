@@ -26,6 +26,15 @@ def _engine(value: str) -> str:
     return value
 
 
+def _assembler(value: str | None) -> str | None:
+    from lc3jit.translator.assembler import check_assembler
+
+    try:
+        return None if value is None else check_assembler(value)
+    except ValueError as e:
+        raise typer.BadParameter(str(e)) from None
+
+
 #: What help shows for a value of each kind: plain words and the choices, not typer's types.
 METAVARS = {
     "engine": "regions|blocks|interp",  # the default first
@@ -35,6 +44,7 @@ METAVARS = {
     "file": "FILE",
     "path": "FILE",
     "range": "START:STOP",
+    "assembler": "fast|bytecode",
 }
 
 #: How typer reads a value of each kind of run_options.Option; an address and a range are
@@ -48,6 +58,7 @@ KINDS: dict[str, tuple[object, dict[str, object]]] = {
     "file": (Path | None, {"dir_okay": False}),
     "path": (Path | None, {}),
     "range": (str | None, {}),
+    "assembler": (str | None, {"callback": _assembler}),
 }
 
 
@@ -66,6 +77,18 @@ FullSystem = option("--os")
 OsImage = option("--os-image")
 EngineName = option("--engine")
 MaxSteps = option("--max-steps")
+Assembler = option("--assembler")
+
+
+def assemble_with(name: str | None) -> None:
+    """Write this command's code objects with the assembler `name` (None: as the
+    environment says), and those of the processes it starts (`bench --process`)."""
+    if name is not None:
+        import os
+
+        from lc3jit.translator.assembler import VARIABLE
+
+        os.environ[VARIABLE] = name
 
 
 def with_run_options(command: Callable[..., None]) -> Callable[..., None]:

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from lc3jit.cli.common import EXIT_CODES_HELP, address, address_range, command, fail, warn
-from lc3jit.cli.options import Edition, FullSystem, OsImage, Pc, with_run_options
+from lc3jit.cli.options import Assembler, Edition, FullSystem, OsImage, Pc, assemble_with, with_run_options
 from lc3jit.cli.programs import Programs, compiled_program, is_compiled, symbols
 from lc3jit_runtime.errors import LC3Error
 
@@ -55,6 +55,7 @@ def compile_command(
     pc: Pc = None,
     full_system: FullSystem = False,
     os_image: OsImage = None,
+    assembler: Assembler = None,
 ) -> None:
     """Translate a program ahead of time into a Python bytecode file (.pyc): `python OUT.pyc` runs
     it with only lc3jit's runtime package, `lc3jit run OUT.pyc` with every option of run.
@@ -66,6 +67,7 @@ def compile_command(
     from lc3jit.session import load_images, os_images, why_not_translated
     from lc3jit.translator.compile import compile_program, describe, write_compiled
 
+    assemble_with(assembler)
     if is_compiled(programs):
         raise typer.BadParameter("already compiled: give the program itself", param_hint="'PROGRAM...'")
     if reason := why_not_translated():

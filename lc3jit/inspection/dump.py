@@ -73,6 +73,7 @@ class BlockDump:
     invalidations: int
     prologue: tuple[BytecodeLine, ...] = ()  # a region's root: its code's way in
     epilogue: tuple[BytecodeLine, ...] = ()  # a region's root: its code's way out
+    code: CodeType | None = None  # the code object it is in: its own, or its region's
 
     @property
     def start(self) -> int:
@@ -288,6 +289,7 @@ def inspect_program(
                 dispatcher.invalidations.get(start, 0),
                 prologue,
                 epilogue,
+                code,
             )
         )
     covered = {ins.address for b in blocks for ins in b.block.instructions}

@@ -273,8 +273,9 @@ def svg_graph(dump: Dump, edges: Sequence[GraphEdge], layout: Layout, owner: Map
     return "".join(parts)
 
 
-def render(dump: Dump) -> str:
-    """The whole page for a dump."""
+def render(dump: Dump, symbolic: Sequence[tuple[str, Sequence[str]]] = ()) -> str:
+    """The whole page for a dump; with `symbolic` (each code object's name and listing as
+    `bytecode` prints it: `dump --symbolic`), those listings under the summary."""
     owner: dict[int, int] = {}  # each block with the first region that holds it, as its bytecode is
     for r in dump.regions:
         for block in r.region.blocks:
@@ -306,6 +307,11 @@ def render(dump: Dump) -> str:
             "<details><summary>program output</summary><pre>"
             + html.escape(dump.run.output.decode("latin-1"))
             + "</pre></details>"
+        )
+    for name, lines in symbolic:
+        output += (
+            f"<details class='symbolic'><summary>{html.escape(name)} as the bytecode library lists it"
+            "</summary><pre>" + html.escape("\n".join(lines)) + "</pre></details>"
         )
     body = (
         f"<header><h1>lc3jit dump: {html.escape(dump.program)}</h1><table class='summary'>{summary}</table>"

@@ -72,6 +72,7 @@ class SimulatorBase:
         translation_budget: int | None = None,
         translations: SharedTranslations | None = None,
         coverage: bool = False,
+        assembler: str | None = None,
     ) -> None:
         if engine not in ENGINES:
             raise ValueError(f"no engine {engine!r}; choose from {', '.join(ENGINES)}")
@@ -146,6 +147,12 @@ class SimulatorBase:
         self.translations = translations
         #: Record every word that runs, translated or not (see `executed`).
         self.coverage = coverage
+        if assembler is not None:
+            from lc3jit.translator.assembler import check_assembler
+
+            check_assembler(assembler)
+        #: What writes the code objects of this Simulator's runs (None: the process's choice).
+        self.assembler = assembler
         self.registers = Registers(self.machine)
         self.memory = Memory(self)
         self._engine: Engine | None = None
@@ -370,13 +377,7 @@ class SimulatorBase:
             tracer = Tracer(self.machine, trace, labels_by_address(self.symbols), *trace_range)
             result = run_engine(tracer, max_steps)
         else:
-            with stop_on_signals(self.machine):  # a signal while translating ahead stops it there
-                runner = self.runner
-            if ends is not None or self.console.max_output is not None:
-                from lc3jit.grading.limits import Sliced
-
-                runner = Sliced(runner, ends, self.time_limit or 0.0)
-            result = run_engine(runner, max_steps, self.setup_seconds)
+            result = self._run_engine(max_steps, ends)
             self.setup_seconds = 0.0  # paid once
             if isinstance(self._engine, TieredEngine):  # translated during the run: count it as such
                 moved = self._engine.take_translation_seconds()
@@ -385,6 +386,27 @@ class SimulatorBase:
         if check:
             self._check(result)
         return result
+
+    def _run_engine(self, max_steps: int | None, ends: float | None) -> RunResult:
+        """Run the engine (built first if need be) as `run` does, its code objects written
+        by the Simulator's assembler."""
+        __tracebackhide__ = True
+        previous = None
+        if self.assembler is not None:
+            from lc3jit.translator.assembler import use_assembler
+
+            previous = use_assembler(self.assembler)
+        try:
+            with stop_on_signals(self.machine):  # a signal while translating ahead stops it there
+                runner = self.runner
+            if ends is not None or self.console.max_output is not None:
+                from lc3jit.grading.limits import Sliced
+
+                runner = Sliced(runner, ends, self.time_limit or 0.0)
+            return run_engine(runner, max_steps, self.setup_seconds)
+        finally:
+            if self.assembler is not None:
+                use_assembler(previous)
 
     def run_until_input(self, max_steps: int | None = None) -> RunResult:
         """Run until the program waits for a key none of those given answers (GETC or IN

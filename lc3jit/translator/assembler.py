@@ -19,8 +19,9 @@ emitter.
 from __future__ import annotations
 
 import opcode
+import os
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import accumulate, compress, count, islice, repeat
 from operator import add, and_, getitem, gt, is_, itemgetter, lshift, mul, or_, rshift, sub
 from types import CodeType
@@ -73,22 +74,22 @@ for _name, _number in OPCODES.items():
         _CACHES_BY_NUMBER[_number], _BACKWARD[_number] = CACHES[_name], "BACKWARD" in _name
 
 
-def _split_jump(name: str) -> tuple[int, int]:
+def split_jump_names(name: str) -> tuple[str, str]:
     """The conditional jump `name` in two (see `assemble`'s `short_after_compare` and
     `split_far`): the opposite test, forward over the second, and the unconditional jump
-    the same way."""
+    the same way (reference.py splits so on `bytecode`'s layout)."""
     skip = name.replace("BACKWARD", "FORWARD").rsplit("_", 1)[0] + (
         "_FALSE" if name.endswith("TRUE") else "_TRUE"
     )
-    return OPCODES[skip], OPCODES["JUMP_BACKWARD" if "BACKWARD" in name else "JUMP_FORWARD"]
+    return skip, "JUMP_BACKWARD" if "BACKWARD" in name else "JUMP_FORWARD"
 
 
+#: The conditional jumps that split when far.
+SPLITTABLE = frozenset(
+    name for name in OPCODES if name.startswith("POP_JUMP") and name.endswith(("_IF_TRUE", "_IF_FALSE"))
+)
 #: By conditional jump's opcode: the opposite short test and the far jump it is split into.
-_SPLIT = {
-    OPCODES[name]: _split_jump(name)
-    for name in OPCODES
-    if name.startswith("POP_JUMP") and name.endswith(("_IF_TRUE", "_IF_FALSE"))
-}
+_SPLIT = {OPCODES[name]: tuple(map(OPCODES.__getitem__, split_jump_names(name))) for name in SPLITTABLE}
 #: By conditional jump's opcode: the code units its split adds to it once far (the short
 #: test, and the far jump's caches for its own).
 _SPLIT_GROWTH = {
@@ -422,3 +423,42 @@ def _jumps_by_low_byte(number: int) -> list[bytes]:
     offsets differ (16k words: 15,000 of 20,000 jumps were a call to `_encoded`)."""
     zeros = _ZEROS[_CACHES_BY_NUMBER[number]]
     return [bytes((number, low)) + zeros for low in range(0x100)]
+
+
+#: The assemblers a user may choose, the default first: this module's `assemble`, or the
+#: `bytecode` library's (reference.py: 6-7 times the CPU, the reference it is checked against).
+ASSEMBLERS = ("fast", "bytecode")
+#: The environment variable naming the assembler of a process.
+VARIABLE = "LC3JIT_ASSEMBLER"
+#: The assembler chosen for this process (`use_assembler`); None: the environment's.
+_chosen: list[str | None] = [None]
+
+
+def check_assembler(name: str) -> str:
+    if name not in ASSEMBLERS:
+        raise ValueError(f"no assembler {name!r}; choose from {', '.join(ASSEMBLERS)}")
+    return name
+
+
+def chosen_assembler() -> str:
+    """The assembler code objects are written with: the one chosen, else LC3JIT_ASSEMBLER's,
+    else the fast one."""
+    return _chosen[0] or check_assembler(os.environ.get(VARIABLE) or ASSEMBLERS[0])
+
+
+def use_assembler(name: str | None) -> str | None:
+    """Write code objects with `name` from now on (None: as the environment says); returns
+    the choice it replaces, for the caller to put back."""
+    previous = _chosen[0]
+    _chosen[0] = None if name is None else check_assembler(name)
+    return previous
+
+
+def chosen_assemble() -> Callable[..., CodeType]:
+    """The chosen assembler's function, with `assemble`'s parameters: `bytecode`'s is
+    imported (and `bytecode` with it) only once chosen."""
+    if chosen_assembler() == "bytecode":
+        from lc3jit.translator import reference
+
+        return reference.assemble_with_bytecode
+    return assemble

@@ -24,7 +24,8 @@ others. An entry that is corrupt, truncated, foreign or otherwise unusable gets 
 warning line and is translated and written again. Entries are written to a temporary
 file and renamed into place (`os.replace`), so runs at the same time never see half a
 file; the oldest entries (by last use) go once the directory passes MAX_BYTES.
-`lc3jit run --no-cache` or LC3JIT_NO_CACHE=1 in the environment turn the cache off.
+`lc3jit run --no-cache` or LC3JIT_NO_CACHE=1 in the environment turn the cache off, as
+`--assembler bytecode` or LC3JIT_ASSEMBLER=bytecode do.
 
 Saved translations are put back to run here too (`restored`, for this cache and for
 compiled files, with the translator that goes on where saved code ends): a run from the
@@ -60,6 +61,9 @@ if TYPE_CHECKING:
 
 #: Set to anything but "" or "0" to turn the cache off.
 DISABLE_VARIABLE = "LC3JIT_NO_CACHE"
+#: Set to "bytecode", the translations are assembled by `bytecode` (translator.assembler's
+#: VARIABLE, not imported by a run from the cache): made every run, never cached.
+ASSEMBLER_VARIABLE = "LC3JIT_ASSEMBLER"
 #: The cache directory's size at most, in bytes: far more than the programs one person runs.
 MAX_BYTES = 64 << 20
 #: Temporary files this old were left by a run that died while writing: removed.
@@ -69,7 +73,10 @@ PRIVATE_FILE = 0o600
 
 
 def disabled_by_environment() -> bool:
-    return os.environ.get(DISABLE_VARIABLE, "") not in ("", "0")
+    return (
+        os.environ.get(DISABLE_VARIABLE, "") not in ("", "0")
+        or os.environ.get(ASSEMBLER_VARIABLE) == "bytecode"
+    )
 
 
 def cache_directory() -> Path | None:

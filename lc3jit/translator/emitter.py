@@ -39,7 +39,7 @@ from types import CodeType
 from typing import Any, NamedTuple
 
 from lc3jit.translator import PY, SPOKEN, speaks_this_python, unknown_python
-from lc3jit.translator.assembler import Instr, Item, Label, assemble
+from lc3jit.translator.assembler import Instr, Item, Label, chosen_assemble
 
 HAS_PRECALL = PY == (3, 11)
 HAS_RETURN_CONST = (3, 12) <= PY <= (3, 13)
@@ -106,7 +106,7 @@ def _compare_arg(op: Compare) -> int:
     return _COMPARE_MASKS[op] + (op << (4 if PY == (3, 12) else 5))
 
 
-_COMPARE_ARGS = {op: _compare_arg(op) for op in Compare}
+COMPARE_ARGS = {op: _compare_arg(op) for op in Compare}
 
 
 __all__ = [
@@ -246,7 +246,7 @@ class Emitter:
 
     def compare(self, op: Compare) -> None:
         """Leaves an exact bool on every version."""
-        self._append(("COMPARE_OP", _COMPARE_ARGS[op]))
+        self._append(("COMPARE_OP", COMPARE_ARGS[op]))
 
     def subscript(self) -> None:
         """container, index -> container[index]"""
@@ -330,8 +330,9 @@ class Emitter:
         """The code object: `argnames` are its parameters, every other local is assigned first.
 
         The stack size is not computed but bounded: generated code never holds more than
-        STACK_BOUND values, which tests/test_codegen.py checks against `bytecode`'s own
-        computation.
+        STACK_BOUND values, which tests/test_codegen.py and `lc3jit check` hold against
+        `bytecode`'s own computation. The assembler is the one chosen (assembler.py's
+        `chosen_assemble`): lc3jit's own, or `bytecode`.
         """
         code = self.code
         paired: tuple[str, ...] = ()  # 3.13+: the locals `_fuse_pairs` numbered
@@ -340,7 +341,7 @@ class Emitter:
             for i in found.borrowed:
                 code[i] = ("LOAD_FAST_BORROW", code[i][1])  # type: ignore[index]
             paired = _fuse_pairs(code, argnames, found)
-        return assemble(
+        return chosen_assemble()(
             code,
             argnames,
             self.name,

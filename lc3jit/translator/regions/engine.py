@@ -11,6 +11,7 @@ from itertools import chain
 from types import CodeType
 from typing import ParamSpec, TypeVar
 
+from lc3jit.translator.assembler import chosen_assembler
 from lc3jit.translator.blocks import Block, block_words, find_blocks
 from lc3jit.translator.codegen import make_function
 from lc3jit.translator.regions.across_blocks import FactsDisagreeError
@@ -133,6 +134,7 @@ class RegionTranslator(BlockTranslator):
             key = (tuple((b.start, *(i.word for i in b.instructions)) for b in blocks), *entries)
             learnt = ((site, *self.hints[site]) for site in sorted(sites & self.hints.keys()))
             key += (self.edition, self.access_control, *learnt)  # code differs with what jumps learnt
+            key += (chosen_assembler(),)  # `bytecode` makes its own, never takes the other's
             code = shared_code.get(key)
         if code is None:
             try:
