@@ -15,7 +15,7 @@ from lc3jit.cli.programs import Programs, compiled_program
 from lc3jit_runtime.errors import LC3Error
 
 if TYPE_CHECKING:
-    from lc3jit.tools.dump import BlockDump
+    from lc3jit.inspection.dump import BlockDump
     from lc3jit_runtime.compiled import Compiled
     from lc3jit_runtime.dispatch import Dispatcher
     from lc3jit_runtime.machine import Machine
