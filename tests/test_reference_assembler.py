@@ -21,9 +21,9 @@ from hypothesis import given, settings
 from typer.testing import CliRunner
 
 from lc3jit.api import Simulator
+from lc3jit.inspection.check import check_program
 from lc3jit.session import boot, os_images
 from lc3jit.translator import assembler, cache, reference
-from lc3jit.translator.check import check_program
 from lc3jit.translator.regions import engine as regions_engine
 from lc3jit_runtime.console import Console
 from lc3jit_runtime.loader import Image

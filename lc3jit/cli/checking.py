@@ -33,8 +33,8 @@ def check_command(
     the bound the translator gives; then it runs up to N instructions with each (the same
     keys typed) and the two runs must end alike. One line a program; exit 1 on any difference.
     Run it on a new Python or a new `bytecode` release before trusting translated code."""
+    from lc3jit.inspection.check import check_program
     from lc3jit.session import why_not_translated
-    from lc3jit.translator.check import check_program
     from lc3jit.translator.emitter import STACK_BOUND
     from lc3jit_runtime.errors import LC3Error
 
