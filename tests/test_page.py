@@ -196,7 +196,7 @@ def test_table_totals_and_says_when_translation_costs_more_than_the_run() -> Non
     out = io_table(bench_results())
     header = next(line for line in out.splitlines() if "engine" in line)
     assert "total s" in header
-    assert re.search(r"│ regions │ +2,000,000 │ +0\.0500 │.*│ +20\.0 │ +0\.0700 │", out)
+    assert re.search(r"│ regions │ +2,000,000 │ +0\.050000 │.*│ +20\.000 │ +0\.0700 │", out)
     assert "* hello.asm blocks: translating (10.0 ms) costs more than the run (2.0 ms)" in out
     assert "* hello.asm regions: translating (20.0 ms) costs more than the run (1.0 ms)" in out
     assert "sieve.asm regions: translating" not in out
