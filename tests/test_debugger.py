@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from lc3jit.api import Simulator
 from lc3jit.cli import app
-from lc3jit.debugging.debugger import Debugger
+from lc3jit.debugging.debugger import CommandError, Debugger
 
 from .conftest import engine_options
 from .test_pty import TIMEOUT, Terminal, _controlling_terminal, raw
@@ -331,3 +331,27 @@ def test_commands_piped_into_stdin_read_like_a_script() -> None:
         "(lc3) run",
         "Breakpoint at x3004 <NEXT>",
     ]
+
+
+@pytest.mark.parametrize("under_os", [False, True])
+def test_a_run_that_halted_stays_ended(under_os: bool) -> None:
+    """continue and step after HALT say so and run nothing: the HALT is not passed."""
+    debugger = Debugger(lambda: Simulator(EXAMPLES / "hello.asm", os=under_os), io.StringIO())
+    assert debugger.cont().reason == "halt"
+    ended = (debugger.sim.state(), debugger.sim.output)
+    for command in (debugger.cont, debugger.step, debugger.next, debugger.finish):
+        with pytest.raises(CommandError, match=r"^the program has halted; `run` starts it again$"):
+            command()
+        assert (debugger.sim.state(), debugger.sim.output) == ended
+    assert debugger.sim.output.count("HALT") <= 1
+
+
+def test_continue_after_the_end_says_the_program_has_ended(tmp_path: Path) -> None:
+    transcript = debug(tmp_path, FIB, "continue\ncontinue\nstep\nregs\n", "--keep-going")
+    assert after(transcript, "continue")[-1] == "The program halted after 3115 instructions."
+    blocks = transcript.split("(lc3) ")
+    assert blocks[2:4] == [
+        "continue\nerror: the program has halted; `run` starts it again\n",
+        "step\nerror: the program has halted; `run` starts it again\n",
+    ]
+    assert "instructions=3115" in blocks[4]

@@ -165,19 +165,30 @@ class Backward(Stepping):
         for start, end in list(history.intervals(self.sim.machine.icount)):
             hits = self._hits_between(start, end)
             if hits:
-                icount, outcome = hits[-1]
+                icount, pc, outcome = hits[-1]
                 self.goto(icount)
+                machine = self.sim.machine
+                if machine.pc != pc and machine.interrupt_pending():
+                    # The stop came after an interrupt's entry, which is no instruction: a
+                    # run to the count stops before it, the run forward stopped after it.
+                    machine.pc = machine.take_interrupt(machine.pc)
                 return outcome
         self.goto(history.start)
         return history_start(history.start)
 
-    def _hits_between(self, start: int, end: int) -> list[tuple[int, Outcome]]:
-        """The stops a run from instruction start to end goes through, in order."""
+    def _hits_between(self, start: int, end: int) -> list[tuple[int, int, Outcome]]:
+        """The stops a run from instruction start to end goes through, in order: the count
+        and PC of each."""
         self._restore(start)
-        hits: list[tuple[int, Outcome]] = []
+        hits: list[tuple[int, int, Outcome]] = []
+        machine = self.sim.machine
+
+        def seen(icount: int, outcome: Outcome) -> None:
+            hits.append((icount, machine.pc, outcome))
+
         self.scanning = True
         try:
-            self._through(self.runner, end, lambda icount, outcome: hits.append((icount, outcome)))
+            self._through(self.runner, end, seen)
         finally:
             self.scanning = False
-        return [(icount, outcome) for icount, outcome in hits if icount < end]
+        return [hit for hit in hits if hit[0] < end]

@@ -83,9 +83,7 @@ class Inspecting(Backward):
         """Say why the run stopped and where it is now."""
         for line in self.describe_stop(outcome):
             self.say(line)
-        if outcome.ending in ENDED:
-            self.ended = outcome
-        else:
+        if outcome.ending not in ENDED:
             self.show_pc()
 
     def show_pc(self) -> None:

@@ -197,6 +197,8 @@ class Stepping:
                 return self.limit_reached
             budget = left if steps is None else min(steps, left)
         outcome = run_engine(Body(self.sim.machine, body), budget).outcome
+        if outcome.ending in ENDED:
+            self.ended = outcome  # it stays ended: no command runs it on past its end
         limited = self.max_steps is not None and self.sim.machine.icount >= self.max_steps
         return self.limit_reached if outcome.ending is Ending.STEP_LIMIT and limited else outcome
 
@@ -215,6 +217,7 @@ class Stepping:
             if history is not None:
                 chunk = history.until_next(machine.icount)
                 left = chunk if left is None else min(chunk, left)
+            self.recorded.live = history is None or machine.icount >= history.frontier
             outcome = runnable.run(left)
             if history is not None:
                 history.reached()
@@ -353,8 +356,11 @@ class Stepping:
         return self._drive(self.go, None)
 
     def running(self) -> None:
+        """A command that runs the program forward refuses once it has ended (HALT, a
+        fault, the input used up), changing nothing."""
         if self.ended is not None:
-            raise CommandError("the program is not running: `run` starts it again")
+            how = "halted" if self.ended.ending is Ending.HALT else f"ended: {self.ended.message}"
+            raise CommandError(f"the program has {how}; `run` starts it again")
 
     # Breakpoints and watches.
     def _delete(self, address: int) -> None:
