@@ -491,3 +491,16 @@ def test_stdio_keeps_stdout_for_the_protocol() -> None:
     header, _, body = result.stdout.partition(b"\r\n\r\n")
     assert header == b"Content-Length: %d" % len(body)
     assert json.loads(body)["body"]["supportsConfigurationDoneRequest"] is True
+
+
+def test_a_program_that_halted_stays_ended(dap: Client) -> None:
+    dap.launch(FIB)
+    dap.request("configurationDone")
+    assert dap.event("exited")["exitCode"] == 0
+    before = dap.registers()
+    for command in ("continue", "next", "stepIn", "stepOut"):
+        failed = dap.call(command, threadId=1)
+        assert not failed["success"]
+        assert failed["message"] == "the program has halted; `run` starts it again"
+    assert dap.registers() == before
+    assert "".join(dap.output).count("HALT") == 1
