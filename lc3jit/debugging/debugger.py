@@ -1,13 +1,9 @@
 """The debugger behind `lc3jit debug`: its commands, and the prompt that reads them.
 
-A command line is parsed here and done by the layers below: stepping.py runs the program
-(breakpoints, watches, stepping forward at translated speed), backward.py goes back
-(checkpoints and replay, lc3jit/debugging/reverse.py), inspecting.py shows registers, memory,
-source lines and stops. Each command is also a method that returns the run's Outcome
-without printing (`step`, `next`, `finish`, `cont`, `until`, `reverse_step`,
-`reverse_next`, `reverse_finish`, `reverse_continue`, `goto`), for front ends other than
-the prompt (the Debug Adapter, lc3jit/editors/dap.py); `describe_stop` and `state` give what
-they would show.
+A front over the debugging session (session.py), as the debug adapter is another: a command
+line is parsed here and done by the session (running, breakpoints and watches, going back
+through backward.py and reverse.py); inspecting.py shows registers, memory, source lines and
+stops. docs/debugger.md describes the session's API.
 """
 
 from __future__ import annotations
@@ -18,7 +14,7 @@ from types import ModuleType
 from typing import TextIO
 
 from lc3jit.debugging.inspecting import Inspecting
-from lc3jit.debugging.stepping import BREAKPOINT, ENDED, CommandError
+from lc3jit.debugging.stops import BREAKPOINT, ENDED, CommandError
 from lc3jit.debugging.watches import KINDS, REGISTER
 from lc3jit_runtime.isa import WORD_MASK
 

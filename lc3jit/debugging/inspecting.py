@@ -13,10 +13,10 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
-from lc3jit.debugging.backward import Backward
-from lc3jit.debugging.stepping import ENDED, STEPPED, CommandError
+from lc3jit.debugging.session import Session
+from lc3jit.debugging.stops import ENDED, STEPPED, CommandError, Stop
 from lc3jit.toolchain.disasm import instruction_text
 from lc3jit.toolchain.numbers import parse_number
 from lc3jit_runtime.endings import Ending
@@ -44,20 +44,30 @@ class Condition:
         return self.compare(to_signed(self.left() & WORD_MASK), to_signed(self.right() & WORD_MASK))
 
 
-class Inspecting(Backward):
-    """The debugger with what it shows at a stop and the commands that look."""
+class Inspecting(Session):
+    """The text debugger's half that shows: what a stop shows and the commands that look,
+    printed to out."""
 
-    def __init__(self, *args: Any, **options: Any) -> None:
+    def __init__(self, make: Callable[[], Any], out: TextIO, *args: Any, **options: Any) -> None:
+        self.out = out
         self.displays: list[str] = []
         self.next_mem: int | None = None  # where `mem` alone goes on
-        super().__init__(*args, **options)
+        super().__init__(make, *args, **options)
+
+    def say(self, text: str = "") -> None:
+        """A line of the debugger's, on a line of its own after the program's output."""
+        console = self.sim.console
+        if console.mid_line:
+            console.mid_line = False
+            text = "\n" + text
+        self.out.write(text + "\n")
+        self.out.flush()
 
     # What a front end shows.
-    def describe_stop(self, outcome: Outcome) -> list[str]:
+    def describe_stop(self, stop: Stop) -> list[str]:
         """The lines saying why the run stopped (before the PC's line)."""
-        machine = self.sim.machine
-        lines = [change[:1].upper() + change[1:] for change in self.pushed]
-        self.pushed = []
+        machine, outcome = self.sim.machine, stop.outcome
+        lines = [change[:1].upper() + change[1:] for change in stop.pushes]
         match outcome.ending:
             case Ending.BREAKPOINT:
                 lines.append(f"Breakpoint at {self.where(machine.pc)}")
@@ -81,7 +91,7 @@ class Inspecting(Backward):
 
     def report(self, outcome: Outcome) -> None:
         """Say why the run stopped and where it is now."""
-        for line in self.describe_stop(outcome):
+        for line in self.describe_stop(self.stop(outcome)):
             self.say(line)
         if outcome.ending not in ENDED:
             self.show_pc()
@@ -182,7 +192,7 @@ class Inspecting(Backward):
         elif what and "display".startswith(what):
             self.cmd_display([])
         elif what and "history".startswith(what):
-            history = self._history()
+            history = self.reverse.history()
             self.say(
                 f"History: instructions {history.start}-{history.frontier}, {len(history.checkpoints)}"
                 f" checkpoints, about {history.memory_bytes() // 1024} KiB"
