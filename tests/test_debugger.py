@@ -198,7 +198,7 @@ def test_errors_are_one_line_and_the_session_goes_on(tmp_path: Path) -> None:
     assert after(transcript, "break x3000 if") == [
         "error: break LOC, or break LOC if CONDITION (e.g. break LOOP if R2 == 0)"
     ]
-    assert len(after(transcript, "help")) == 25
+    assert len(after(transcript, "help")) == 26
 
 
 def test_max_steps_and_input_apply_in_the_debugger(tmp_path: Path) -> None:
@@ -355,3 +355,41 @@ def test_continue_after_the_end_says_the_program_has_ended(tmp_path: Path) -> No
         "step\nerror: the program has halted; `run` starts it again\n",
     ]
     assert "instructions=3115" in blocks[4]
+
+
+def test_break_takes_source_lines_and_addresses_as_gdb_does(tmp_path: Path) -> None:
+    transcript = debug(
+        tmp_path,
+        FIB,
+        "break 12\nrun\nregs\nbreak fib.asm:19\nbreak *x3003\nbreak x000C\nbreak nofile.asm:3\nbreak 999\n",
+        "--keep-going",
+    )
+    assert after(transcript, "break 12") == ["Breakpoint at x3009 <NEXT+5>"]
+    assert after(transcript, "run")[-1] == "=> x3009 <NEXT+5>  fib.asm:12  ADD R1, R2, #0"
+    # a blank line moves to the next line with a word, as gdb moves a breakpoint
+    assert after(transcript, "break fib.asm:19") == ["Breakpoint at x3010 <PRINT_DEC>"]
+    assert after(transcript, "break *x3003") == ["Breakpoint at x3003"]
+    assert after(transcript, "break x000C") == [
+        "warning: x000C is outside every loaded program: it may never be hit",
+        "Breakpoint at x000C",
+    ]
+    assert after(transcript, "break nofile.asm:3") == ["error: no source file 'nofile.asm' in the program"]
+    assert after(transcript, "break 999") == ["error: no instruction at or after line 999 of fib.asm"]
+
+
+def test_print_shows_a_value_and_finish_at_top_level_says_there_is_no_caller(tmp_path: Path) -> None:
+    transcript = debug(
+        tmp_path,
+        FIB,
+        "p M[COUNT]\nprint R0 == #0\nprint R9\nfinish\nbreak PRINT_DEC\ncontinue\nfinish\nregs\n",
+        "--keep-going",
+    )
+    assert after(transcript, "p M[COUNT]") == ["x0014 (20)"]
+    assert after(transcript, "print R0 == #0") == ["true"]
+    assert after(transcript, "print R9")[0].startswith("error: ")
+    assert after(transcript, "finish") == [
+        'error: "finish" not meaningful in the outermost frame: no routine called this one'
+    ]
+    blocks = transcript.split("(lc3) ")
+    finished = next(b for b in blocks[7:] if b.startswith("finish\n"))
+    assert finished.splitlines()[1:] == ["0", "=> x3006 <NEXT+2>  fib.asm:9  LD R0, NEWLINE"]

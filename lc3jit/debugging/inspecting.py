@@ -132,6 +132,41 @@ class Inspecting(Session):
         value = self._value(text)
         return lambda: value
 
+    def location(self, text: str) -> int:
+        """Where `break`, `tbreak` and `until` go, as gdb reads it: a source line (`12`, or
+        `fib.asm:12`: the first word at or after it, as a blank line or a comment moves to the
+        next instruction), an address (`*x3005`, `*LOOP`, `x3005`) or a label (`LOOP+2`)."""
+        text = text.strip()
+        if text.startswith("*"):
+            return self.address(text[1:])
+        file, _, number = text.rpartition(":")
+        if number.isdigit():
+            return self._line_address(file or None, int(number))
+        return self.address(text)
+
+    def _line_address(self, file: str | None, number: int) -> int:
+        """The first word of the source line number of file (None: the program's, the file
+        of its first word), or of the next line that has one."""
+        lines = self.places.lines
+        if not lines:
+            raise CommandError("no source lines are known: break *ADDR or break LABEL")
+        paths = list(dict.fromkeys(line.path for _, line in sorted(lines.items())))
+        if file is None:
+            path = paths[0]
+        else:
+            matching = [p for p in paths if p == file or Path(p).name == file]
+            if not matching:
+                raise CommandError(f"no source file {file!r} in the program")
+            path = matching[0]
+        after = [
+            (line.line, address)
+            for address, line in lines.items()
+            if line.path == path and line.line >= number
+        ]
+        if not after:
+            raise CommandError(f"no instruction at or after line {number} of {Path(path).name}")
+        return min(after)[1]
+
     def _value(self, text: str) -> int:
         value = parse_number(text)
         if value is not None:

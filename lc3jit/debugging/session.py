@@ -54,8 +54,8 @@ from lc3jit.session import run_engine
 from lc3jit.toolchain.places import Places
 from lc3jit_runtime.endings import Ending
 from lc3jit_runtime.errors import Watched
-from lc3jit_runtime.isa import Instruction, decode
-from lc3jit_runtime.machine import IO_BASE
+from lc3jit_runtime.isa import Flow, Instruction, decode
+from lc3jit_runtime.machine import IO_BASE, USER_BASE
 from lc3jit_runtime.outcome import Outcome
 
 if TYPE_CHECKING:
@@ -273,6 +273,23 @@ class Session:
     def current(self) -> Instruction:
         pc = self.sim.pc
         return decode(self.sim.machine.mem[pc], pc)
+
+    def in_call(self) -> bool:
+        """Is the PC in a routine something called, so that `finish` has a return to reach:
+        a call the session saw being made, the system's code (traps and interrupts, below
+        x3000), or a subroutine a JSR in the program enters, with no return between its
+        first word and the PC? The program's own top level is none of these."""
+        pc, mem = self.sim.pc, self.sim.machine.mem
+        if self.frames or pc < USER_BASE:
+            return True
+        for image in self.sim.images:
+            for offset in range(len(image.words)):
+                ins = decode(image.words[offset], image.origin + offset)
+                entry = ins.target
+                called = ins.form.flow is Flow.CALL and entry is not None and entry <= pc
+                if called and not any(returns(decode(mem[a], a)) for a in range(entry, pc)):
+                    return True
+        return False
 
     def step_tracking(self, stop_at: int | None) -> Outcome:
         """step_one, keeping `frames` for finish: a call entered pushes, a return pops."""
