@@ -358,12 +358,8 @@ def test_continue_after_the_end_says_the_program_has_ended(tmp_path: Path) -> No
 
 
 def test_break_takes_source_lines_and_addresses_as_gdb_does(tmp_path: Path) -> None:
-    transcript = debug(
-        tmp_path,
-        FIB,
-        "break 12\nrun\nregs\nbreak fib.asm:19\nbreak *x3003\nbreak x000C\nbreak nofile.asm:3\nbreak 999\n",
-        "--keep-going",
-    )
+    commands = ["break 12", "run", "break fib.asm:19", "break *x3003", "break x000C", "break nofile.asm:3"]
+    transcript = debug(tmp_path, FIB, "\n".join([*commands, "break 999"]) + "\n", "--keep-going")
     assert after(transcript, "break 12") == ["Breakpoint at x3009 <NEXT+5>"]
     assert after(transcript, "run")[-1] == "=> x3009 <NEXT+5>  fib.asm:12  ADD R1, R2, #0"
     # a blank line moves to the next line with a word, as gdb moves a breakpoint
@@ -378,12 +374,8 @@ def test_break_takes_source_lines_and_addresses_as_gdb_does(tmp_path: Path) -> N
 
 
 def test_print_shows_a_value_and_finish_at_top_level_says_there_is_no_caller(tmp_path: Path) -> None:
-    transcript = debug(
-        tmp_path,
-        FIB,
-        "p M[COUNT]\nprint R0 == #0\nprint R9\nfinish\nbreak PRINT_DEC\ncontinue\nfinish\nregs\n",
-        "--keep-going",
-    )
+    commands = "p M[COUNT]\nprint R0 == #0\nprint R9\nfinish\nbreak PRINT_DEC\ncontinue\nfinish\n"
+    transcript = debug(tmp_path, FIB, commands, "--keep-going")
     assert after(transcript, "p M[COUNT]") == ["x0014 (20)"]
     assert after(transcript, "print R0 == #0") == ["true"]
     assert after(transcript, "print R9")[0].startswith("error: ")
