@@ -17,6 +17,7 @@ from typing import Any, TextIO
 
 from lc3jit.debugging.session import Session
 from lc3jit.debugging.stops import ENDED, STEPPED, CommandError, Stop
+from lc3jit.debugging.views import memory_lines, register_lines
 from lc3jit.toolchain.disasm import instruction_text
 from lc3jit.toolchain.numbers import parse_number
 from lc3jit_runtime.endings import Ending
@@ -202,12 +203,8 @@ class Inspecting(Session):
 
     def cmd_regs(self, args: list[str]) -> None:
         """regs: R0-R7, PC, PSR, condition codes, instructions executed."""
-        sim = self.sim
-        for row in (range(4), range(4, 8)):
-            self.say("  ".join(f"R{r}=x{sim.registers[r]:04X} {to_signed(sim.registers[r]):>6}" for r in row))
-        self.say(
-            f"PC={self.where(sim.pc)}  PSR=x{sim.psr:04X}  CC={sim.cond}  instructions={sim.instructions}"
-        )
+        for line in register_lines(self.sim, self.where):
+            self.say(line)
 
     def cmd_info(self, args: list[str]) -> None:
         """info registers|breakpoints|watchpoints|display|history: as gdb's info."""
@@ -241,11 +238,8 @@ class Inspecting(Session):
             raise CommandError("mem takes an address and, if you like, a count")
         start = self.address(args[0]) if args else self.next_mem if self.next_mem is not None else self.sim.pc
         count = self._count(args[1:])
-        for address in range(start, min(start + count, WORD_MASK + 1)):
-            word = self.sim.machine.mem[address]
-            char = repr(chr(word)) if 32 <= word < 127 else ""
-            label = self.labels.get(address, "")
-            self.say(f"x{address:04X}  {label:<12} x{word:04X} {to_signed(word):>6} {char}".rstrip())
+        for line in memory_lines(self.sim, self.labels, start, count):
+            self.say(line)
         self.next_mem = min(start + count, WORD_MASK)
 
     def cmd_list(self, args: list[str]) -> None:
