@@ -523,4 +523,3 @@ def test_debug_console_takes_the_prompts_commands(dap: Client) -> None:
     assert dap.registers()["PC"].startswith("x3000")
     failed = dap.call("evaluate", expression="mem COUNT 0", context="repl")
     assert not failed["success"] and "not a count" in failed["message"]
-
