@@ -69,7 +69,7 @@ def changed_words(old: list[int], new: list[int]) -> dict[int, int]:
 _BETWEEN = float("nan")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Answer:
     """One answer the keyboard gave, as the log keeps it: to an instruction's question, a
     key or none ("key"); to an interrupt's check, the key it took ("interrupt"); asked
@@ -80,6 +80,7 @@ class Answer:
 
 
 INPUT_ENDED, INPUT_GOING = Answer("ended"), Answer("going")
+NO_KEY = Answer("key")  # shared: a poll loop waiting for a key logs one a poll
 
 
 class RecordedConsole:
@@ -152,7 +153,8 @@ class RecordedConsole:
             return self._give(logged).key
         if logged is not None or not self.live:
             return None
-        return self._give(Answer("key", self._console.next_key(wait))).key
+        key = self._console.next_key(wait)
+        return self._give(NO_KEY if key is None else Answer("key", key)).key
 
     @property
     def exhausted(self) -> bool:
@@ -335,6 +337,6 @@ class History:
             8 * (len(self.base) + len(self.latest))
             + 100 * words
             + 200 * len(self.checkpoints)
-            + 8 * len(self.console.answers)
+            + 8 * len(self.console.answers)  # (a key's answer is 48 bytes more; most are none)
             + len(self.console.log)
         )
