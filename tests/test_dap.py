@@ -152,7 +152,7 @@ def test_stop_on_entry_shows_the_first_line_and_registers(dap: Client) -> None:
     assert registers["CC"] == "z"
     labels = dap.request("variables", variablesReference=2)["variables"]
     count = next(v for v in labels if v["name"] == "COUNT")
-    assert count["value"] == "x0014 (20)"
+    assert count["value"] == "x300E -> x0014 (20)"  # the label's address, and the word there
     assert count["memoryReference"] == "0x300E"
 
 
@@ -491,3 +491,35 @@ def test_stdio_keeps_stdout_for_the_protocol() -> None:
     header, _, body = result.stdout.partition(b"\r\n\r\n")
     assert header == b"Content-Length: %d" % len(body)
     assert json.loads(body)["body"]["supportsConfigurationDoneRequest"] is True
+
+
+def test_a_program_that_halted_stays_ended(dap: Client) -> None:
+    dap.launch(FIB)
+    dap.request("configurationDone")
+    assert dap.event("exited")["exitCode"] == 0
+    before = dap.registers()
+    for command in ("continue", "next", "stepIn", "stepOut"):
+        failed = dap.call(command, threadId=1)
+        assert not failed["success"]
+        assert failed["message"] == "the program has halted; `run` starts it again"
+    assert dap.registers() == before
+    assert "".join(dap.output).count("HALT") == 1
+
+
+def test_debug_console_takes_the_prompts_commands(dap: Client) -> None:
+    dap.launch(FIB, stopOnEntry=True)
+    dap.request("configurationDone")
+    dap.stopped()
+    regs = dap.request("evaluate", expression="regs", context="repl")["result"].splitlines()
+    assert regs[2].startswith("PC=x3000  PSR=x0002  CC=Z  instructions=0")
+    mem = dap.request("evaluate", expression="mem COUNT 2", context="repl")["result"]
+    assert mem.splitlines() == ["x300E  COUNT        x0014     20", "x300F  NEWLINE      x000A     10"]
+    assert dap.request("evaluate", expression="p M[COUNT]", context="repl")["result"] == "x0014 (20)"
+    dap.request("evaluate", expression="next", context="repl")
+    assert dap.stopped()["reason"] == "step"
+    assert dap.registers()["PC"].startswith("x3001")
+    dap.request("evaluate", expression="back", context="repl")
+    dap.stopped()
+    assert dap.registers()["PC"].startswith("x3000")
+    failed = dap.call("evaluate", expression="mem COUNT 0", context="repl")
+    assert not failed["success"] and "not a count" in failed["message"]

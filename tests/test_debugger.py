@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from lc3jit.api import Simulator
 from lc3jit.cli import app
-from lc3jit.debugging.debugger import Debugger
+from lc3jit.debugging.debugger import CommandError, Debugger
 
 from .conftest import engine_options
 from .test_pty import TIMEOUT, Terminal, _controlling_terminal, raw
@@ -198,7 +198,7 @@ def test_errors_are_one_line_and_the_session_goes_on(tmp_path: Path) -> None:
     assert after(transcript, "break x3000 if") == [
         "error: break LOC, or break LOC if CONDITION (e.g. break LOOP if R2 == 0)"
     ]
-    assert len(after(transcript, "help")) == 25
+    assert len(after(transcript, "help")) == 26
 
 
 def test_max_steps_and_input_apply_in_the_debugger(tmp_path: Path) -> None:
@@ -331,3 +331,57 @@ def test_commands_piped_into_stdin_read_like_a_script() -> None:
         "(lc3) run",
         "Breakpoint at x3004 <NEXT>",
     ]
+
+
+@pytest.mark.parametrize("under_os", [False, True])
+def test_a_run_that_halted_stays_ended(under_os: bool) -> None:
+    """continue and step after HALT say so and run nothing: the HALT is not passed."""
+    debugger = Debugger(lambda: Simulator(EXAMPLES / "hello.asm", os=under_os), io.StringIO())
+    assert debugger.cont().reason == "halt"
+    ended = (debugger.sim.state(), debugger.sim.output)
+    for command in (debugger.cont, debugger.step, debugger.next, debugger.finish):
+        with pytest.raises(CommandError, match=r"^the program has halted; `run` starts it again$"):
+            command()
+        assert (debugger.sim.state(), debugger.sim.output) == ended
+    assert debugger.sim.output.count("HALT") <= 1
+
+
+def test_continue_after_the_end_says_the_program_has_ended(tmp_path: Path) -> None:
+    transcript = debug(tmp_path, FIB, "continue\ncontinue\nstep\nregs\n", "--keep-going")
+    assert after(transcript, "continue")[-1] == "The program halted after 3115 instructions."
+    blocks = transcript.split("(lc3) ")
+    assert blocks[2:4] == [
+        "continue\nerror: the program has halted; `run` starts it again\n",
+        "step\nerror: the program has halted; `run` starts it again\n",
+    ]
+    assert "instructions=3115" in blocks[4]
+
+
+def test_break_takes_source_lines_and_addresses_as_gdb_does(tmp_path: Path) -> None:
+    commands = ["break 12", "run", "break fib.asm:19", "break *x3003", "break x000C", "break nofile.asm:3"]
+    transcript = debug(tmp_path, FIB, "\n".join([*commands, "break 999"]) + "\n", "--keep-going")
+    assert after(transcript, "break 12") == ["Breakpoint at x3009 <NEXT+5>"]
+    assert after(transcript, "run")[-1] == "=> x3009 <NEXT+5>  fib.asm:12  ADD R1, R2, #0"
+    # a blank line moves to the next line with a word, as gdb moves a breakpoint
+    assert after(transcript, "break fib.asm:19") == ["Breakpoint at x3010 <PRINT_DEC>"]
+    assert after(transcript, "break *x3003") == ["Breakpoint at x3003"]
+    assert after(transcript, "break x000C") == [
+        "warning: x000C is outside every loaded program: it may never be hit",
+        "Breakpoint at x000C",
+    ]
+    assert after(transcript, "break nofile.asm:3") == ["error: no source file 'nofile.asm' in the program"]
+    assert after(transcript, "break 999") == ["error: no instruction at or after line 999 of fib.asm"]
+
+
+def test_print_shows_a_value_and_finish_at_top_level_says_there_is_no_caller(tmp_path: Path) -> None:
+    commands = "p M[COUNT]\nprint R0 == #0\nprint R9\nfinish\nbreak PRINT_DEC\ncontinue\nfinish\n"
+    transcript = debug(tmp_path, FIB, commands, "--keep-going")
+    assert after(transcript, "p M[COUNT]") == ["x0014 (20)"]
+    assert after(transcript, "print R0 == #0") == ["true"]
+    assert after(transcript, "print R9")[0].startswith("error: ")
+    assert after(transcript, "finish") == [
+        'error: "finish" not meaningful in the outermost frame: no routine called this one'
+    ]
+    blocks = transcript.split("(lc3) ")
+    finished = next(b for b in blocks[7:] if b.startswith("finish\n"))
+    assert finished.splitlines()[1:] == ["0", "=> x3006 <NEXT+2>  fib.asm:9  LD R0, NEWLINE"]

@@ -1,13 +1,9 @@
 """The debugger behind `lc3jit debug`: its commands, and the prompt that reads them.
 
-A command line is parsed here and done by the layers below: stepping.py runs the program
-(breakpoints, watches, stepping forward at translated speed), backward.py goes back
-(checkpoints and replay, lc3jit/debugging/reverse.py), inspecting.py shows registers, memory,
-source lines and stops. Each command is also a method that returns the run's Outcome
-without printing (`step`, `next`, `finish`, `cont`, `until`, `reverse_step`,
-`reverse_next`, `reverse_finish`, `reverse_continue`, `goto`), for front ends other than
-the prompt (the Debug Adapter, lc3jit/editors/dap.py); `describe_stop` and `state` give what
-they would show.
+A front over the debugging session (session.py), as the debug adapter is another: a command
+line is parsed here and done by the session (running, breakpoints and watches, going back
+through backward.py and reverse.py); inspecting.py shows registers, memory, source lines and
+stops. docs/debugger.md describes the session's API.
 """
 
 from __future__ import annotations
@@ -17,8 +13,9 @@ import re
 from types import ModuleType
 from typing import TextIO
 
+from lc3jit.debugging.expressions import ExpressionError, evaluate
 from lc3jit.debugging.inspecting import Inspecting
-from lc3jit.debugging.stepping import BREAKPOINT, ENDED, CommandError
+from lc3jit.debugging.stops import BREAKPOINT, ENDED, CommandError
 from lc3jit.debugging.watches import KINDS, REGISTER
 from lc3jit_runtime.isa import WORD_MASK
 
@@ -41,6 +38,7 @@ COMMANDS = (
     "finish",
     "until",
     "continue",
+    "print",
     "reverse-step",
     "reverse-next",
     "reverse-finish",
@@ -60,6 +58,7 @@ ALIASES = {
     "s": "step",
     "n": "next",
     "c": "continue",
+    "p": "print",
     "r": "run",
     "back": "reverse-step",
     "rs": "reverse-step",
@@ -105,14 +104,16 @@ class Debugger(Inspecting):
         self.say(f"error: {message}")
 
     def cmd_break(self, args: list[str]) -> None:
-        """break [LOC [if COND]]: stop before the instruction at LOC (if COND: R2 == 0); alone, list."""
+        """break [LOC [if COND]]: stop before LOC (a line 12, fib.asm:12, a label, *x3005); alone, list."""
         if not args:
             self.cmd_info(["breakpoints"])
             return
         location, _, condition = " ".join(args).partition(" if ")
         if len(location.split()) != 1 or (_ and not condition.strip()):
             raise CommandError("break LOC, or break LOC if CONDITION (e.g. break LOOP if R2 == 0)")
-        address = self.address(location.strip())
+        address = self.location(location)
+        if not self.places.inside(address):
+            self.say(f"warning: {self.where(address)} is outside every loaded program: it may never be hit")
         if condition:
             self.conditions[address] = self.condition(condition)
         else:
@@ -125,7 +126,7 @@ class Debugger(Inspecting):
     def cmd_tbreak(self, args: list[str]) -> None:
         """tbreak LOC: a breakpoint deleted when it is hit."""
         self.cmd_break(args)
-        self.temporary.add(self.address(" ".join(args).partition(" if ")[0].strip()))
+        self.temporary.add(self.location(" ".join(args).partition(" if ")[0]))
 
     def cmd_delete(self, args: list[str]) -> None:
         """delete [LOC|R2...]: remove the breakpoint or watch at LOC (R2); alone, remove them all."""
@@ -180,13 +181,24 @@ class Debugger(Inspecting):
 
     def cmd_finish(self, args: list[str]) -> None:
         """finish: run until the current subroutine (or trap routine) returns."""
+        if not self.in_call():
+            raise CommandError('"finish" not meaningful in the outermost frame: no routine called this one')
         self.report(self.finish())
+
+    def cmd_print(self, args: list[str]) -> None:
+        """print EXPR (p): a value: R2, PC, M[COUNT], COUNT+1, R0 == #-1 (hex, signed, character)."""
+        if not args:
+            raise CommandError("print takes an expression (e.g. print R2, print M[COUNT])")
+        try:
+            self.say(evaluate(self.sim, " ".join(args)).describe(self.sim))
+        except ExpressionError as e:
+            raise CommandError(str(e)) from None
 
     def cmd_until(self, args: list[str]) -> None:
         """until LOC: run until the PC reaches LOC (or another stop)."""
         if len(args) != 1:
             raise CommandError("until takes one label or address")
-        self.report(self.until(self.address(args[0])))
+        self.report(self.until(self.location(args[0])))
 
     def cmd_continue(self, args: list[str]) -> None:
         """continue: run at full speed until a breakpoint, a watch, or the end."""
@@ -247,7 +259,7 @@ class Debugger(Inspecting):
         for name in COMMANDS:
             self.say((getattr(self, "cmd_" + name.replace("-", "_")).__doc__ or "").split("\n")[0])
         self.say(
-            "quit: leave the debugger.  Abbreviations: b d s n c r i x back rs rn rc, or any unique prefix."
+            "quit: leave the debugger.  Abbreviations: b d s n c p r i x back rs rn rc, or any unique prefix."
         )
 
 

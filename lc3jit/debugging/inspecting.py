@@ -13,10 +13,11 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
-from lc3jit.debugging.backward import Backward
-from lc3jit.debugging.stepping import ENDED, STEPPED, CommandError
+from lc3jit.debugging.session import Session
+from lc3jit.debugging.stops import ENDED, STEPPED, CommandError, Stop
+from lc3jit.debugging.views import memory_lines, register_lines
 from lc3jit.toolchain.disasm import instruction_text
 from lc3jit.toolchain.numbers import parse_number
 from lc3jit_runtime.endings import Ending
@@ -44,20 +45,30 @@ class Condition:
         return self.compare(to_signed(self.left() & WORD_MASK), to_signed(self.right() & WORD_MASK))
 
 
-class Inspecting(Backward):
-    """The debugger with what it shows at a stop and the commands that look."""
+class Inspecting(Session):
+    """The text debugger's half that shows: what a stop shows and the commands that look,
+    printed to out."""
 
-    def __init__(self, *args: Any, **options: Any) -> None:
+    def __init__(self, make: Callable[[], Any], out: TextIO, *args: Any, **options: Any) -> None:
+        self.out = out
         self.displays: list[str] = []
         self.next_mem: int | None = None  # where `mem` alone goes on
-        super().__init__(*args, **options)
+        super().__init__(make, *args, **options)
+
+    def say(self, text: str = "") -> None:
+        """A line of the debugger's, on a line of its own after the program's output."""
+        console = self.sim.console
+        if console.mid_line:
+            console.mid_line = False
+            text = "\n" + text
+        self.out.write(text + "\n")
+        self.out.flush()
 
     # What a front end shows.
-    def describe_stop(self, outcome: Outcome) -> list[str]:
+    def describe_stop(self, stop: Stop) -> list[str]:
         """The lines saying why the run stopped (before the PC's line)."""
-        machine = self.sim.machine
-        lines = [change[:1].upper() + change[1:] for change in self.pushed]
-        self.pushed = []
+        machine, outcome = self.sim.machine, stop.outcome
+        lines = [change[:1].upper() + change[1:] for change in stop.pushes]
         match outcome.ending:
             case Ending.BREAKPOINT:
                 lines.append(f"Breakpoint at {self.where(machine.pc)}")
@@ -81,11 +92,9 @@ class Inspecting(Backward):
 
     def report(self, outcome: Outcome) -> None:
         """Say why the run stopped and where it is now."""
-        for line in self.describe_stop(outcome):
+        for line in self.describe_stop(self.stop(outcome)):
             self.say(line)
-        if outcome.ending in ENDED:
-            self.ended = outcome
-        else:
+        if outcome.ending not in ENDED:
             self.show_pc()
 
     def show_pc(self) -> None:
@@ -124,6 +133,41 @@ class Inspecting(Backward):
         value = self._value(text)
         return lambda: value
 
+    def location(self, text: str) -> int:
+        """Where `break`, `tbreak` and `until` go, as gdb reads it: a source line (`12`, or
+        `fib.asm:12`: the first word at or after it, as a blank line or a comment moves to the
+        next instruction), an address (`*x3005`, `*LOOP`, `x3005`) or a label (`LOOP+2`)."""
+        text = text.strip()
+        if text.startswith("*"):
+            return self.address(text[1:])
+        file, _, number = text.rpartition(":")
+        if number.isdigit():
+            return self._line_address(file or None, int(number))
+        return self.address(text)
+
+    def _line_address(self, file: str | None, number: int) -> int:
+        """The first word of the source line number of file (None: the program's, the file
+        of its first word), or of the next line that has one."""
+        lines = self.places.lines
+        if not lines:
+            raise CommandError("no source lines are known: break *ADDR or break LABEL")
+        paths = list(dict.fromkeys(line.path for _, line in sorted(lines.items())))
+        if file is None:
+            path = paths[0]
+        else:
+            matching = [p for p in paths if p == file or Path(p).name == file]
+            if not matching:
+                raise CommandError(f"no source file {file!r} in the program")
+            path = matching[0]
+        after = [
+            (line.line, address)
+            for address, line in lines.items()
+            if line.path == path and line.line >= number
+        ]
+        if not after:
+            raise CommandError(f"no instruction at or after line {number} of {Path(path).name}")
+        return min(after)[1]
+
     def _value(self, text: str) -> int:
         value = parse_number(text)
         if value is not None:
@@ -159,12 +203,8 @@ class Inspecting(Backward):
 
     def cmd_regs(self, args: list[str]) -> None:
         """regs: R0-R7, PC, PSR, condition codes, instructions executed."""
-        sim = self.sim
-        for row in (range(4), range(4, 8)):
-            self.say("  ".join(f"R{r}=x{sim.registers[r]:04X} {to_signed(sim.registers[r]):>6}" for r in row))
-        self.say(
-            f"PC={self.where(sim.pc)}  PSR=x{sim.psr:04X}  CC={sim.cond}  instructions={sim.instructions}"
-        )
+        for line in register_lines(self.sim, self.where):
+            self.say(line)
 
     def cmd_info(self, args: list[str]) -> None:
         """info registers|breakpoints|watchpoints|display|history: as gdb's info."""
@@ -184,7 +224,7 @@ class Inspecting(Backward):
         elif what and "display".startswith(what):
             self.cmd_display([])
         elif what and "history".startswith(what):
-            history = self._history()
+            history = self.reverse.history()
             self.say(
                 f"History: instructions {history.start}-{history.frontier}, {len(history.checkpoints)}"
                 f" checkpoints, about {history.memory_bytes() // 1024} KiB"
@@ -198,11 +238,8 @@ class Inspecting(Backward):
             raise CommandError("mem takes an address and, if you like, a count")
         start = self.address(args[0]) if args else self.next_mem if self.next_mem is not None else self.sim.pc
         count = self._count(args[1:])
-        for address in range(start, min(start + count, WORD_MASK + 1)):
-            word = self.sim.machine.mem[address]
-            char = repr(chr(word)) if 32 <= word < 127 else ""
-            label = self.labels.get(address, "")
-            self.say(f"x{address:04X}  {label:<12} x{word:04X} {to_signed(word):>6} {char}".rstrip())
+        for line in memory_lines(self.sim, self.labels, start, count):
+            self.say(line)
         self.next_mem = min(start + count, WORD_MASK)
 
     def cmd_list(self, args: list[str]) -> None:

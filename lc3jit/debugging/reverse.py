@@ -6,8 +6,9 @@ the debugger takes a checkpoint of the whole machine every CHECKPOINT_EVERY inst
 as it runs (the engine is asked to stop there, exactly, as `--max-steps` stops it), and
 going back to instruction N restores the last checkpoint at or before N and runs forward
 again, on the same engine, to N. A run is deterministic given what the keyboard answered,
-so the console is recorded (`RecordedConsole`): a replay gets the same answers to the same
-questions, and output already on the screen is not written again.
+so the console is recorded (`RecordedConsole`): a replay gets each answer at the point of
+execution it was given at (not by the order an engine happens to ask), and output already
+on the screen is not written again.
 
 What a checkpoint costs: the registers and the machine's other state (a few dozen words),
 and the memory words changed since the checkpoint before it; the memory of the oldest
@@ -20,7 +21,7 @@ memory measured over 10^6 instructions.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from lc3jit_runtime.console import Console
@@ -62,28 +63,58 @@ def changed_words(old: list[int], new: list[int]) -> dict[int, int]:
     return changes
 
 
+#: How the machine asks for a key between instructions, for a keyboard interrupt
+#: (`Devices.key_waiting`: `next_key()`, no argument), as against an instruction's own
+#: question (a KBSR poll, GETC or IN: the wait always given).
+_BETWEEN = float("nan")
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """One answer the keyboard gave, as the log keeps it: to an instruction's question, a
+    key or none ("key"); to an interrupt's check, the key it took ("interrupt"); asked
+    whether the input has ended, yes ("ended") or no ("going")."""
+
+    kind: str
+    key: int | None = None
+
+
+INPUT_ENDED, INPUT_GOING = Answer("ended"), Answer("going")
+NO_KEY = Answer("key")  # shared: a poll loop waiting for a key logs one a poll
+
+
 class RecordedConsole:
     """Stands in for the machine's console while the debugger keeps a history.
 
-    Every answer the keyboard gives (the next key or none, whether the input has ended)
-    is logged in order; a replay from a checkpoint is asked the same questions in
-    the same order and gets the logged answers, until it goes past the log, where the real
-    console answers again. Output is counted (`position`, what the program has written by
-    now, which `bytes_written` reports as the machine expects) and logged from the oldest
-    checkpoint to the furthest point reached (`output` is the part up to now); only what
-    goes past `shown`, the furthest the screen has seen, is written to the real console.
-    Everything else is the real console's.
+    The answers that decide what the program does are logged in order: the key or none
+    given to each instruction's question (a KBSR poll, GETC, IN), whether the input had
+    ended, and each key an interrupt's check took. Those questions come at the same
+    instructions on every engine, however a run is cut into calls, so a replay from a
+    checkpoint gets the logged answers at the points of execution they were given at. An
+    interrupt's check comes between instructions, as often as the engine looks (before each
+    instruction, block or region): a check that found no key is not logged and changes
+    nothing, and a replayed check takes a key only where the log has one taken by a check.
+    Past the log the real console answers again, once the run is past the furthest point
+    recorded (`live`, which the debugger sets for each run); before it the log's end means
+    no key yet.
+
+    Output is counted (`position`, what the program has written by now, which
+    `bytes_written` reports as the machine expects) and logged from the oldest checkpoint
+    to the furthest point reached (`output` is the part up to now); only what goes past
+    `shown`, the furthest the screen has seen, is written to the real console. Everything
+    else is the real console's.
     """
 
     _OWN = frozenset(
-        {"_console", "answers", "cursor", "answers_base", "position", "shown", "log", "log_base"}
+        {"_console", "answers", "cursor", "answers_base", "position", "shown", "log", "log_base", "live"}
     )
 
     def __init__(self, console: Console) -> None:
         object.__setattr__(self, "_console", console)
-        self.answers: list[object] = []
+        self.answers: list[Answer] = []
         self.answers_base = 0  # answers dropped with old checkpoints
         self.cursor = 0  # the next answer to give, counted from the start of the run
+        self.live = True  # past the furthest point recorded: the real console answers
         self.position = console.bytes_written
         self.shown = self.position
         self.log = bytearray()  # output from log_base on
@@ -98,22 +129,41 @@ class RecordedConsole:
         else:
             setattr(self._console, name, value)
 
-    def _answer(self, ask: Callable[[], object]) -> object:
+    def _logged(self) -> Answer | None:
         index = self.cursor - self.answers_base
-        if index < len(self.answers):
-            answer = self.answers[index]
-        else:
-            answer = ask()
+        return self.answers[index] if index < len(self.answers) else None
+
+    def _give(self, answer: Answer) -> Answer:
+        """The answer to the question asked now, logged if it is new."""
+        if self.cursor - self.answers_base == len(self.answers):
             self.answers.append(answer)
         self.cursor += 1
         return answer
 
-    def next_key(self, wait: float | None = 0.0) -> int | None:
-        return self._answer(lambda: self._console.next_key(wait))  # type: ignore[return-value]
+    def next_key(self, wait: float | None = _BETWEEN) -> int | None:
+        logged = self._logged()
+        if wait is _BETWEEN:  # an interrupt's check
+            if logged is not None and logged.kind == "interrupt":
+                return self._give(logged).key
+            if logged is not None or not self.live:
+                return None
+            key = self._console.next_key()
+            return None if key is None else self._give(Answer("interrupt", key)).key
+        if logged is not None and logged.kind in ("key", "interrupt"):
+            return self._give(logged).key
+        if logged is not None or not self.live:
+            return None
+        key = self._console.next_key(wait)
+        return self._give(NO_KEY if key is None else Answer("key", key)).key
 
     @property
     def exhausted(self) -> bool:
-        return bool(self._answer(lambda: self._console.exhausted))
+        logged = self._logged()
+        if logged is not None and logged.kind in ("ended", "going"):
+            return self._give(logged) == INPUT_ENDED
+        if logged is not None or not self.live:
+            return False
+        return self._give(INPUT_ENDED if self._console.exhausted else INPUT_GOING) == INPUT_ENDED
 
     @property
     def bytes_written(self) -> int:
@@ -228,8 +278,10 @@ class History:
             self.console.forget_before(second.cursor, second.position)
 
     def until_next(self, icount: int) -> int:
-        """Instructions from icount to the next checkpoint boundary."""
-        return self.every - icount % self.every
+        """Instructions from icount to the next checkpoint boundary, or to the furthest
+        point reached if that comes first: a replay ends there, and the console goes live."""
+        boundary = self.every - icount % self.every
+        return min(boundary, self.frontier - icount) if icount < self.frontier else boundary
 
     def reached(self) -> None:
         """After a forward run: a checkpoint if the machine stands at a boundary past the newest."""
@@ -285,6 +337,6 @@ class History:
             8 * (len(self.base) + len(self.latest))
             + 100 * words
             + 200 * len(self.checkpoints)
-            + 8 * len(self.console.answers)
+            + 8 * len(self.console.answers)  # (a key's answer is 48 bytes more; most are none)
             + len(self.console.log)
         )

@@ -1,7 +1,7 @@
 """`lc3jit dap`: the Debug Adapter Protocol, so that VS Code, Neovim and Emacs debug LC-3.
 
-The adapter is the debugger of `lc3jit debug` (lc3jit/debugging/debugger.py) behind another
-front: its breakpoints are the engine's stops, so between stops the program runs
+The adapter is a front over the debugging session (lc3jit/debugging/session.py), as
+`lc3jit debug` is another: its breakpoints are the engine's stops, so between stops the program runs
 translated at full speed; its watches are data breakpoints; stepping, `next` and
 `finish` are its own. What is added here is what an editor asks for in its terms:
 source lines (dap_program.py), conditions and hit counts on breakpoints, a pause that
@@ -9,7 +9,7 @@ interrupts a running program (Machine.request_stop, taken before the next instru
 expressions (expressions.py), memory as bytes, the disassembly, and a console whose
 display is the debug console and whose keyboard is what the user types there. The
 breakpoint requests are dap_breakpoints.py, the requests that look at the stopped program
-dap_inspect.py, the debugger as the adapter drives it dap_debugger.py; here are the
+dap_inspect.py, the console it gives the program dap_debugger.py; here are the
 session, launching, and running.
 
 Requests are read on the main thread; a command that runs the program (continue, next,
@@ -34,10 +34,11 @@ from pathlib import Path
 from typing import BinaryIO
 
 from lc3jit.api import Simulator
-from lc3jit.debugging.debugger import CommandError
 from lc3jit.debugging.expressions import ExpressionError
+from lc3jit.debugging.session import Session
+from lc3jit.debugging.stops import CommandError, Stop
 from lc3jit.editors.dap_breakpoints import BreakpointRequests, Breakpoints
-from lc3jit.editors.dap_debugger import AdapterDebugger, ConsoleKeyboard, EventDisplay
+from lc3jit.editors.dap_debugger import ConsoleKeyboard, EventDisplay
 from lc3jit.editors.dap_inspect import THREAD, Inspection
 from lc3jit.editors.dap_program import Program
 from lc3jit.editors.dap_wire import Channel, Message, ProtocolError, RequestError
@@ -109,7 +110,7 @@ class Adapter(BreakpointRequests, Inspection):
 
     def __init__(self, channel: Channel) -> None:
         self.channel = channel
-        self.debugger: AdapterDebugger | None = None
+        self.debugger: Session | None = None
         self.program: Program | None = None
         self.launch: Launch | None = None
         self.breakpoints = Breakpoints()
@@ -164,7 +165,7 @@ class Adapter(BreakpointRequests, Inspection):
         self.channel.event("output", {"category": category, "output": text + "\n"})
 
     @property
-    def dbg(self) -> AdapterDebugger:
+    def dbg(self) -> Session:
         if self.debugger is None:
             raise RequestError("no program is loaded: launch one first")
         return self.debugger
@@ -211,7 +212,12 @@ class Adapter(BreakpointRequests, Inspection):
             )
 
         self.program, self.launch = program, launch
-        self.debugger = AdapterDebugger(make, self, launch.max_steps)
+        self.debugger = Session(
+            make,
+            max_steps=launch.max_steps,
+            skips=lambda pc: not self.breakpoint_stops(pc),  # hit counts, logpoints, conditions
+            reconfigure=self.apply_pending,  # breakpoints set while the program runs
+        )
         self.channel.event("process", {"name": str(launch.programs[0]), "startMethod": "launch"})
         return {}
 
@@ -230,7 +236,7 @@ class Adapter(BreakpointRequests, Inspection):
         elif pc in self.dbg.breakpoints and self.breakpoint_stops(pc):
             self.stopped("breakpoint", self.hit_ids(pc))
         else:
-            self.start(self.dbg.cmd_continue)
+            self.start(self.dbg.cont)
 
     def on_restart(self, args: Message) -> None:
         self.stop_running()
@@ -261,77 +267,79 @@ class Adapter(BreakpointRequests, Inspection):
 
     # Requests: running.
     def on_continue(self, args: Message) -> Message:
-        self.start(self.dbg.cmd_continue)
+        self.start(self.dbg.cont)
         return {"allThreadsContinued": True}
 
     def on_next(self, args: Message) -> None:
-        self.start(self.dbg.cmd_next)
+        self.start(self.dbg.next)
 
     def on_step_in(self, args: Message) -> None:
-        self.start(self.dbg.cmd_step)
+        self.start(self.dbg.step)
 
     def on_step_out(self, args: Message) -> None:
-        self.start(self.dbg.cmd_finish)
+        self.start(self.dbg.finish)
 
     def on_step_back(self, args: Message) -> None:
-        self.start(self.dbg.cmd_reverse_step)
+        self.start(self.dbg.reverse_step)
 
     def on_reverse_continue(self, args: Message) -> None:
-        self.start(self.dbg.cmd_reverse_continue)
+        self.start(self.dbg.reverse_continue)
 
     def on_pause(self, args: Message) -> None:
         with self.lock:
             if self.running:
                 self.sim.machine.request_stop(PAUSED)
 
-    def start(self, command: Callable[[list[str]], None]) -> None:
-        """Run a debugger command on the worker; its outcome becomes an event."""
+    def start(self, command: Callable[[], Outcome]) -> None:
+        """Run a session's command on the worker; its outcome becomes an event."""
         with self.lock:
             if self.running:
                 raise RequestError("the program is running already")
             self.dbg.running()  # CommandError once it has ended
             self.running = True
-        self.dbg.outcome = None
         self.worker = threading.Thread(target=self._work, args=(command,), name="lc3jit-dap-run", daemon=True)
         self.worker.start()
 
-    def _work(self, command: Callable[[list[str]], None]) -> None:
+    def _work(self, command: Callable[[], Outcome]) -> None:
         try:
-            command([])
-            outcome = self.dbg.outcome or STEP_LIMIT
+            outcome = command()
             while outcome.ending is Ending.RECONFIGURE:  # asked before the command began: begin it
                 self.sim.machine.take_ending()
                 self.apply_pending()
-                command([])
-                outcome = self.dbg.outcome or STEP_LIMIT
+                outcome = command()
+        except CommandError as e:  # a way back with no history
+            self.note(str(e), "stderr")
+            outcome = STEP_LIMIT
         except Exception as e:  # a bug of ours: say it rather than hang the editor
             self.note(f"lc3jit dap: {type(e).__name__}: {e}", "stderr")
             outcome = Outcome(Ending.FAULT, str(e))
-            self.dbg.ended = outcome
+        stop = self.dbg.stop(outcome)
+        if stop.reason in ("ended", "limit"):
+            self.dbg.ended = outcome  # the step limit reached ends an editor's session too
+        for change in stop.pushes:
+            self.note(change[:1].upper() + change[1:])
         with self.lock:
             self.running = False
             self.sim.machine.take_ending()  # a pause that came too late to stop anything
             self.pending = False
         self.apply()
-        self.reported(outcome)
+        self.reported(stop)
 
-    def reported(self, outcome: Outcome) -> None:
+    def reported(self, stop: Stop) -> None:
         """The event for how a run stopped: stopped, or exited and terminated."""
-        pc = self.sim.pc
-        if self.dbg.ended is not None:
+        outcome = stop.outcome
+        if stop.reason in ("ended", "limit"):
             if outcome.message and outcome.ending is not Ending.HALT:
-                self.note(f"{outcome.message} at x{pc:04X}", "stderr")
+                self.note(f"{outcome.message} at x{stop.pc:04X}", "stderr")
             self.channel.event("exited", {"exitCode": outcome.exit_code})
             self.channel.event("terminated")
-        elif outcome.ending is Ending.BREAKPOINT:
-            self.stopped("breakpoint", self.hit_ids(pc))
-        elif outcome.ending is Ending.WATCH:
+        elif stop.reason == "breakpoint":
+            self.stopped("breakpoint", self.hit_ids(stop.pc))
+        elif stop.reason == "watch":
             ids = [bp.id for bp in self.breakpoints.data]
             self.stopped("data breakpoint", ids, outcome.message)
-        elif outcome.ending is Ending.PAUSED:
-            self.stopped("pause")
         else:
-            self.stopped("step")
+            self.stopped(stop.reason)
 
     def stopped(self, reason: str, ids: list[int] | None = None, text: str | None = None) -> None:
         body: Message = {"reason": reason, "threadId": THREAD, "allThreadsStopped": True}

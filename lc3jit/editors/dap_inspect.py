@@ -15,6 +15,7 @@ from pathlib import Path
 from lc3jit.debugging.expressions import Value, assign, evaluate, word_text
 from lc3jit.editors.dap_breakpoints import LABELS, REGISTERS, word_address
 from lc3jit.editors.dap_program import call_chain, routine_entries
+from lc3jit.editors.dap_repl import console_command
 from lc3jit.editors.dap_wire import Message, RequestError, reference
 from lc3jit.toolchain.disasm import instruction_text
 from lc3jit_runtime.isa import CC_VALUE, WORD_MASK, decode
@@ -79,7 +80,10 @@ class Inspection:
             return {
                 "variables": [
                     self.variable(
-                        name, word_text(mem[address]), f"0x{address:04X}", f"word at x{address:04X}"
+                        name,
+                        f"x{address:04X} -> {word_text(mem[address])}",  # as evaluate shows a label
+                        f"0x{address:04X}",
+                        f"word at x{address:04X}",
                     )
                     for address, name in sorted(self.dbg.labels.items())
                 ]
@@ -127,6 +131,10 @@ class Inspection:
         context = args.get("context")
         if context == "repl" and (self.running or expression.startswith(">")):
             return self.type_keys(expression.removeprefix(">"))
+        if context == "repl":  # the prompt's commands too (dap_repl.py)
+            done = console_command(self, expression)  # type: ignore[arg-type]
+            if done is not None:
+                return done
         sim = self.stopped_machine()
         assignment = _ASSIGNMENT.fullmatch(expression) if context == "repl" else None
         value = self.write(*assignment.groups()) if assignment else evaluate(sim, expression)

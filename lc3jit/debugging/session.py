@@ -1,4 +1,6 @@
-"""The debugger's running of a program: breakpoints, watches, stepping forward, at translated speed.
+"""The debugging session: one program under the debugger, run, stepped both ways, stopped
+by breakpoints and watches, at translated speed. The text debugger (debugger.py) and the
+debug adapter (lc3jit/editors/dap.py) are fronts over it.
 
 Between stops the program runs on its engine (regions by default), at full speed: a
 breakpoint is a stop the engine keeps (`set_stop`): translations covering its address are
@@ -18,86 +20,73 @@ one console session (one output thread, one switch to raw keys), so a step costs
 microseconds, not the milliseconds of starting the console again.
 
 Each command is a method that returns the run's Outcome without printing (`step`, `next`,
-`finish`, `cont`, `until`), for front ends other than the prompt (a Debug Adapter);
-backward.py adds going back, inspecting.py what a stop shows, debugger.py the prompt.
+`finish`, `cont`, `until`; going back, `reverse_step`, `reverse_next`, `reverse_finish`,
+`reverse_continue`, `goto`, done by its collaborator in backward.py); `stop` turns an
+Outcome into the record a front shows. The session is composed: its history (reverse.py),
+its watches (watches.py) and its way back (backward.py) are objects it holds, and a front
+adds its own say on breakpoints (`skips`) and a moment's stop to change them
+(`reconfigure`) as callables, not by subclassing. docs/debugger.md describes the API.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING
 
 from lc3jit.api import Simulator
+from lc3jit.debugging.backward import Reverse
 from lc3jit.debugging.reverse import CHECKPOINT_EVERY, DEFAULT_LIMIT, History, RecordedConsole
+from lc3jit.debugging.stops import (
+    ARRIVED,
+    BREAKPOINT,
+    ENDED,
+    STEPPED,
+    Body,
+    CommandError,
+    Stop,
+    calls,
+    done,
+    reason,
+    returns,
+)
 from lc3jit.debugging.watches import Check, CheckingInterpreter, WatchList
 from lc3jit.session import run_engine
 from lc3jit.toolchain.places import Places
 from lc3jit_runtime.endings import Ending
 from lc3jit_runtime.errors import Watched
 from lc3jit_runtime.isa import Flow, Instruction, decode
-from lc3jit_runtime.machine import IO_BASE, Machine
-from lc3jit_runtime.outcome import STEP_LIMIT, Outcome
+from lc3jit_runtime.machine import IO_BASE, USER_BASE
+from lc3jit_runtime.outcome import Outcome
 
 if TYPE_CHECKING:
     from lc3jit.debugging.inspecting import Condition
     from lc3jit.session import Runnable
 
-ARRIVED = Outcome(Ending.ARRIVED)  # a temporary stop reached: next, finish, until done
-BREAKPOINT = Outcome(Ending.BREAKPOINT)
-STEPPED = STEP_LIMIT  # a count of instructions run, as asked
-#: Endings after which the program cannot go on: `run` starts it again.
-ENDED = (Ending.HALT, Ending.FAULT, Ending.INPUT_EXHAUSTED)
 
-
-def done(outcome: Outcome) -> Outcome:
-    """A temporary stop reached is the command done, as a step is: STEPPED."""
-    return STEPPED if outcome is ARRIVED else outcome
-
-
-class CommandError(Exception):
-    """A command that cannot be done as typed: one line for the user, then the prompt."""
-
-
-def calls(ins: Instruction) -> bool:
-    """JSR, JSRR or TRAP: what `next` steps over."""
-    return ins.form.flow in (Flow.CALL, Flow.TRAP)
-
-
-def returns(ins: Instruction) -> bool:
-    return ins.form.flow is Flow.RTI or ins.is_return
-
-
-class Body:
-    """A command's work as a Runnable, so that run_engine runs it in one console session."""
-
-    name = "debugger"
-
-    def __init__(self, machine: Machine, body: Callable[[int | None], Outcome]) -> None:
-        self.machine = machine
-        self.body = body
-
-    def run(self, max_steps: int | None = None) -> Outcome:
-        return self.body(None if max_steps is None else self.machine.icount + max_steps)
-
-
-class Stepping:
+class Session:
     """A program under the debugger, and the ways forward: what the commands act on.
 
     make gives a fresh Simulator (at the start, and for run/restart); history is how many
     instructions back the reverse commands reach (0: no history, nothing recorded), with a
-    checkpoint every `every` instructions."""
+    checkpoint every `every` instructions. A front may pass `skips` (at a breakpoint's
+    address: does the run go on past it, e.g. a hit count not reached) and `reconfigure`
+    (called when the run stopped for a moment, Ending.RECONFIGURE, to change the
+    breakpoints; the run then goes on)."""
 
     def __init__(
         self,
         make: Callable[[], Simulator],
-        out: TextIO,
         max_steps: int | None = None,
         history: int = DEFAULT_LIMIT,
         every: int = CHECKPOINT_EVERY,
+        skips: Callable[[int], bool] | None = None,
+        reconfigure: Callable[[], None] | None = None,
     ) -> None:
         self.make = make
         self.every = every
-        self.out = out
+        self.skips = skips
+        self.reconfigure = reconfigure
+        self.target: int | None = None  # where run_to is going: never skipped
         self.max_steps = max_steps
         self.history_limit = history
         self.breakpoints: set[int] = set()
@@ -108,6 +97,7 @@ class Stepping:
         self.frames: list[tuple[int, int]] = []  # (return PC, R6) of calls seen being made
         self.pushed: list[str] = []  # watched words written by pushes since the last stop
         self.scanning = False  # reverse-continue looking for hits: pushes are not reported
+        self.reverse = Reverse(self)
         self.load()
 
     def load(self) -> None:
@@ -177,15 +167,6 @@ class Stepping:
         """x3005 <LOOP+2>: the address, and the nearest label before it if close."""
         return self.places.where(address)
 
-    def say(self, text: str = "") -> None:
-        """A line of the debugger's, on a line of its own after the program's output."""
-        console = self.sim.console
-        if console.mid_line:
-            console.mid_line = False
-            text = "\n" + text
-        self.out.write(text + "\n")
-        self.out.flush()
-
     # Running: every command's work is a body run inside one console session.
     def _drive(self, body: Callable[[int | None], Outcome], steps: int | None = None) -> Outcome:
         """Run body within --max-steps (steps: the count a command asked for, None for
@@ -197,6 +178,8 @@ class Stepping:
                 return self.limit_reached
             budget = left if steps is None else min(steps, left)
         outcome = run_engine(Body(self.sim.machine, body), budget).outcome
+        if outcome.ending in ENDED:
+            self.ended = outcome  # it stays ended: no command runs it on past its end
         limited = self.max_steps is not None and self.sim.machine.icount >= self.max_steps
         return self.limit_reached if outcome.ending is Ending.STEP_LIMIT and limited else outcome
 
@@ -215,9 +198,16 @@ class Stepping:
             if history is not None:
                 chunk = history.until_next(machine.icount)
                 left = chunk if left is None else min(chunk, left)
+            self.recorded.live = history is None or machine.icount >= history.frontier
             outcome = runnable.run(left)
             if history is not None:
                 history.reached()
+            if outcome.ending is Ending.RECONFIGURE and self.reconfigure is not None:
+                machine.take_ending()
+                self.reconfigure()
+                if runnable in (self.sim.engine, self.watcher):
+                    runnable = self.runner  # a watch on a register or on reads may have been set
+                continue
             if outcome.ending is not Ending.STEP_LIMIT:
                 return outcome
 
@@ -233,6 +223,8 @@ class Stepping:
         if outcome.ending is not Ending.BREAKPOINT:
             return True
         pc = self.sim.pc
+        if self.skips is not None and pc != self.target and self.skips(pc):
+            return False
         condition = self.conditions.get(pc)
         if condition is not None and not condition.holds():
             return False
@@ -260,6 +252,7 @@ class Stepping:
         temporary = target not in self.breakpoints
         if temporary:
             self.set_stop(target, True)
+        self.target = target
         try:
             while True:
                 outcome = self.advance(self.runner, stop_at)
@@ -273,12 +266,30 @@ class Stepping:
                 if outcome.ending is not Ending.STEP_LIMIT:
                     return outcome
         finally:
+            self.target = None
             if temporary:
                 self.set_stop(target, False)
 
     def current(self) -> Instruction:
         pc = self.sim.pc
         return decode(self.sim.machine.mem[pc], pc)
+
+    def in_call(self) -> bool:
+        """Is the PC in a routine something called, so that `finish` has a return to reach:
+        a call the session saw being made, the system's code (traps and interrupts, below
+        x3000), or a subroutine a JSR in the program enters, with no return between its
+        first word and the PC? The program's own top level is none of these."""
+        pc, mem = self.sim.pc, self.sim.machine.mem
+        if self.frames or pc < USER_BASE:
+            return True
+        for image in self.sim.images:
+            for offset in range(len(image.words)):
+                ins = decode(image.words[offset], image.origin + offset)
+                entry = ins.target
+                called = ins.form.flow is Flow.CALL and entry is not None and entry <= pc
+                if called and not any(returns(decode(mem[a], a)) for a in range(entry, pc)):
+                    return True
+        return False
 
     def step_tracking(self, stop_at: int | None) -> Outcome:
         """step_one, keeping `frames` for finish: a call entered pushes, a return pops."""
@@ -353,8 +364,39 @@ class Stepping:
         return self._drive(self.go, None)
 
     def running(self) -> None:
+        """A command that runs the program forward refuses once it has ended (HALT, a
+        fault, the input used up), changing nothing."""
         if self.ended is not None:
-            raise CommandError("the program is not running: `run` starts it again")
+            how = "halted" if self.ended.ending is Ending.HALT else f"ended: {self.ended.message}"
+            raise CommandError(f"the program has {how}; `run` starts it again")
+
+    def stop(self, outcome: Outcome) -> Stop:
+        """The record of how a command stopped, for a front to report; the pushes reported
+        since the last stop are taken (reported once)."""
+        stop = Stop(reason(outcome), outcome, self.sim.pc, tuple(self.pushed))
+        self.pushed = []
+        return stop
+
+    # Going back: the session's Reverse (backward.py) does each.
+    def goto(self, target: int) -> Outcome:
+        """The state after `target` instructions, within the history."""
+        return self.reverse.goto(target)
+
+    def reverse_step(self, count: int = 1) -> Outcome:
+        """Back count instructions (to the history's start at most)."""
+        return self.reverse.reverse_step(count)
+
+    def reverse_next(self) -> Outcome:
+        """Back one instruction, over a whole call when it was the call's return."""
+        return self.reverse.reverse_next()
+
+    def reverse_finish(self) -> Outcome:
+        """Back to the call that entered the current routine."""
+        return self.reverse.reverse_finish()
+
+    def reverse_continue(self) -> Outcome:
+        """Back to the latest breakpoint or watch hit before now, or the history's start."""
+        return self.reverse.reverse_continue()
 
     # Breakpoints and watches.
     def _delete(self, address: int) -> None:
