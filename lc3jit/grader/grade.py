@@ -27,6 +27,7 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 
 import pytest
+from _pytest.runner import runtestprotocol
 
 from lc3jit.grader import pytest_plugin as plugin
 from lc3jit.grading import report
@@ -47,7 +48,13 @@ class ClassRunner:
     def pytest_runtestloop(self, session: pytest.Session) -> bool:
         config = session.config
         records = config.stash[plugin.RECORDS]
+        collector = plugin.Collector(records)
         items = session.items
+        # Nobody reads a worker's terminal: its reporter would keep every report of every
+        # submission and, at the end, go through them once per failure (quadratic).
+        config.pluginmanager.unregister(name="terminalreporter")
+        for item in items:  # a failure's text comes from its exception: no traceback drawn
+            item.repr_failure = item._repr_failure_py = plugin.short_failure  # type: ignore[method-assign]
         self.connection.send(("ready", None))
         while (path := self.connection.recv()) is not None:
             start = time.monotonic()
@@ -59,7 +66,10 @@ class ClassRunner:
                 if isinstance(item, pytest.Function):
                     item._initrequest()  # a fresh request, as pytest-rerunfailures does
                 following = items[index + 1] if index + 1 < len(items) else None
-                item.ihook.pytest_runtest_protocol(item=item, nextitem=following)
+                # The protocol without its log hooks (no one watches a worker's progress):
+                # the records come from the reports themselves.
+                for report_ in runtestprotocol(item, nextitem=following, log=False):
+                    collector.pytest_runtest_logreport(report_)
             record = plugin.submission(config, time.monotonic() - start)
             record.program = path
             self.connection.send(("done", record.as_dict()))
@@ -150,7 +160,17 @@ class Grader:
 
     def _start(self, context: multiprocessing.context.BaseContext) -> Worker:
         parent, child = context.Pipe()
-        arguments = [str(self.tests), "-p", "no:cacheprovider", "-qq", "-p", "no:xdist"]
+        arguments = [
+            str(self.tests),
+            "-p",
+            "no:cacheprovider",
+            "-qq",
+            "-p",
+            "no:xdist",
+            "-s",
+            "-p",
+            "no:warnings",
+        ]
         arguments += ["--lc3-program", self.submissions[0], *self.options]
         process = context.Process(target=_worker, args=(child, arguments), daemon=True)
         process.start()

@@ -231,6 +231,7 @@ def lc3(request: pytest.FixtureRequest, lc3_program: list[Path]) -> Generator[Fa
     deadline = time.monotonic() + settings.time_limit
     sims: list[Simulator] = []
     node.stash[SIMS] = sims
+    node.stash[NOT_RUN] = False  # a class's worker runs the same test for the next submission
 
     def make(*programs: str | Path, **options: object) -> Simulator:
         __tracebackhide__ = True
@@ -377,7 +378,7 @@ def pytest_runtest_makereport(
     message = ""
     ran = not item.stash.get(NOT_RUN, False)
     if not ran:
-        message = str(rep.longrepr)
+        message = str(excinfo.value) if excinfo is not None else ""
     elif excinfo is not None and isinstance(excinfo.value, RunError | LC3Error):
         message = f"{type(excinfo.value).__name__}: {excinfo.value}"
         rep.longrepr = message
@@ -419,6 +420,12 @@ def pytest_runtest_makereport(
     )
     rep.user_properties.append(("lc3_record", json.dumps(asdict(record))))
     return rep
+
+
+def short_failure(excinfo: pytest.ExceptionInfo[BaseException], style: str | None = None) -> str:
+    """A failure as its exception's one line, no traceback drawn (what `lc3jit grade`'s workers
+    report: the records take their text from the exception, not from the drawing)."""
+    return excinfo.exconly()
 
 
 def _failure_text(excinfo: pytest.ExceptionInfo[BaseException] | None, rep: pytest.TestReport) -> str:
