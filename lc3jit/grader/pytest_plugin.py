@@ -33,7 +33,6 @@ import json
 import os
 import time
 from collections.abc import Callable, Generator, Iterable
-from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -171,17 +170,14 @@ def shared_translations() -> SharedTranslations:
     return SharedTranslations(cache)
 
 
+@functools.cache
 def load(paths: tuple[Path, ...]) -> tuple[tuple[Image, ...], str]:
-    """The images of the files, or the load error's text (the assembler's messages)."""
+    """The images of the files, or the load error's text (the assembler's messages): read
+    and assembled once a process, whichever it is (every test of a submission asks)."""
     try:
-        return _loaded(paths), ""
+        return tuple(load_images(list(paths))), ""
     except LC3Error as error:
         return (), str(error)
-
-
-@functools.cache
-def _loaded(paths: tuple[Path, ...]) -> tuple[Image, ...]:
-    return tuple(load_images(list(paths)))
 
 
 def absolute(files: Iterable[str | Path], cwd: str = "") -> tuple[Path, ...]:
@@ -418,7 +414,7 @@ def pytest_runtest_makereport(
         visibility=str(mark.args[0]) if mark is not None else settings.visibility,
         ran=ran,
     )
-    rep.user_properties.append(("lc3_record", json.dumps(asdict(record))))
+    rep.user_properties.append(("lc3_record", json.dumps(record.as_dict())))
     return rep
 
 

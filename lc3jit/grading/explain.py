@@ -12,11 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from lc3jit.grading.coverage import executed
 from lc3jit.toolchain.asm import SPELLINGS
 from lc3jit.translator.blocks import find_blocks
 from lc3jit_runtime.loader import SourceLine
-from lc3jit_runtime.machine import Machine
+from lc3jit_runtime.machine import IO_BASE, WATCH_DECODED, Machine
 
 #: Lines shown at most per test.
 MAX_LINES = 12
@@ -87,7 +86,8 @@ def unran(machines: Iterable[Machine], source: dict[int, SourceLine]) -> list[tu
     ran: set[int] = set()
     reach: set[int] = set()
     for machine in machines:
-        done = executed(machine)
+        watch = machine.watch  # only the words with source lines: a few, not all of memory
+        done = {a for a in source if a < IO_BASE and watch[a] & WATCH_DECODED}
         if not done:
             continue
         ran |= done

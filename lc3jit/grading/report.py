@@ -16,7 +16,7 @@ import html
 import io
 import json
 from collections import Counter
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +80,15 @@ class TestRecord:
             }
         )
 
+    def as_dict(self) -> dict[str, Any]:
+        """The record as JSON takes it (dataclasses.asdict's result, without its deep copies:
+        every test of a class makes one)."""
+        return {
+            **vars(self),
+            "unran": [list(u) for u in self.unran],
+            "checks": [vars(c) for c in self.checks],
+        }
+
     @property
     def output(self) -> str:
         """What a student reads for this test."""
@@ -133,7 +142,7 @@ class SubmissionRecord:
             "max_score": self.max_score,
             "problem": self.problem,
             "seconds": round(self.seconds, 3),
-            "tests": [asdict(t) for t in self.tests],
+            "tests": [t.as_dict() for t in self.tests],
         }
 
 
