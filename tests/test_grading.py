@@ -153,7 +153,7 @@ def test_ini_options_stand_for_the_command_line_which_wins(tmp_path: Path) -> No
     [test] = json.loads((tmp_path / "results.json").read_text())["tests"]
     assert (test["name"], test["visibility"], test["score"]) == ("test_returns", "hidden", 0)
     result = pytest_run("test_loop.py", "--lc3-max-steps", "7000", cwd=tmp_path)
-    assert "did not return: was still running after 7,000 instructions" in result.stdout
+    assert "did not return: it was still running after 7,000 instructions" in result.stdout
 
 
 def check_gradescope(results: dict[str, object]) -> None:
