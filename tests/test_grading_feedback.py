@@ -263,3 +263,17 @@ def test_the_gradescope_autograder_package_runs_end_to_end(tmp_path: Path) -> No
     assert str(empty["output"]).startswith(
         "no LC-3 program in the submission: submit one file ending in .asm"
     )
+
+
+def test_grade_says_what_it_lacks_and_what_coverage_costs() -> None:
+    missing = subprocess.run(
+        [sys.executable, "-m", "lc3jit", "grade", str(GRADING / "test_array_max.py")],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert missing.returncode != 0
+    assert missing.stderr == "lc3jit: no submissions to grade: give their files after the tests\n"
+    usage = subprocess.run(
+        [sys.executable, "-m", "lc3jit", "grade", "--help"], capture_output=True, text=True
+    )
+    text = " ".join(usage.stdout.split())
+    assert "(at translated speed)" in text and "interpreter" not in text
