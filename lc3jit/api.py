@@ -39,7 +39,7 @@ from lc3jit.simulator.errors import (
     TimeLimitError,
 )
 from lc3jit.simulator.observing import Observing
-from lc3jit.simulator.views import Memory, Registers
+from lc3jit.simulator.views import LabelError, Memory, Registers
 from lc3jit_runtime.errors import LC3Error
 
 
@@ -84,6 +84,7 @@ __all__ = [
     "CallResult",
     "InputEndedError",
     "LC3Error",
+    "LabelError",
     "MachineFaultError",
     "Memory",
     "OutputLimitError",

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from lc3jit.api import OutputLimitError, Simulator, StrictError, TimeLimitError
+from lc3jit.api import LabelError, OutputLimitError, Simulator, StrictError, TimeLimitError
 from lc3jit.grader.grade import grade_class
 from lc3jit.session import ENGINES
 
@@ -63,10 +63,31 @@ def test_a_call_that_never_returns_says_where_the_program_was() -> None:
     sim = Simulator(source=".ORIG x3000\nHALT\nSPIN ADD R0, R0, #1\nBR SPIN\n.END", max_steps=500)
     call = sim.call_subroutine("SPIN")
     assert not call.returned and call.value is None
-    message = "SPIN() did not return: was still running after 500 instructions (a loop that never ends?); "
+    message = "SPIN() did not return: it was still running after 500 instructions, at x300"
     with pytest.raises(AssertionError, match="^" + re.escape(message)):
         call.check_returned()
-    assert "the program was at x300" in call.not_returned() and "(<source>:" in call.not_returned()
+    assert "(<source>:" in call.not_returned()
+    assert "; it is looping between x3001 <SPIN> and x3002 <SPIN+1> (lines 3-4)" in call.not_returned()
+
+
+def test_a_call_that_halts_names_the_halt_not_the_word_after_it() -> None:
+    sim = Simulator(source=".ORIG x3000\nHALT\nSUB ADD R0, R0, #1\nHALT\nNEXT ADD R1, R1, #1\nRET\n.END")
+    call = sim.call_subroutine("SUB")
+    assert (
+        call.not_returned()
+        == "SUB() did not return: it halted at x3002 <SUB+1> (<source>:4: HALT), instead of RET"
+    )
+    with pytest.raises(AssertionError) as error:
+        sim.check_output("42")
+    assert str(error.value).endswith("the program's last instruction was x3002 <SUB+1> (<source>:4: HALT)")
+
+
+def test_a_label_the_program_lacks_is_named_with_those_it_has() -> None:
+    sim = Simulator(source=".ORIG x3000\nHALT\nARR_MAX RET\nDATA .FILL 1\n.END")
+    with pytest.raises(LabelError) as error:
+        sim.call_subroutine("ARRAY_MAX", 1)
+    assert str(error.value) == "no label ARRAY_MAX in the program; its labels are ARR_MAX, DATA"
+    assert isinstance(error.value, KeyError)  # what a caller that looked labels up caught before
 
 
 @engines
@@ -140,8 +161,11 @@ def test_output_helpers() -> None:
     assert str(error.value).splitlines() == [
         "expected output containing 'Sum = 8'",
         "got 'Sum = 7\\nHALT\\n'",
-        'the program was at x3003 <T> (<source>:5: T .STRINGZ "Sum = 7\\n")',
+        "the program's last instruction was x3002 (<source>:4: HALT)",
     ]
+    with pytest.raises(AssertionError) as error:
+        sim.check_output("Sum = 7\nDONE\n")
+    assert str(error.value).splitlines()[2:4] == ["- 'DONE\\n'", "+ 'HALT\\n'"]
 
 
 @engines
@@ -235,13 +259,18 @@ def test_a_class_is_graded_whatever_its_submissions_do(tmp_path: Path) -> None:
     }
     rows = (out / "scores.csv").read_text().splitlines()
     assert rows[0] == "submission,score,max_score,problem,test_twice,test_halts"
-    assert rows[1] == f"{submissions[0]},3,3,,2.0,1.0"
-    graded = {Path(s["program"]).stem: s for s in json.loads((out / "scores.json").read_text())}
-    assert graded["broken"]["problem"].startswith(f"{submissions[2]}: 1 error")
+    assert rows[1] == "good.asm,3,3,,2.0,1.0"  # named within the submissions' folder
+    graded = {
+        Path(s["program"]).stem: s for s in json.loads((out / "scores.json").read_text())["submissions"]
+    }
+    assert graded["broken"]["problem"].startswith(
+        "broken.asm: 1 error\nbroken.asm:3:19: error: expected a number, found R9"
+    )
     assert graded["crash"]["problem"] == "the submission crashed its grader (exit 9)"
     [loops] = [t for t in graded["loops"]["tests"] if not t["passed"]]
     assert (
         loops["message"]
-        == "StepLimitError: step limit reached at x3001 <TWICE> (loops.asm:3: TWICE BR TWICE)"
+        == "StepLimitError: step limit reached at x3001 <TWICE> (loops.asm:3: TWICE BR TWICE); it is looping "
+        "between x3001 <TWICE> and x3001 <TWICE>: 1 instructions, none of them left in the next 20,000"
     )
     assert "wrong.asm" in (out / "scores.html").read_text()

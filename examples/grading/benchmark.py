@@ -4,6 +4,7 @@ one program through pytest, and a whole class.
     python examples/grading/benchmark.py tests     # per-test cost, with and without observations
     python examples/grading/benchmark.py cases     # pytest examples/grading --cases 1000: cases per CPU s
     python examples/grading/benchmark.py class [--no-coverage]   # 300 submissions x 25 tests
+    python examples/grading/benchmark.py mix [--no-coverage]     # 150 submissions x 111 tests
 
 A benchmark, not a test: it prints what it measured on this machine, with the load average.
 
@@ -23,6 +24,11 @@ buggy compare, some that do not assemble, loop forever or flood their output; ea
 different, as a class's are: a word of its own after the code) and grades them with
 examples/grading's tests at 25 tests a submission (`--cases 15`), on 2 workers, with
 coverage (as `lc3jit grade` does by default).
+
+`mix` grades a class as a course has one: 150 submissions (60% right, 30% with the buggy
+compare, 10% that do not assemble), each with all 111 tests of examples/grading (its
+default 100 random arrays), on 2 workers; it prints the CPU time of the whole run
+(the workers included) per submission.
 """
 
 from __future__ import annotations
@@ -163,6 +169,46 @@ def make_class(folder: Path, count: int = 300) -> list[Path]:
     return paths
 
 
+def make_mix(folder: Path, count: int = 150) -> list[Path]:
+    """60% right, 30% buggy, 10% not assembling, each with a word of its own."""
+    solution = (HERE / "solution.asm").read_text()
+    broken = solution.replace("ADD R2, R0, #0", "ADD R2, R9, #0")
+    kinds = [solution] * 6 + [(HERE / "buggy.asm").read_text()] * 3 + [broken]
+    paths = []
+    for number in range(count):
+        path = folder / f"student{number:03d}.asm"
+        path.write_text(kinds[number % 10].replace("        .END", f"STUDENT .FILL #{number}\n        .END"))
+        paths.append(path)
+    return paths
+
+
+def mix(coverage: bool = True, jobs: int = 2) -> None:
+    with tempfile.TemporaryDirectory() as temp:
+        folder = Path(temp)
+        submissions = make_mix(folder)
+        print(f"Python {sys.version.split()[0]}; before: {load()}")
+        start, before = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
+        mine = resource.getrusage(resource.RUSAGE_SELF)
+        options = ["--lc3-coverage"] if coverage else []
+        records = grade_class(HERE / "test_array_max.py", submissions, folder / "out", jobs, options)
+        wall = time.perf_counter() - start
+        after, self_after = (
+            resource.getrusage(resource.RUSAGE_CHILDREN),
+            resource.getrusage(resource.RUSAGE_SELF),
+        )
+        cpu = sum(
+            b.ru_utime - a.ru_utime + b.ru_stime - a.ru_stime
+            for a, b in ((before, after), (mine, self_after))
+        )
+        tests = sum(len(r.tests) for r in records)
+        print(
+            f"{len(records)} submissions, {tests} tests, {jobs} workers, "
+            f"coverage {'on' if coverage else 'off'}: {wall:.1f} s wall, {cpu:.1f} s CPU, "
+            f"{cpu / len(records):.3f} s CPU a submission"
+        )
+        print(f"after: {load()}")
+
+
 def whole_class(coverage: bool = True, jobs: int = 2) -> None:
     with tempfile.TemporaryDirectory() as temp:
         folder = Path(temp)
@@ -191,5 +237,7 @@ if __name__ == "__main__":
         cases()
     elif sys.argv[1:2] == ["class"] and set(sys.argv[2:]) <= {"--no-coverage"}:
         whole_class(coverage="--no-coverage" not in sys.argv)
+    elif sys.argv[1:2] == ["mix"] and set(sys.argv[2:]) <= {"--no-coverage"}:
+        mix(coverage="--no-coverage" not in sys.argv)
     else:
-        sys.exit("usage: benchmark.py tests|cases|class [--no-coverage]")
+        sys.exit("usage: benchmark.py tests|cases|class|mix [--no-coverage]")

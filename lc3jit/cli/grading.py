@@ -17,7 +17,7 @@ GradeJobs = Annotated[
     int, typer.Option("--jobs", "-j", min=0, metavar="N", help="Worker processes (0: one per core).")
 ]
 GradeCoverage = Annotated[
-    bool, typer.Option(help="Name the lines each failing test never ran (runs on the interpreter).")
+    bool, typer.Option(help="Name the lines each failing test never ran (at translated speed).")
 ]
 PytestOptions = Annotated[
     list[str] | None,
@@ -29,24 +29,49 @@ PytestOptions = Annotated[
 ]
 
 
+Autograder = Annotated[
+    Path | None,
+    typer.Option(
+        "--gradescope-autograder",
+        metavar="OUT.zip",
+        help="Write Gradescope's autograder zip for the tests (setup.sh, run_autograder) instead of grading.",
+    ),
+]
+
+
 @command()
 def grade(
     tests: Annotated[Path, typer.Argument(help="The pytest tests (file or folder) that grade one program.")],
-    submissions: Annotated[list[Path], typer.Argument(help="The students' programs (.asm, .obj, ...).")],
+    submissions: Annotated[
+        list[Path] | None, typer.Argument(help="The students' programs (.asm, .obj, ...).")
+    ] = None,
     out: GradeOut = Path("grades"),
     jobs: GradeJobs = 0,
     coverage: GradeCoverage = True,
     pytest_options: PytestOptions = None,
+    gradescope_autograder: Autograder = None,
 ) -> None:
     """Grade a whole class: every submission against the tests, in parallel by submission
     (see lc3jit/grader/grade.py); a submission that does not assemble, loops, floods its
-    output or crashes costs only its own score."""
-    from lc3jit.grader.grade import grade_class
-
-    for path in (tests, *submissions):
+    output or crashes costs only its own score. With --gradescope-autograder, write the zip
+    that grades each submission on Gradescope instead (see lc3jit/grader/autograder.py)."""
+    for path in (tests, *(submissions or [])):
         if not path.exists():
             raise fail(f"{path}: no such file or folder")
     options = [*(["--lc3-coverage"] if coverage else []), *(pytest_options or [])]
+    if gradescope_autograder is not None:
+        from lc3jit.grader.autograder import build
+
+        try:
+            names = build(tests, gradescope_autograder, options)
+        except OSError as e:
+            raise fail(f"{gradescope_autograder}: {e.strerror or e}") from None
+        typer.echo(f"written: {gradescope_autograder} ({len(names)} files): upload it as the autograder")
+        return
+    if not submissions:
+        raise fail("no submissions to grade: give their files after the tests")
+    from lc3jit.grader.grade import grade_class
+
     try:
         records = grade_class(tests, submissions, out, jobs or os.cpu_count() or 1, options)
     except RuntimeError as e:

@@ -27,10 +27,13 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 
 import pytest
+from _pytest.runner import runtestprotocol
 
 from lc3jit.grader import pytest_plugin as plugin
 from lc3jit.grading import report
 
+#: A submission that is a link to a file outside the submissions' folder: not read at all.
+LINK_OUT = "a link to a file outside the submissions' folder: not graded"
 #: Seconds a worker may spend on one submission before it is killed.
 SUBMISSION_TIMEOUT = 600.0
 
@@ -45,19 +48,28 @@ class ClassRunner:
     def pytest_runtestloop(self, session: pytest.Session) -> bool:
         config = session.config
         records = config.stash[plugin.RECORDS]
+        collector = plugin.Collector(records)
         items = session.items
+        # Nobody reads a worker's terminal: its reporter would keep every report of every
+        # submission and, at the end, go through them once per failure (quadratic).
+        config.pluginmanager.unregister(name="terminalreporter")
+        for item in items:  # a failure's text comes from its exception: no traceback drawn
+            item.repr_failure = item._repr_failure_py = plugin.short_failure  # type: ignore[method-assign]
         self.connection.send(("ready", None))
         while (path := self.connection.recv()) is not None:
             start = time.monotonic()
             program = [Path(path)]
             config.stash[plugin.SETTINGS].program = program
-            config.stash[plugin.PROGRAM] = plugin.load(tuple(p.resolve() for p in program))
+            config.stash[plugin.PROGRAM] = plugin.load(plugin.absolute(program))
             records.clear()
             for index, item in enumerate(items):
                 if isinstance(item, pytest.Function):
                     item._initrequest()  # a fresh request, as pytest-rerunfailures does
                 following = items[index + 1] if index + 1 < len(items) else None
-                item.ihook.pytest_runtest_protocol(item=item, nextitem=following)
+                # The protocol without its log hooks (no one watches a worker's progress):
+                # the records come from the reports themselves.
+                for report_ in runtestprotocol(item, nextitem=following, log=False):
+                    collector.pytest_runtest_logreport(report_)
             record = plugin.submission(config, time.monotonic() - start)
             record.program = path
             self.connection.send(("done", record.as_dict()))
@@ -144,13 +156,21 @@ class Grader:
                         workers.append(self._start(context))
         for worker in finished:  # gone when the grade is written (and their CPU time counted)
             worker.process.join()
-        ordered = [results[s] for s in self.submissions if s in results]
-        _fill_missing_tests(ordered)
-        return ordered
+        return [results[s] for s in self.submissions if s in results]
 
     def _start(self, context: multiprocessing.context.BaseContext) -> Worker:
         parent, child = context.Pipe()
-        arguments = [str(self.tests), "-p", "no:cacheprovider", "-qq", "-p", "no:xdist"]
+        arguments = [
+            str(self.tests),
+            "-p",
+            "no:cacheprovider",
+            "-qq",
+            "-p",
+            "no:xdist",
+            "-s",
+            "-p",
+            "no:warnings",
+        ]
         arguments += ["--lc3-program", self.submissions[0], *self.options]
         process = context.Process(target=_worker, args=(child, arguments), daemon=True)
         process.start()
@@ -179,8 +199,17 @@ def _fill_missing_tests(records: list[report.SubmissionRecord]) -> None:
 def grade_class(
     tests: Path, submissions: list[Path], out: Path, jobs: int = 2, options: list[str] | None = None
 ) -> list[report.SubmissionRecord]:
-    """Grade every submission; write scores.csv, scores.json and scores.html into out."""
-    records = Grader(tests, [str(s) for s in submissions], jobs, options or []).run()
+    """Grade every submission; write scores.csv, scores.json and scores.html into out, naming
+    each submission (and every path in a message) relative to the submissions' folder."""
+    paths = [os.path.abspath(s) for s in submissions]
+    root = os.path.commonpath([os.path.dirname(p) for p in paths]) if paths else ""
+    outside = {p for p in paths if not os.path.realpath(p).startswith(os.path.realpath(root) + os.sep)}
+    inside = [p for p in dict.fromkeys(paths) if p not in outside]
+    graded = Grader(tests, inside, jobs, options or []).run() if inside else []
+    lost = {p: report.SubmissionRecord(p, problem=LINK_OUT) for p in outside}
+    found = {r.program: r for r in graded} | lost
+    records = [found[p].relative_to(root) for p in paths if p in found]
+    _fill_missing_tests(records)
     out.mkdir(parents=True, exist_ok=True)
     (out / "scores.csv").write_text(report.class_csv(records))
     report.write_reports(records, out / "scores.json")

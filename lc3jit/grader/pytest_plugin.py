@@ -16,8 +16,8 @@ with `pytest_plugins = ["lc3jit.grader.pytest_plugin"]`.
 Each call of `lc3(...)` is a fresh `lc3jit.api.Simulator` with the test's limits: the step
 limit of each run, a wall-clock limit and an output cap for the whole test (a program
 that loops or floods fails its test saying where it was). The program is read and
-assembled once per process: if it does not assemble, the assembler's messages are shown
-once, at the end, and every test fails with one line. Failures of the program (a RunError)
+assembled once per process: if it does not assemble, the assembler's first messages are
+shown once for the submission, and every test is marked as not run. Failures of the program (a RunError)
 are reported as their one-line message, without Python's traceback; lc3jit's own frames
 are hidden from the tracebacks of failed assertions.
 
@@ -32,8 +32,7 @@ import gc
 import json
 import os
 import time
-from collections.abc import Callable, Generator
-from dataclasses import asdict
+from collections.abc import Callable, Generator, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -77,12 +76,15 @@ OPTIONS: dict[str, tuple[str, object, str]] = {
     "report": ("string", "", "write a JSON report to FILE and an HTML page beside it"),
     "coverage": ("bool", False, "name the lines a failing test never ran"),
     "visibility": ("string", "visible", "Gradescope visibility of tests without a visibility mark"),
+    "relative_to": ("string", "", "name the program's files relative to DIR in the reports"),
 }
 
 Loaded = tuple[tuple[Image, ...], str]  # the images, or the load error's text
 PROGRAM = pytest.StashKey[Loaded | None]()
 SIMS = pytest.StashKey[list[Simulator]]()
 RECORDS = pytest.StashKey[dict[str, report.TestRecord]]()
+#: Set on a test that could not run the program (it does not assemble or load).
+NOT_RUN = pytest.StashKey[bool]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -151,7 +153,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[SETTINGS] = settings = Settings(config)
     config.stash[RECORDS] = {}
     config.pluginmanager.register(Collector(config.stash[RECORDS]), "lc3jit-records")
-    config.stash[PROGRAM] = load(tuple(p.resolve() for p in settings.program)) if settings.program else None
+    config.stash[PROGRAM] = load(absolute(settings.program)) if settings.program else None
     if regions.shared_code is None:  # compiled again after a stop (watch_calls): shared too
         regions.shared_code = {}
 
@@ -168,23 +170,26 @@ def shared_translations() -> SharedTranslations:
     return SharedTranslations(cache)
 
 
+@functools.cache
 def load(paths: tuple[Path, ...]) -> tuple[tuple[Image, ...], str]:
-    """The images of the files, or the load error's text (the assembler's messages)."""
+    """The images of the files, or the load error's text (the assembler's messages): read
+    and assembled once a process, whichever it is (every test of a submission asks)."""
     try:
-        return _loaded(paths), ""
+        return tuple(load_images(list(paths))), ""
     except LC3Error as error:
         return (), str(error)
 
 
-@functools.cache
-def _loaded(paths: tuple[Path, ...]) -> tuple[Image, ...]:
-    return tuple(load_images(list(paths)))
+def absolute(files: Iterable[str | Path], cwd: str = "") -> tuple[Path, ...]:
+    """The files' absolute paths, links not followed: messages name the file as given, never
+    what a link points to."""
+    return tuple(Path(os.path.abspath(os.path.join(cwd, f))) for f in files)
 
 
 @functools.cache
 def resolved(files: tuple[str | Path, ...], cwd: str) -> tuple[Path, ...]:
     """The files' absolute paths, once per working directory (every test asks)."""
-    return tuple(Path(cwd, f).resolve() for f in files)
+    return absolute(files, cwd)
 
 
 def uses_default_program(item: pytest.Item) -> bool:
@@ -222,6 +227,7 @@ def lc3(request: pytest.FixtureRequest, lc3_program: list[Path]) -> Generator[Fa
     deadline = time.monotonic() + settings.time_limit
     sims: list[Simulator] = []
     node.stash[SIMS] = sims
+    node.stash[NOT_RUN] = False  # a class's worker runs the same test for the next submission
 
     def make(*programs: str | Path, **options: object) -> Simulator:
         __tracebackhide__ = True
@@ -236,10 +242,8 @@ def lc3(request: pytest.FixtureRequest, lc3_program: list[Path]) -> Generator[Fa
         files = programs or (() if "source" in options else tuple(lc3_program))
         images, problem = load(resolved(files, os.getcwd()))
         if problem:
-            first = problem.splitlines()[0]
-            pytest.fail(
-                f"the program could not be loaded: {first} (the full messages are at the end)", pytrace=False
-            )
+            node.stash[NOT_RUN] = True
+            pytest.fail(f"not run: {report.not_loaded(problem)}", pytrace=False)
         many_machines_ahead(config)
         sim = Simulator(*images, **options)  # type: ignore[arg-type]  # the Simulator checks them
         sims.append(sim)
@@ -368,7 +372,10 @@ def pytest_runtest_makereport(
         return rep
     excinfo = call.excinfo
     message = ""
-    if excinfo is not None and isinstance(excinfo.value, RunError | LC3Error):
+    ran = not item.stash.get(NOT_RUN, False)
+    if not ran:
+        message = str(excinfo.value) if excinfo is not None else ""
+    elif excinfo is not None and isinstance(excinfo.value, RunError | LC3Error):
         message = f"{type(excinfo.value).__name__}: {excinfo.value}"
         rep.longrepr = message
     elif rep.failed:
@@ -390,7 +397,7 @@ def pytest_runtest_makereport(
     kind = type(excinfo.value).__name__ if excinfo is not None else ""
     settings = item.config.stash[SETTINGS]
     unran: list[tuple[int, str]] = []
-    if rep.failed and settings.coverage:
+    if rep.failed and ran and settings.coverage:
         sims = item.stash.get(SIMS, [])
         source = {a: line for sim in sims for image in sim.images for a, line in image.source.items()}
         unran = explain.unran([sim.machine for sim in sims], source)
@@ -401,13 +408,20 @@ def pytest_runtest_makereport(
         score=round(score, 6),
         max_score=maximum,
         message=message,
-        explanation=explain.explain(kind, message) if rep.failed else "",
+        explanation=explain.explain(kind, message) if rep.failed and ran else "",
         unran=unran,
         checks=soft,
         visibility=str(mark.args[0]) if mark is not None else settings.visibility,
+        ran=ran,
     )
-    rep.user_properties.append(("lc3_record", json.dumps(asdict(record))))
+    rep.user_properties.append(("lc3_record", json.dumps(record.as_dict())))
     return rep
+
+
+def short_failure(excinfo: pytest.ExceptionInfo[BaseException], style: str | None = None) -> str:
+    """A failure as its exception's one line, no traceback drawn (what `lc3jit grade`'s workers
+    report: the records take their text from the exception, not from the drawing)."""
+    return excinfo.exconly()
 
 
 def _failure_text(excinfo: pytest.ExceptionInfo[BaseException] | None, rep: pytest.TestReport) -> str:
@@ -451,9 +465,11 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
     if hasattr(config, "workerinput"):
         return
     record = submission(config, time.monotonic() - config.stash.get(STARTED, time.monotonic()))
+    if folder := str(option(config, "relative_to")):
+        record = record.relative_to(os.path.abspath(folder))
     if record.problem:
-        terminalreporter.section("the program could not be loaded")
-        terminalreporter.write_line(record.problem)
+        terminalreporter.section("the program could not be loaded: no test ran it")
+        terminalreporter.write_line(report.first_errors(record.problem))
     if record.tests:
         terminalreporter.section("LC-3 score")
         for line in report.score_lines(record):

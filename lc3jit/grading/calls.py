@@ -51,8 +51,9 @@ class CallResult:
     after: tuple[int, ...]  # R0-R7 when it stopped
     sp: int  # R6 before the arguments were pushed (stack convention), or at the call
     run: RunResult
-    where: str  # where the program was when it stopped
+    where: str  # the last instruction the program ran
     return_address: int
+    diagnosis: str = ""  # past a limit: "; it is looping between ..." (what it keeps doing)
 
     @property
     def text(self) -> str:
@@ -105,15 +106,17 @@ class CallResult:
         return found
 
     def not_returned(self) -> str:
+        """How the call ended instead of returning, where, and (past a limit) what it kept doing."""
         outcome = self.run.outcome
-        how = {Ending.HALT: "halted", Ending.BREAKPOINT: "stopped"}.get(
-            outcome.ending, outcome.message or outcome.reason
-        )
+        if outcome.ending is Ending.HALT:
+            return f"{self.text} did not return: it halted at {self.where}, instead of RET"
         if outcome.ending is Ending.STEP_LIMIT:
-            how = (
-                f"was still running after {self.run.machine.icount:,} instructions (a loop that never ends?)"
-            )
-        return f"{self.text} did not return: {how}; the program was at {self.where}"
+            how = f"it was still running after {self.run.machine.icount:,} instructions"
+        elif outcome.ending is Ending.BREAKPOINT:
+            how = "it stopped at a breakpoint"
+        else:
+            how = outcome.message or outcome.reason
+        return f"{self.text} did not return: {how}, at {self.where}{self.diagnosis}"
 
     def stack_message(self) -> str:
         got, want = self.after[6], self.expected_sp

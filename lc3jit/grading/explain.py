@@ -12,41 +12,51 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from lc3jit.grading.coverage import executed
 from lc3jit.toolchain.asm import SPELLINGS
 from lc3jit.translator.blocks import find_blocks
 from lc3jit_runtime.loader import SourceLine
-from lc3jit_runtime.machine import Machine
+from lc3jit_runtime.machine import IO_BASE, WATCH_DECODED, Machine
 
 #: Lines shown at most per test.
 MAX_LINES = 12
 
 _PLAIN = {
     "StepLimitError": "The program was still running when its instruction limit ran out: most likely "
-    "a loop whose exit condition never comes true.",
-    "TimeLimitError": "The program ran longer than the test allows: most likely a loop that never ends.",
+    "a loop whose exit condition never comes true (the message says which instructions it kept running).",
+    "TimeLimitError": "The program ran longer than the test allows: most likely a loop that never ends "
+    "(the message says which instructions it kept running).",
     "OutputLimitError": "The program printed far more than the test expects: most likely output inside "
     "a loop that never ends.",
     "MachineFaultError": "The machine met a word it cannot run: the program jumped into data or empty memory "
     "(a wrong address in JMP or RET, or running past HALT), or used a TRAP vector that does not exist.",
     "InputEndedError": "The program waited for more keys than the test typed: it reads input the test "
     "did not expect it to read.",
-    "CallError": "The subroutine did not come back with RET: it halted, or lost its return address in R7 "
-    "(save R7 before calling another subroutine).",
     "StrictError": "The program read a memory word that nothing had written: a variable never initialised, "
     "or an address computed wrongly.",
-    "LoadError": "The program could not be loaded, so no test could run it.",
-    "AssemblyError": "The program does not assemble, so no test could run it: fix the errors the "
-    "assembler lists.",
+    "LabelError": "The tests find your code by the label the assignment names: give the subroutine (or "
+    "the data) exactly that label (case does not matter).",
+}
+
+#: A call that did not return, by how it ended (the message of CallResult.not_returned).
+_NOT_RETURNED = {
+    "it halted": "A subroutine goes back to its caller with RET; HALT stops the whole machine, so the "
+    "caller never gets its result. End the subroutine with RET (HALT belongs to the main program).",
+    "holds no code": "The program ran off the end of its code into memory that holds none: an RET (or a "
+    "HALT) is missing, or a jump or RET went to a wrong address (was R7 overwritten by a JSR or a TRAP?).",
+    "looping": "The subroutine never came back: it kept going round the loop the message names, most likely "
+    "because its exit condition never comes true.",
+    "": "The subroutine did not come back with RET: it lost its return address in R7 (save R7 before "
+    "calling another subroutine or a TRAP), or it never reaches its RET.",
 }
 
 
 def explain(kind: str, message: str) -> str:
-    """A sentence or two for a failure of this exception kind and message."""
+    """A sentence or two for a failure of this exception kind and message: the real problem,
+    in the student's terms."""
+    if " did not return: " in message:
+        return next(text for words, text in _NOT_RETURNED.items() if words in message)
     if kind in _PLAIN:
         return _PLAIN[kind]
-    if "did not return" in message:
-        return _PLAIN["CallError"]
     if " changed R" in message:
         return (
             "A register the subroutine must keep came back changed: save it on entry and restore it "
@@ -56,7 +66,8 @@ def explain(kind: str, message: str) -> str:
         return "The stack was not left as the calling convention wants: count the pushes and the pops."
     if message.startswith("expected output") or "output containing" in message:
         return (
-            "The program's output differs from what the test expected (compare them character by character)."
+            "The program's output differs from what the test expected: the lines marked - are "
+            "expected, those marked + printed."
         )
     if " returned " in message:
         return "The subroutine returned, but not the value the test expected."
@@ -75,7 +86,8 @@ def unran(machines: Iterable[Machine], source: dict[int, SourceLine]) -> list[tu
     ran: set[int] = set()
     reach: set[int] = set()
     for machine in machines:
-        done = executed(machine)
+        watch = machine.watch  # only the words with source lines: a few, not all of memory
+        done = {a for a in source if a < IO_BASE and watch[a] & WATCH_DECODED}
         if not done:
             continue
         ran |= done

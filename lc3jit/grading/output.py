@@ -7,6 +7,8 @@ import difflib
 
 #: Output longer than this is shown cut, around the first difference.
 SHOWN = 200
+#: Lines of the diff shown at most.
+DIFF_LINES = 12
 
 
 def normalized(text: str, ignore_case: bool = False, ignore_whitespace: bool = False) -> str:
@@ -57,8 +59,21 @@ def check(
     )
     ways = [w for w, on in (("ignoring case", ignore_case), ("ignoring whitespace", ignore_whitespace)) if on]
     want = "output containing" if contains_only else "output"
+    changes = "" if contains_only else diff(expected, output)
     raise AssertionError(
         f"expected {want} {shown(expected, first)}{' (' + ', '.join(ways) + ')' if ways else ''}\n"
         f"got {shown(output, first)}\n"
-        f"the program was at {where}"
+        f"{changes}"
+        f"the program's last instruction was {where}"
     )
+
+
+def diff(expected: str, output: str) -> str:
+    """The lines that differ, - expected and + printed (each as repr, so spaces and line ends
+    show), at most DIFF_LINES of them, with a line ending; empty when the text is one line."""
+    old, new = expected.splitlines(keepends=True), output.splitlines(keepends=True)
+    if len(old) <= 1 and len(new) <= 1:
+        return ""
+    lines = [f"{line[0]} {line[2:]!r}" for line in difflib.ndiff(old, new) if line[:1] in "-+"]
+    more = f"\n  ... {len(lines) - DIFF_LINES} more" if len(lines) > DIFF_LINES else ""
+    return "\n".join(lines[:DIFF_LINES]) + more + "\n"

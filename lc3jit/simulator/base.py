@@ -20,7 +20,7 @@ from lc3jit.session import (
     run_engine,
 )
 from lc3jit.simulator.errors import raise_for
-from lc3jit.simulator.views import Address, Memory, Registers, resolve
+from lc3jit.simulator.views import Address, LabelError, Memory, Registers, resolve
 from lc3jit.tiered import TieredEngine
 from lc3jit.toolchain.places import Places
 from lc3jit_runtime.capture import CapturedConsole
@@ -32,6 +32,11 @@ from lc3jit_runtime.isa import MEMORY_WORDS, WORD_MASK
 from lc3jit_runtime.loader import Image
 from lc3jit_runtime.machine import IO_BASE, Machine
 from lc3jit_runtime.signals import stop_on_signals
+
+#: TRAP x25: HALT.
+HALT_WORD = 0xF025
+#: The endings of a run that a limit cut short: the program may be in a loop.
+LIMITS = (Ending.STEP_LIMIT, Ending.TIME_LIMIT, Ending.OUTPUT_LIMIT)
 
 # A plain `lc3jit run` is a SimulatorBase: what only graders and the API use (the grading
 # modules, the dispatcher) and typing are imported where they are needed.
@@ -158,6 +163,7 @@ class SimulatorBase:
         self._engine: Engine | None = None
         self.setup_seconds = 0.0  # building the engine: translation ahead of the first run
         self.closed = False  # see close()
+        self.ended: Ending | None = None  # how the last run ended
 
     def __repr__(self) -> str:
         names = ", ".join(dict.fromkeys(Path(image.name).name for image in self.images))
@@ -171,7 +177,10 @@ class SimulatorBase:
     def address(self, where: Address) -> int:
         """An address from an int, a label (any case), a literal such as "x3000" or "#12",
         or a label with an offset: "LOOP+2", "TABLE-1", "DATA+x10"."""
-        return resolve(where, self._by_upper)
+        try:
+            return resolve(where, self._by_upper)
+        except LabelError as error:  # name the labels the program has (not the OS's)
+            raise LabelError(error.label, [n for image in self.images for n in image.symbols]) from None
 
     @property
     def engine(self) -> Engine:
@@ -383,6 +392,7 @@ class SimulatorBase:
                 moved = self._engine.take_translation_seconds()
                 result.seconds -= moved
                 result.setup_seconds += moved
+        self.ended = result.outcome.ending
         if check:
             self._check(result)
         return result
@@ -426,10 +436,28 @@ class SimulatorBase:
         """An address (default: the PC) as a student reads it: x3012 (NEXT+3, sol.asm line 22: BRnz NEXT)."""
         return self.places.describe(self.machine.pc if address is None else address)
 
+    def last_run(self) -> int:
+        """The address of the last instruction the program ran: the PC, except after a HALT,
+        which leaves the PC on the word after it (the label of whatever follows)."""
+        pc = self.machine.pc
+        before = (pc - 1) & WORD_MASK
+        return before if self.ended is Ending.HALT and self.machine.mem[before] == HALT_WORD else pc
+
+    def diagnosis(self, ending: Ending) -> str:
+        """For a run a limit ended: what the program keeps doing (the loop it is in, or the
+        empty memory it runs through), as `lc3jit run` says it; empty if nothing to say."""
+        if ending not in LIMITS:
+            return ""
+        from lc3jit.simulator.runaway import known, what_it_does
+
+        doing = what_it_does(self.machine, self.places) if known(self) else None
+        return f"; {doing}" if doing else ""
+
     def _check(self, result: RunResult) -> None:
-        """Raise the RunError of an ending other than HALT or a debugger's stop, naming where."""
+        """Raise the RunError of an ending other than HALT or a debugger's stop, naming where
+        (and, past a limit, what the program keeps doing)."""
         __tracebackhide__ = True
-        raise_for(result, self.where())
+        raise_for(result, self.where() + self.diagnosis(result.outcome.ending))
 
     def fill(self, seed: int) -> None:
         """Random words from seed in R0-R7 and in every word below xFE00 that no image loads."""
@@ -474,7 +502,8 @@ class SimulatorBase:
         __tracebackhide__ = True
         from lc3jit.grading import output as output_text
 
-        output_text.check(self.output, expected, contains, ignore_case, ignore_whitespace, self.where())
+        where = self.where(self.last_run())
+        output_text.check(self.output, expected, contains, ignore_case, ignore_whitespace, where)
 
 
 def _bytes(keys: bytes | str) -> bytes:

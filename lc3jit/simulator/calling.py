@@ -102,8 +102,9 @@ class Calling(SimulatorBase):
             tuple(reg),
             top,
             result,
-            self.where(),
+            self.where(self.last_run()),
             RETURN_ADDRESS,
+            "" if returned else self.diagnosis(result.outcome.ending),
         )
 
     def call(self, subroutine: Address, *args: int, max_steps: int | None = None) -> int:

@@ -3,6 +3,7 @@ bits, memory by address, label or slice, and addresses written as a student writ
 
 from __future__ import annotations
 
+from lc3jit_runtime.errors import LC3Error
 from lc3jit_runtime.isa import MEMORY_WORDS, WORD_MASK
 from lc3jit_runtime.machine import Machine
 
@@ -17,6 +18,19 @@ Address = int | str
 #: A label with an offset. `re` (and the literals' module) are imported only to read one:
 #: a plain `lc3jit run` never does, and `re` costs 5 ms of CPU to import on 3.15.
 _OFFSET = r"(.+?)([+-])(\w+|#\d+)"
+
+
+class LabelError(LC3Error, KeyError):
+    """A label the program does not have: names it and the labels it has (a KeyError too)."""
+
+    def __init__(self, label: str, labels: Sequence[str] = ()) -> None:
+        have = f"; its labels are {', '.join(labels)}" if labels else "; it has no labels"
+        super().__init__(f"no label {label} in the program{have}")
+        self.label = label
+        self.labels = tuple(labels)
+
+    def __str__(self) -> str:  # a KeyError's str is its argument's repr, quotes and all
+        return str(self.args[0])
 
 
 def resolve(where: Address, by_upper: Mapping[str, int]) -> int:
@@ -38,7 +52,7 @@ def resolve(where: Address, by_upper: Mapping[str, int]) -> int:
         if offset is not None:
             value = by_upper[match[1].upper()] + (offset if match[2] == "+" else -offset)
     if value is None or not 0 <= value <= WORD_MASK:
-        raise KeyError(f"no label {where!r} in the program")
+        raise LabelError(where)
     return value
 
 
