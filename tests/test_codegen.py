@@ -74,4 +74,4 @@ def game_words() -> list[list[int]]:
 def test_a_helper_called_with_the_wrong_arity_is_refused_at_translation_time() -> None:
     block = find_blocks([0xF025] * 0x10000, [ORIGIN])[ORIGIN]  # HALT
     with pytest.raises(ValueError, match="TRAP takes 2 arguments, not 1"):
-        BlockCompiler(block, 3).call(contract.TRAP, 0x25)
+        BlockCompiler(block, 3).state.call(contract.TRAP, 0x25)

@@ -10,14 +10,13 @@ leave, so the fast path needs no jump over them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from functools import cached_property, lru_cache
 
 from lc3jit.translator.assembler import Item
-from lc3jit.translator.block_state import LEAVE, LOCALS, load_registers
+from lc3jit.translator.block_state import LOCALS, BlockState, load_registers
 from lc3jit.translator.blocks import Block
-from lc3jit.translator.bounds import EMPTY, FULL, LOOSE
-from lc3jit.translator.codegen import BlockCompiler
+from lc3jit.translator.bounds import FULL, LOOSE
 from lc3jit.translator.dataflow import ALL_REGISTERS, REGISTER_ONLY
 from lc3jit.translator.emitter import BinaryOp, Compare, Emitter, Label, recorded
 from lc3jit.translator.regions.analyses import RegionFacts
@@ -67,8 +66,9 @@ class FactsDisagreeError(Exception):
     region is refused (engine.translate_region) and its code runs on the interpreter."""
 
 
-class AcrossBlocks(BlockCompiler):
-    """A region's state across its blocks; the compiler's other parts build on it."""
+class AcrossBlocks(BlockState):
+    """A region's state across its blocks, the jumps between them, its budget and its way
+    out: the value the region compiler's parts share."""
 
     def __init__(
         self,
@@ -79,7 +79,7 @@ class AcrossBlocks(BlockCompiler):
         hints: Hints = NO_HINTS,
     ) -> None:
         root = graph.root
-        super().__init__(root, edition, access_control, LEAVE)
+        super().__init__(root, edition, access_control)
         self.graph, self.facts, self.hints = graph, facts, hints
         self.e = Emitter(f"region_x{root.start:04X}", root.start)
         self.labels = {b.start: Label() for b in graph.blocks}
@@ -132,9 +132,6 @@ class AcrossBlocks(BlockCompiler):
         """Only what changed since R and the machine were last in step (known.dirty_at_entry):
         the rest are there already."""
         self.write_registers(self.written & self.dirty, CODES in self.dirty)
-
-    def supervisor_at(self, index: int) -> bool:
-        return index == 0 and self.current.start in self.supervised
 
     def reload(self, changed: Iterable[int] = ALL_REGISTERS) -> None:
         """Registers and codes from the machine: at entry, and after a helper that may
@@ -217,52 +214,6 @@ class AcrossBlocks(BlockCompiler):
             e.place(slow)
             emit()
         self.cold = []
-
-    # Exits: inside the region they become jumps.
-    def exit_to(self, pc: int) -> None:
-        if pc in self.labels:
-            checked = self.checks_on_the_way(pc)
-            if self.codes_seen_at(pc, checked):
-                self.settle_cc()
-            if checked:
-                self.check_on_the_way(pc)
-            else:
-                self.refund(pc)
-                self.go_to(pc)
-        else:
-            self.e.const(pc)
-            self.leave(self.facts.ahead[self.current.start])
-        self.exited = True
-
-    def exit_if(
-        self, pc: int, when: bool = True, is_bool: bool = True, facts: Mapping[int, tuple[int, int]] = EMPTY
-    ) -> None:
-        if pc not in self.labels:
-            super().exit_if(pc, when, is_bool)
-            return
-        ranges = self.ranges
-        self.ranges = {**ranges, **facts}  # on the way there
-        self.jump_inside_if(pc, when, is_bool)
-        self.ranges = ranges
-
-    def jump_inside_if(self, pc: int, when: bool, is_bool: bool) -> None:
-        if self.checks_on_the_way(pc):  # the way back round a loop: on at once, the refill after
-            on = Label()
-            self.e.jump_if(on, not when, is_bool)
-            alias = self.cc_alias
-            self.exit_to(pc)
-            self.cc_alias, self.exited = alias, False  # the way back settled the codes on its own path
-            self.e.place(on)
-        elif self.off_chain(pc):  # the refund (and the codes) out of line
-            refund = Label()
-            self.e.jump_if(refund, when, is_bool)
-            alias = None if self.codes_seen_at(pc) else self.cc_alias  # as exit_to will leave it
-            self.arriving[pc].append((dict(self.ranges), alias))  # what the way out of line tells
-            self.slow_path(refund, lambda: self.exit_to(pc))
-        else:
-            if self.codes_seen_at(pc):
-                self.settle_cc()
-            self.go_to(pc, lambda label: self.e.jump_if(label, when, is_bool))
 
     def jump_if_top_is(self, pc: int) -> None:
         """If the PC on the stack is pc (a block of the region), pop it and go there."""
@@ -461,11 +412,3 @@ class AcrossBlocks(BlockCompiler):
         """Out of budget: leave at the block's start, its count given back."""
         self.e.const(block.start)
         self.leave(block.length + self.facts.ahead[block.start])
-
-    def wanted_after(self, block: Block) -> int:
-        """The registers a block of the region goes on to read (a bit mask): their locals
-        hold words."""
-        return self.facts.wanted[block.start]
-
-    def exact_results(self, block: Block) -> list[bool]:
-        return self.facts.exact[block.start]

@@ -20,74 +20,97 @@ from types import CodeType
 
 from lc3jit.translator.blocks import Block
 from lc3jit.translator.bounds import LOOSE
-from lc3jit.translator.dataflow import ALL_REGISTERS
+from lc3jit.translator.codegen import emit_block, in_user_mode
+from lc3jit.translator.dataflow import ALL_REGISTERS, unread_results
 from lc3jit.translator.emitter import ENDS, BinaryOp, Compare, Emitter, Instr, Label
+from lc3jit.translator.memory_access import MemoryAccess
+from lc3jit.translator.regions.across_blocks import AcrossBlocks
 from lc3jit.translator.regions.analyses import analyse
 from lc3jit.translator.regions.device_access import DeviceAccess
+from lc3jit.translator.regions.exits import RegionExits
 from lc3jit.translator.regions.graph import region_graph
-from lc3jit.translator.regions.helper_exits import HelperExits
-from lc3jit.translator.regions.indirect_exits import IndirectExits
 from lc3jit.translator.regions.known import CODES
 from lc3jit.translator.regions.select import NO_HINTS, Hints, region_entries
 from lc3jit_runtime import contract
 from lc3jit_runtime.dispatch import INTERPRET_AT
 
 
-class RegionCompiler(HelperExits, IndirectExits, DeviceAccess):
-    """Compiles a region's blocks, rooted at the first, into a function(budget, entry) -> next PC."""
+class RegionCompiler:
+    """Compiles a region's blocks, rooted at the first, into a function(budget, entry) -> next PC:
+    the state across blocks, and the parts that emit from it (loads and stores, their slow
+    paths, which leave, and the ways out), which the emit_* functions of forms drive."""
+
+    def __init__(self, state: AcrossBlocks) -> None:
+        self.graph, self.facts, self.state = state.graph, state.facts, state
+        state.memory = MemoryAccess(state, DeviceAccess(state))
+        state.exits = RegionExits(state)
+
+    def supervisor_at(self, block: Block, index: int) -> bool:
+        return index == 0 and block.start in self.state.supervised
+
+    def unread_results(self, block: Block) -> list[bool]:
+        """The registers a block of the region goes on to read: their locals hold words."""
+        return unread_results(block, self.facts.wanted[block.start])
+
+    def exact_results(self, block: Block) -> list[bool]:
+        return self.facts.exact[block.start]
 
     def emit_region_block(self, block: Block, next_block: Block | None) -> None:
         """The block's label, its count, its budget check if it has one, its instructions;
         then the cold paths so far, if the block does not run on into the next one."""
-        e = self.e
+        s = self.state
+        e = s.e
         # The codes are in `cc` here, unless the block sets them before anything sees them.
-        self.current, self.index = block, 0
-        self.ranges, self.cc_alias = self.entry_ranges(block), self.entry_alias(block)
-        self.dirty = set(self.dirty_in[block.start])
+        s.current, s.index = block, 0
+        s.ranges, s.cc_alias = s.entry_ranges(block), s.entry_alias(block)
+        s.dirty = set(s.dirty_in[block.start])
         e.line = block.start
-        e.place(self.labels[block.start])
+        e.place(s.labels[block.start])
         if block.start not in self.facts.paid_by:
-            self.count_in(block)
+            s.count_in(block)
         if block.start in self.facts.budget.checks:  # counting first, then checking, is the cheaper order
-            self.check_room(block)
-            e.place(self.checked[block.start])
-        self.emit_block(block)
+            s.check_room(block)
+            e.place(s.checked[block.start])
+        emit_block(self.state, self, block)
         last = e.last
         ends = isinstance(last, Instr) and last.name in ENDS
-        if ends and (next_block is None or last.arg is not self.labels[next_block.start]):
-            self.emit_cold()
+        if ends and (next_block is None or last.arg is not s.labels[next_block.start]):
+            s.emit_cold()
 
     def check_entry(self, entry: int) -> None:
         """Entered at an entry that heads no loop: leave at once if the budget has no room
         for the longest way from there to a check; then, at a block that skips the check
         of its fetch, the privilege (enter_supervised)."""
-        if entry in self.supervised:
+        s = self.state
+        if entry in s.supervised:
             self.enter_supervised(entry)
         if entry not in self.facts.budget.entry_rooms:
             return
 
         def leave_unrun() -> None:
-            self.e.const(entry)
-            self.leave(0)
+            s.e.const(entry)
+            s.leave(0)
 
-        self.check_budget(self.facts.budget.entry_rooms[entry], leave_unrun)
+        s.check_budget(self.facts.budget.entry_rooms[entry], leave_unrun)
 
     def enter_supervised(self, entry: int) -> None:
         """Entered from the dispatcher at a block in system space that skips the check of
         its fetch (known.supervised): in user mode, leave with nothing run, for the
         interpreter to fetch it and take the access-control violation."""
+        s = self.state
 
         def leave_for_the_interpreter() -> None:
-            self.e.const(entry | INTERPRET_AT)
-            self.leave(0)
+            s.e.const(entry | INTERPRET_AT)
+            s.leave(0)
 
-        self.in_user_mode(leave_for_the_interpreter)
+        in_user_mode(s.e, leave_for_the_interpreter)
 
     def compile(self) -> CodeType:
-        e = self.e
-        self.reload()
+        s = self.state
+        e = s.e
+        s.reload()
         e.load("budget")
-        self.at_most_a_grant()
+        s.at_most_a_grant()
         e.dup()
         e.store("granted")
         e.store("n")
@@ -95,23 +118,23 @@ class RegionCompiler(HelperExits, IndirectExits, DeviceAccess):
             e.load("entry")
             e.const(entry)
             e.compare(Compare.EQ)
-            if entry in self.facts.budget.entry_rooms or entry in self.supervised:
+            if entry in self.facts.budget.entry_rooms or entry in s.supervised:
                 other = Label()
                 e.jump_if_false(other)
                 self.check_entry(entry)
-                e.jump(self.labels[entry])
+                e.jump(s.labels[entry])
                 e.place(other)
             else:
-                e.jump_if_true(self.labels[entry])
-        self.check_entry(self.block.start)
+                e.jump_if_true(s.labels[entry])
+        self.check_entry(s.block.start)
         for block, next_block in zip(self.graph.blocks, [*self.graph.blocks[1:], None], strict=True):
             self.emit_region_block(block, next_block)
-        self.emit_cold()
-        e.line = self.block.start
-        e.place(self.way_out)  # stack: next PC, instructions of the current block not run
-        self.cc_alias = None  # every way here settled the codes
-        self.ranges = {r: (-LOOSE + 1, LOOSE - 1) for r in self.unwrapped_out}
-        self.dirty = {*ALL_REGISTERS, CODES}  # from any way out
+        s.emit_cold()
+        e.line = s.block.start
+        e.place(s.way_out)  # stack: next PC, instructions of the current block not run
+        s.cc_alias = None  # every way here settled the codes
+        s.ranges = {r: (-LOOSE + 1, LOOSE - 1) for r in s.unwrapped_out}
+        s.dirty = {*ALL_REGISTERS, CODES}  # from any way out
         e.load("granted")
         e.load("n")
         e.binary(BinaryOp.SUBTRACT)
@@ -120,10 +143,10 @@ class RegionCompiler(HelperExits, IndirectExits, DeviceAccess):
         e.global_(contract.REGION_COUNT)
         e.const(0)
         e.store_subscript()
-        self.write_back()
+        s.write_back()
         e.return_top()
-        tables = Emitter("tables", self.block.start)
-        for table in sorted(self.tables):
+        tables = Emitter("tables", s.block.start)
+        for table in sorted(s.tables):
             tables.global_(table)
             tables.store(table)
         e.code[1:1] = tables.code[1:]  # after RESUME
@@ -141,4 +164,4 @@ def region_compiler(
     entered at the root, the return points and `more_entries` (starts of its blocks)."""
     entries = list(dict.fromkeys([*region_entries(blocks, hints), *more_entries]))
     graph = region_graph(blocks, entries, hints)
-    return RegionCompiler(graph, analyse(graph, access_control), edition, access_control, hints)
+    return RegionCompiler(AcrossBlocks(graph, analyse(graph, access_control), edition, access_control, hints))
