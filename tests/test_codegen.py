@@ -13,8 +13,8 @@ from hypothesis import given
 
 from lc3jit.toolchain.asm import assemble
 from lc3jit.translator.blocks import find_blocks
-from lc3jit.translator.codegen import EMITTERS, BlockCompiler
-from lc3jit.translator.emitter import STACK_BOUND
+from lc3jit.translator.codegen.compiler import EMITTERS, BlockCompiler
+from lc3jit.translator.codegen.emitter import STACK_BOUND
 from lc3jit.translator.regions import region_blocks, region_compiler, region_roots
 from lc3jit_runtime import contract
 from lc3jit_runtime.isa import FORMS

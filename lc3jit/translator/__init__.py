@@ -5,9 +5,9 @@ Its parts, as layers (each imports only those below it; runtime/ is below them a
     saved, cache, compile     translations kept between runs
     regions/                  many blocks in one code object (see its own picture)
     translate                 the block engine: the dispatcher's callback
-    codegen, forms            a block to a code object: the compiler, one emitter per form
-    dataflow, bounds          what a block reads and writes; the bounds of unwrapped sums
-    emitter                   the one place that knows how Python versions differ
+    codegen/                  a block to a code object: the compiler's parts, one emitter
+                              per form, dataflow and bounds, and the emitter, the one
+                              place that knows how Python versions differ
     blocks, jump_tables       which words are code, where blocks begin and end
 
 Generated code names only what runtime.contract declares, bound by the dispatcher.

@@ -12,10 +12,10 @@ from types import CodeType
 from typing import ParamSpec, TypeVar
 
 from lc3jit.translator.blocks import Block, block_words, find_blocks
-from lc3jit.translator.codegen import make_function
-from lc3jit.translator.regions.across_blocks import FactsDisagreeError
+from lc3jit.translator.codegen.compiler import make_function
 from lc3jit.translator.regions.ahead import AheadPolicy, AheadSelection, found_code
-from lc3jit.translator.regions.compiler import region_compiler
+from lc3jit.translator.regions.codegen.across_blocks import FactsDisagreeError
+from lc3jit.translator.regions.codegen.compiler import region_compiler
 from lc3jit.translator.regions.learning import Learner, guessed
 from lc3jit.translator.regions.select import (
     NO_HINTS,

@@ -18,7 +18,7 @@ routine's first words. Both are mostly known when the region is translated:
 from __future__ import annotations
 
 from lc3jit.translator.blocks import Block, Exit
-from lc3jit.translator.dataflow import MASKS, register_masks, registers_of
+from lc3jit.translator.codegen.dataflow import MASKS, register_masks, registers_of
 from lc3jit.translator.regions.graph import RegionGraph
 from lc3jit_runtime.isa import FORMS_BY_NAME
 from lc3jit_runtime.machine import user_address

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from lc3jit.translator.emitter import Compare, Label
-from lc3jit.translator.regions.across_blocks import AcrossBlocks
-from lc3jit.translator.slow_paths import Rejoin
+from lc3jit.translator.codegen.emitter import Compare, Label
+from lc3jit.translator.codegen.slow_paths import Rejoin
+from lc3jit.translator.regions.codegen.across_blocks import AcrossBlocks
 from lc3jit_runtime import contract
 from lc3jit_runtime.isa import WORD_MASK
 from lc3jit_runtime.machine import DDR, DISPLAY_STATUS, DSR, KBDR, user_address

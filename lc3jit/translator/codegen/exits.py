@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Protocol
 
-from lc3jit.translator.block_state import BlockState
-from lc3jit.translator.bounds import EMPTY
-from lc3jit.translator.emitter import Label
+from lc3jit.translator.codegen.bounds import EMPTY
+from lc3jit.translator.codegen.emitter import Label
+from lc3jit.translator.codegen.state import BlockState
 from lc3jit_runtime import contract
 from lc3jit_runtime.isa import Instruction
 

@@ -3,14 +3,16 @@
 It emits what the analyses decided (graph, analyses) and keeps only what emission
 itself tracks: the bounds of the registers and where the codes are on each jump into a
 block emitted so far, the slow paths not yet placed, the tables the code indexes. Its
-slow paths leave for the dispatcher (block_state.LEAVE), which interprets the instruction
+slow paths leave for the dispatcher (device_access.DeviceAccess), which interprets the instruction
 they stopped at: device registers, stores into code and unwrapped addresses are rare,
 and sending them to the interpreter keeps each region's code small.
 
-The compiler is in parts, each a module: across_blocks (the state kept across blocks,
-the jumps between them, the way out, the slow paths' placement), device_access (loads
-and stores off the fast path), indirect_exits (JMP, RET, JSRR), helper_exits (TRAP, RTI,
-the exceptions) and this one, which lays out the blocks and the entry.
+The compiler is parts, each an object of its own module, which RegionCompiler assembles
+as BlockCompiler does its own (translator.codegen): across_blocks (the state, kept
+across blocks: the jumps between them, the budget, the way out, the slow paths'
+placement), codegen.memory with device_access (loads and stores off the fast path),
+exits (jumps inside, the way out elsewhere) with indirect_exits (JMP, RET, JSRR) and
+helper_exits (TRAP, RTI, the exceptions); this one lays out the blocks and the entry.
 """
 
 from __future__ import annotations
@@ -19,15 +21,15 @@ from collections.abc import Sequence
 from types import CodeType
 
 from lc3jit.translator.blocks import Block
-from lc3jit.translator.bounds import LOOSE
-from lc3jit.translator.codegen import emit_block, in_user_mode
-from lc3jit.translator.dataflow import ALL_REGISTERS, unread_results
-from lc3jit.translator.emitter import ENDS, BinaryOp, Compare, Emitter, Instr, Label
-from lc3jit.translator.memory_access import MemoryAccess
-from lc3jit.translator.regions.across_blocks import AcrossBlocks
+from lc3jit.translator.codegen.bounds import LOOSE
+from lc3jit.translator.codegen.compiler import emit_block, in_user_mode
+from lc3jit.translator.codegen.dataflow import ALL_REGISTERS, unread_results
+from lc3jit.translator.codegen.emitter import ENDS, BinaryOp, Compare, Emitter, Instr, Label
+from lc3jit.translator.codegen.memory import MemoryAccess
 from lc3jit.translator.regions.analyses import analyse
-from lc3jit.translator.regions.device_access import DeviceAccess
-from lc3jit.translator.regions.exits import RegionExits
+from lc3jit.translator.regions.codegen.across_blocks import AcrossBlocks
+from lc3jit.translator.regions.codegen.device_access import DeviceAccess
+from lc3jit.translator.regions.codegen.exits import RegionExits
 from lc3jit.translator.regions.graph import region_graph
 from lc3jit.translator.regions.known import CODES
 from lc3jit.translator.regions.select import NO_HINTS, Hints, region_entries

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from lc3jit.translator.bounds import EMPTY
-from lc3jit.translator.emitter import Label
-from lc3jit.translator.exits import BlockExits
-from lc3jit.translator.regions.across_blocks import AcrossBlocks
-from lc3jit.translator.regions.helper_exits import HelperExits
-from lc3jit.translator.regions.indirect_exits import IndirectExits
+from lc3jit.translator.codegen.bounds import EMPTY
+from lc3jit.translator.codegen.emitter import Label
+from lc3jit.translator.codegen.exits import BlockExits
+from lc3jit.translator.regions.codegen.across_blocks import AcrossBlocks
+from lc3jit.translator.regions.codegen.helper_exits import HelperExits
+from lc3jit.translator.regions.codegen.indirect_exits import IndirectExits
 from lc3jit_runtime import contract
 from lc3jit_runtime.isa import Instruction
 

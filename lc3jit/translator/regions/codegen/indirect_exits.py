@@ -6,8 +6,8 @@ where it went now and then (learning.HINT_AFTER).
 
 from __future__ import annotations
 
-from lc3jit.translator.emitter import BinaryOp, Compare, Label
-from lc3jit.translator.regions.across_blocks import AcrossBlocks
+from lc3jit.translator.codegen.emitter import BinaryOp, Compare, Label
+from lc3jit.translator.regions.codegen.across_blocks import AcrossBlocks
 from lc3jit.translator.regions.learning import HINT_AFTER, MAX_HINTS
 from lc3jit.translator.regions.select import hinted_site
 from lc3jit_runtime import contract

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
-from lc3jit.translator.block_state import BlockState
-from lc3jit.translator.emitter import BinaryOp, Label
+from lc3jit.translator.codegen.emitter import BinaryOp, Label
+from lc3jit.translator.codegen.state import BlockState
 from lc3jit_runtime import contract
 from lc3jit_runtime.isa import WORD_MASK
 

@@ -13,16 +13,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from functools import cached_property, lru_cache
 
-from lc3jit.translator.assembler import Item
-from lc3jit.translator.block_state import LOCALS, BlockState, load_registers
 from lc3jit.translator.blocks import Block
-from lc3jit.translator.bounds import FULL, LOOSE
-from lc3jit.translator.dataflow import ALL_REGISTERS, REGISTER_ONLY
-from lc3jit.translator.emitter import BinaryOp, Compare, Emitter, Label, recorded
+from lc3jit.translator.codegen.assembler import Item
+from lc3jit.translator.codegen.bounds import FULL, LOOSE
+from lc3jit.translator.codegen.dataflow import ALL_REGISTERS, REGISTER_ONLY
+from lc3jit.translator.codegen.emitter import BinaryOp, Compare, Emitter, Label, recorded
+from lc3jit.translator.codegen.state import LOCALS, BlockState, load_registers
 from lc3jit.translator.regions.analyses import RegionFacts
+from lc3jit.translator.regions.codegen.os_calls import SP
 from lc3jit.translator.regions.graph import RegionGraph
 from lc3jit.translator.regions.known import CODES, dirty_at_entry, supervised
-from lc3jit.translator.regions.os_calls import SP
 from lc3jit.translator.regions.return_order import loops_first
 from lc3jit.translator.regions.select import NO_HINTS, Hints
 from lc3jit_runtime import contract

@@ -23,9 +23,12 @@ What the generated code looks like, and why (measured in the architecture doc):
 Each instruction's bytecode carries its LC-3 address as the line number. Generated
 code is built from decoded fields only: constants, never text.
 
-The compiler is three layers, each a module: block_state (the registers' locals, their
-bounds and the codes), memory_access (loads, stores and their slow paths) and this one
-(the exits, and a block's instructions in turn, one emitter per LC-3 form in forms).
+The compiler is parts, each an object of its own module, which BlockCompiler assembles:
+the state they share (state: the registers' locals, their bounds, the codes, the
+emitter), loads and stores (memory) with their slow paths (slow_paths), and the ways out
+(exits). emit_block walks a block's instructions, one emitter per LC-3 form (forms),
+each driving the state and the parts it holds; what emit_block asks of the unit the
+block is compiled in (a block alone, a region) is a protocol, BlockFacts.
 """
 
 from __future__ import annotations
@@ -34,14 +37,14 @@ from collections.abc import Callable
 from types import CodeType, FunctionType
 from typing import Protocol
 
-from lc3jit.translator.block_state import BlockState, load_registers
 from lc3jit.translator.blocks import Block
-from lc3jit.translator.dataflow import ALL_MASK, dead_codes, exact_results, unread_results
-from lc3jit.translator.emitter import Compare, Emitter, Label
-from lc3jit.translator.exits import BlockExits
-from lc3jit.translator.forms import EMITTERS
-from lc3jit.translator.memory_access import MemoryAccess
-from lc3jit.translator.slow_paths import Rejoin
+from lc3jit.translator.codegen.dataflow import ALL_MASK, dead_codes, exact_results, unread_results
+from lc3jit.translator.codegen.emitter import Compare, Emitter, Label
+from lc3jit.translator.codegen.exits import BlockExits
+from lc3jit.translator.codegen.forms import EMITTERS
+from lc3jit.translator.codegen.memory import MemoryAccess
+from lc3jit.translator.codegen.slow_paths import Rejoin
+from lc3jit.translator.codegen.state import BlockState, load_registers
 from lc3jit_runtime import contract
 from lc3jit_runtime.machine import PSR_USER, user_address
 

@@ -5,7 +5,7 @@ A constant address is known now to be a device register or not; a computed one i
 checked against xFE00 (and, for a block that may run in user mode under access control,
 against x3000). Stores check the write map `W` and take the slow path `STORE` for watched
 words. Where a slow path goes once done (back into the block, or out to the dispatcher)
-is the compiler's SlowPaths.
+is the SlowPaths object the compiler gives MemoryAccess (slow_paths).
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import lru_cache
 
-from lc3jit.translator.assembler import Item
-from lc3jit.translator.block_state import BlockState
-from lc3jit.translator.bounds import ADDRESS_BOUNDS, FULL, OFFSET6_REACH, WRAP
-from lc3jit.translator.emitter import BinaryOp, Compare, Label, recorded
-from lc3jit.translator.slow_paths import SlowPaths
+from lc3jit.translator.codegen.assembler import Item
+from lc3jit.translator.codegen.bounds import ADDRESS_BOUNDS, FULL, OFFSET6_REACH, WRAP
+from lc3jit.translator.codegen.emitter import BinaryOp, Compare, Label, recorded
+from lc3jit.translator.codegen.slow_paths import SlowPaths
+from lc3jit.translator.codegen.state import BlockState
 from lc3jit_runtime import contract
 from lc3jit_runtime.isa import WORD_MASK
 from lc3jit_runtime.machine import IO_BASE, USER_BASE, user_address

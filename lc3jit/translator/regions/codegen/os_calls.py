@@ -36,8 +36,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lc3jit.translator.bounds import FULL
-from lc3jit.translator.emitter import BinaryOp, Compare, Label
+from lc3jit.translator.codegen.bounds import FULL
+from lc3jit.translator.codegen.emitter import BinaryOp, Compare, Label
 from lc3jit.translator.regions.known import CODES
 from lc3jit_runtime import contract
 from lc3jit_runtime.isa import COND, SIGN_BIT
@@ -48,7 +48,7 @@ from lc3jit_runtime.machine import (
 )
 
 if TYPE_CHECKING:
-    from lc3jit.translator.regions.across_blocks import AcrossBlocks
+    from lc3jit.translator.regions.codegen.across_blocks import AcrossBlocks
 
 SP = 6
 

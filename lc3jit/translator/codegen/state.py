@@ -1,9 +1,11 @@
 """What a block compiler holds while it emits: the registers' locals and their bounds, the codes.
 
-The rules of codegen's docstring that are about values live here: registers in fast
-locals, written back only where changed; the codes lazy, a register standing for them
-until it changes; 16-bit wraps only where a value is read as a word, chosen by the
-bounds tracked. Memory access (memory_access) and the exits (codegen) build on it.
+The rules of the compiler's docstring that are about values live here: registers in
+fast locals, written back only where changed; the codes lazy, a register standing for
+them until it changes; 16-bit wraps only where a value is read as a word, chosen by the
+bounds tracked. The compiler's other parts (memory, slow_paths, exits) and the form
+emitters work on this state; regions keep one across their blocks
+(regions.codegen.across_blocks).
 """
 
 from __future__ import annotations
@@ -12,14 +14,14 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from lc3jit.translator.blocks import Block
-from lc3jit.translator.bounds import FULL, LOOSE, WRAP
-from lc3jit.translator.emitter import BinaryOp, Compare, Emitter, Label, recorded
+from lc3jit.translator.codegen.bounds import FULL, LOOSE, WRAP
+from lc3jit.translator.codegen.emitter import BinaryOp, Compare, Emitter, Label, recorded
 from lc3jit_runtime import contract
 from lc3jit_runtime.isa import WORD_MASK
 
 if TYPE_CHECKING:
-    from lc3jit.translator.exits import Exits
-    from lc3jit.translator.memory_access import MemoryAccess
+    from lc3jit.translator.codegen.exits import Exits
+    from lc3jit.translator.codegen.memory import MemoryAccess
 
 #: The lists and tuples generated code indexes on its hot paths: memory, the write map,
 #: and the branch tables.

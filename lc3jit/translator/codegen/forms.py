@@ -8,14 +8,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from lc3jit.translator.bounds import EMPTY, FULL, SIGN, WRAP
-from lc3jit.translator.emitter import BinaryOp, Compare
+from lc3jit.translator.codegen.bounds import EMPTY, FULL, SIGN, WRAP
+from lc3jit.translator.codegen.emitter import BinaryOp, Compare
 from lc3jit_runtime import contract
 from lc3jit_runtime.code_helpers import CODE_TABLE_RANGE
 from lc3jit_runtime.isa import WORD_MASK, Instruction
 
 if TYPE_CHECKING:
-    from lc3jit.translator.block_state import BlockState
+    from lc3jit.translator.codegen.state import BlockState
 
 #: A branch test on the value v that set the codes: a comparison, the name of a global
 #: table of bools to index with v (runtime.code_helpers: right for v not wrapped yet too), or

@@ -6,9 +6,9 @@ the region holds and an RTI back go on inline in their common case (os_calls); a
 
 from __future__ import annotations
 
-from lc3jit.translator.emitter import Compare, Label
-from lc3jit.translator.regions.across_blocks import AcrossBlocks
-from lc3jit.translator.regions.os_calls import SP, inline_rti, inline_trap
+from lc3jit.translator.codegen.emitter import Compare, Label
+from lc3jit.translator.regions.codegen.across_blocks import AcrossBlocks
+from lc3jit.translator.regions.codegen.os_calls import SP, inline_rti, inline_trap
 from lc3jit_runtime import contract
 from lc3jit_runtime.machine import user_address
 
