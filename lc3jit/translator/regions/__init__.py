@@ -13,7 +13,7 @@ straight on, and slow paths sit out of line after them.
 
 The dispatcher calls a region with the instruction budget it may use, which the region
 hands to its counter `n` a few hundred at a time (an `n` above 256 would be a new int
-object at each count: codegen.across_blocks.AcrossBlocks.grant). A block subtracts
+object at each count: codegen.budget.Budget.grant). A block subtracts
 its length on entry — with the lengths of the blocks that only it leads straight into,
 given back by a branch off that chain — and a block that heads a loop leaves at its own
 start, its count given back, when the budget cannot cover the longest way to the next

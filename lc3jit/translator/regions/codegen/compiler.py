@@ -9,8 +9,8 @@ and sending them to the interpreter keeps each region's code small.
 
 The compiler is parts, each an object of its own module, which RegionCompiler assembles
 as BlockCompiler does its own (translator.codegen): across_blocks (the state, kept
-across blocks: the jumps between them, the budget, the way out, the slow paths'
-placement), codegen.memory with device_access (loads and stores off the fast path),
+across blocks: the jumps between them, the way out, the slow paths' placement), budget
+(the counts and budget checks), codegen.memory with device_access (loads and stores off the fast path),
 exits (jumps inside, the way out elsewhere) with indirect_exits (JMP, RET, JSRR) and
 helper_exits (TRAP, RTI, the exceptions); this one lays out the blocks and the entry.
 """
@@ -28,6 +28,7 @@ from lc3jit.translator.codegen.emitter import ENDS, BinaryOp, Compare, Emitter, 
 from lc3jit.translator.codegen.memory import MemoryAccess
 from lc3jit.translator.regions.analyses import analyse
 from lc3jit.translator.regions.codegen.across_blocks import AcrossBlocks
+from lc3jit.translator.regions.codegen.budget import Budget
 from lc3jit.translator.regions.codegen.device_access import DeviceAccess
 from lc3jit.translator.regions.codegen.exits import RegionExits
 from lc3jit.translator.regions.graph import region_graph
@@ -44,8 +45,9 @@ class RegionCompiler:
 
     def __init__(self, state: AcrossBlocks) -> None:
         self.graph, self.facts, self.state = state.graph, state.facts, state
+        self.budget = Budget(state)
         state.memory = MemoryAccess(state, DeviceAccess(state))
-        state.exits = RegionExits(state)
+        state.exits = RegionExits(state, self.budget)
 
     def supervisor_at(self, block: Block, index: int) -> bool:
         return index == 0 and block.start in self.state.supervised
@@ -69,9 +71,9 @@ class RegionCompiler:
         e.line = block.start
         e.place(s.labels[block.start])
         if block.start not in self.facts.paid_by:
-            s.count_in(block)
+            self.budget.count_in(block)
         if block.start in self.facts.budget.checks:  # counting first, then checking, is the cheaper order
-            s.check_room(block)
+            self.budget.check_room(block)
             e.place(s.checked[block.start])
         emit_block(self.state, self, block)
         last = e.last
@@ -93,7 +95,7 @@ class RegionCompiler:
             s.e.const(entry)
             s.leave(0)
 
-        s.check_budget(self.facts.budget.entry_rooms[entry], leave_unrun)
+        self.budget.check_budget(self.facts.budget.entry_rooms[entry], leave_unrun)
 
     def enter_supervised(self, entry: int) -> None:
         """Entered from the dispatcher at a block in system space that skips the check of
@@ -112,7 +114,7 @@ class RegionCompiler:
         e = s.e
         s.reload()
         e.load("budget")
-        s.at_most_a_grant()
+        self.budget.at_most_a_grant()
         e.dup()
         e.store("granted")
         e.store("n")

@@ -11,6 +11,7 @@ from lc3jit.translator.codegen.bounds import EMPTY
 from lc3jit.translator.codegen.emitter import Label
 from lc3jit.translator.codegen.exits import BlockExits
 from lc3jit.translator.regions.codegen.across_blocks import AcrossBlocks
+from lc3jit.translator.regions.codegen.budget import Budget
 from lc3jit.translator.regions.codegen.helper_exits import HelperExits
 from lc3jit.translator.regions.codegen.indirect_exits import IndirectExits
 from lc3jit_runtime import contract
@@ -22,8 +23,9 @@ class RegionExits(BlockExits):
 
     state: AcrossBlocks
 
-    def __init__(self, state: AcrossBlocks) -> None:
+    def __init__(self, state: AcrossBlocks, budget: Budget) -> None:
         super().__init__(state)
+        self.budget = budget
         self.indirect = IndirectExits(state)
         self.helpers = HelperExits(state)
 
@@ -34,9 +36,9 @@ class RegionExits(BlockExits):
             if s.codes_seen_at(pc, checked):
                 s.settle_cc()
             if checked:
-                s.check_on_the_way(pc)
+                self.budget.check_on_the_way(pc)
             else:
-                s.refund(pc)
+                self.budget.refund(pc)
                 s.go_to(pc)
         else:
             s.e.const(pc)
