@@ -1,6 +1,6 @@
 """One emitter per ISA form, registered in EMITTERS under the table's name (see codegen),
 and the tests branches make on the value that set the codes. Each emitter drives the
-compiler's state (block_state.BlockState) and the parts it holds: `memory` for loads and
+compiler's state (state.BlockState) and the parts it holds: `memory` for loads and
 stores, `exits` for the ways out."""
 
 from __future__ import annotations

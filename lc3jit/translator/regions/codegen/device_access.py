@@ -22,13 +22,10 @@ class DeviceAccess(Rejoin):
     settle_codes_before_store = False
     bound_base_after_access = True
     unwrapped_bases = True
-    state: AcrossBlocks
-
-    def __init__(self, state: AcrossBlocks) -> None:
-        super().__init__(state)
+    state: AcrossBlocks  # Rejoin's, a region's
 
     def access_path(self, slow: Label, emit: Callable[[], None], rejoins: bool) -> None:
-        """Out of line like any slow path. One that `rejoins` (memory_access.slow_load: LDI
+        """Out of line like any slow path. One that `rejoins` (slow_paths.Rejoin.slow_load: LDI
         and STI, the device registers' idiom, and ST to a device or a system word) calls
         the runtime and comes back, so that a loop polling a device (`LDI R0, KBSR_PTR;
         BRzp`) and an OS routine saving registers run inside the region; the rest leave

@@ -52,15 +52,15 @@ class HelperExits:
     def inline_os_call(self, helper: contract.Helper, args: tuple[int, ...]) -> None:
         """Under an OS (3rd edition), a TRAP into a routine the region holds and an RTI in
         system space (so in supervisor mode) go on inline in their common case
-        (regions.os_calls); the helper's way, emitted next, takes the rest."""
+        (os_calls); the helper's way, emitted next, takes the rest."""
         s = self.state
         block = s.current
         inside = [target for target in s.hints.get(block.end, ()) if target in s.labels]
         returns = [target for target in s.returns.get(block.start, ()) if target in s.labels]
         if helper is contract.TRAP and inside:
-            fast = lambda: inline_trap(self.state, args[0], inside[0], block.last.next_pc)  # noqa: E731
+            fast = lambda: inline_trap(s, args[0], inside[0], block.last.next_pc)  # noqa: E731
         elif helper is contract.RTI and not user_address(block.last.address):
-            fast = lambda: inline_rti(self.state, returns, s.facts.ahead[block.start])  # noqa: E731
+            fast = lambda: inline_rti(s, returns, s.facts.ahead[block.start])  # noqa: E731
         else:
             return
         if not s.is_word(SP):
