@@ -196,7 +196,7 @@ def _address(text: str) -> int | None:
 
 
 def _assembler(text: str) -> str | None:
-    from lc3jit.translator.assembler import ASSEMBLERS  # only for a run given an assembler
+    from lc3jit.translator.codegen.assembler import ASSEMBLERS  # only for a run given an assembler
 
     return text if text in ASSEMBLERS else None
 

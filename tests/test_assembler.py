@@ -23,12 +23,12 @@ from hypothesis import given, settings
 
 from lc3jit.inspection.check import code_differences
 from lc3jit.toolchain.asm import assemble as assemble_source
-from lc3jit.translator import emitter
-from lc3jit.translator.assembler import Label
-from lc3jit.translator.assembler import assemble as assemble_instructions
 from lc3jit.translator.blocks import find_blocks
-from lc3jit.translator.codegen import BlockCompiler
-from lc3jit.translator.reference import assemble_with_bytecode
+from lc3jit.translator.codegen import emitter
+from lc3jit.translator.codegen.assembler import Label
+from lc3jit.translator.codegen.assembler import assemble as assemble_instructions
+from lc3jit.translator.codegen.compiler import BlockCompiler
+from lc3jit.translator.codegen.reference import assemble_with_bytecode
 from lc3jit.translator.regions import region_blocks, region_compiler, region_roots
 from lc3jit_runtime.loader import parse_obj
 

@@ -13,13 +13,15 @@ from types import ModuleType
 import pytest
 
 import lc3jit.translator.blocks as blocks_module
+import lc3jit.translator.regions.ahead as ahead_module
 import lc3jit.translator.regions.engine as engine_module
 from lc3jit.session import ENGINES, boot, load_images
 from lc3jit.tiered import TieredEngine
 from lc3jit.toolchain.asm import assemble
 from lc3jit.translator.blocks import Kind
 from lc3jit.translator.regions import RegionTranslator, region_engine
-from lc3jit.translator.regions.engine import AHEAD_WORDS, REGION_SEARCH
+from lc3jit.translator.regions.ahead import AHEAD_WORDS
+from lc3jit.translator.regions.engine import REGION_SEARCH
 from lc3jit_runtime.console import Console
 from lc3jit_runtime.dispatch import Dispatcher
 from lc3jit_runtime.machine import Machine
@@ -181,7 +183,7 @@ def test_pcs_that_waited_for_translations_share_are_translated_once_it_allows(
         return decisions[0] > refused and self.machine.translation_budget > 0
 
     monkeypatch.setattr(Dispatcher, "may_translate", may_translate)
-    monkeypatch.setattr(engine_module, "AHEAD_WORDS", 64)  # the rest is translated at run time,
+    monkeypatch.setattr(ahead_module, "AHEAD_WORDS", 64)  # the rest is translated at run time,
     monkeypatch.setattr(engine_module, "REGION_SEARCH", 64)  # in small regions that come back often
     machine, display = booted(source)
     tiered = TieredEngine(machine, "regions", ENGINES["regions"], 1000)

@@ -13,8 +13,8 @@ from hypothesis import given
 
 from lc3jit.toolchain.asm import assemble
 from lc3jit.translator.blocks import find_blocks
-from lc3jit.translator.codegen import EMITTERS, BlockCompiler
-from lc3jit.translator.emitter import STACK_BOUND
+from lc3jit.translator.codegen.compiler import EMITTERS, BlockCompiler
+from lc3jit.translator.codegen.emitter import STACK_BOUND
 from lc3jit.translator.regions import region_blocks, region_compiler, region_roots
 from lc3jit_runtime import contract
 from lc3jit_runtime.isa import FORMS
@@ -74,4 +74,4 @@ def game_words() -> list[list[int]]:
 def test_a_helper_called_with_the_wrong_arity_is_refused_at_translation_time() -> None:
     block = find_blocks([0xF025] * 0x10000, [ORIGIN])[ORIGIN]  # HALT
     with pytest.raises(ValueError, match="TRAP takes 2 arguments, not 1"):
-        BlockCompiler(block, 3).call(contract.TRAP, 0x25)
+        BlockCompiler(block, 3).state.call(contract.TRAP, 0x25)

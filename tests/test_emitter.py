@@ -19,8 +19,8 @@ from typer.testing import CliRunner
 
 import lc3jit.translator
 from lc3jit.cli import app
-from lc3jit.translator import emitter
-from lc3jit.translator.emitter import BinaryOp, Compare, Emitter, Instr, Label, borrowable_loads
+from lc3jit.translator.codegen import emitter
+from lc3jit.translator.codegen.emitter import BinaryOp, Compare, Emitter, Instr, Label, borrowable_loads
 
 from .conftest import engine_options
 

@@ -25,7 +25,7 @@ import pytest
 from lc3jit.toolchain.asm import assemble
 from lc3jit.toolchain.disasm import instruction_text, labels_by_address
 from lc3jit.translator.blocks import Block, find_blocks
-from lc3jit.translator.codegen import compile_block
+from lc3jit.translator.codegen.compiler import compile_block
 from lc3jit.translator.regions import region_blocks, region_compiler
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -107,7 +107,7 @@ def test_listing_matches_its_golden(name: str) -> None:
 
 
 def test_every_python_spoken_has_its_listings() -> None:
-    from lc3jit.translator.emitter import SPOKEN
+    from lc3jit.translator.codegen.emitter import SPOKEN
 
     for major, minor in SPOKEN:
         for name in CASES:

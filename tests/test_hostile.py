@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 from lc3jit.api import MachineFaultError, OutputLimitError, Simulator
 from lc3jit.cli import app
 from lc3jit.translator.blocks import find_blocks
-from lc3jit.translator.regions.engine import AHEAD_COPIES
+from lc3jit.translator.regions.ahead import AHEAD_COPIES
 from lc3jit_runtime.compiled import PAYLOAD_MARK
 from lc3jit_runtime.endings import Ending
 from lc3jit_runtime.loader import Image

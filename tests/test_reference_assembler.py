@@ -23,7 +23,8 @@ from typer.testing import CliRunner
 from lc3jit.api import Simulator
 from lc3jit.inspection.check import check_program
 from lc3jit.session import boot, os_images
-from lc3jit.translator import assembler, cache, reference
+from lc3jit.translator import cache
+from lc3jit.translator.codegen import assembler, reference
 from lc3jit.translator.regions import engine as regions_engine
 from lc3jit_runtime.console import Console
 from lc3jit_runtime.loader import Image

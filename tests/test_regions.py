@@ -15,10 +15,9 @@ import pytest
 from lc3jit.session import ENGINES
 from lc3jit.toolchain.asm import assemble
 from lc3jit.translator.blocks import Block, Exit, find_blocks
-from lc3jit.translator.dataflow import registers_of
-from lc3jit.translator.regions import across_blocks, region_blocks, region_compiler
+from lc3jit.translator.codegen.dataflow import registers_of
 from lc3jit.translator.regions import engine as regions_engine
-from lc3jit.translator.regions.across_blocks import FactsDisagreeError
+from lc3jit.translator.regions import region_blocks, region_compiler
 from lc3jit.translator.regions.analyses import (
     analyse,
     budget_checks,
@@ -29,6 +28,8 @@ from lc3jit.translator.regions.analyses import (
     unwrapped_registers,
     wanted_after,
 )
+from lc3jit.translator.regions.codegen import across_blocks
+from lc3jit.translator.regions.codegen.across_blocks import FactsDisagreeError
 from lc3jit.translator.regions.engine import STRICT_REGIONS
 from lc3jit.translator.regions.graph import build_graph, region_graph
 from lc3jit.translator.regions.return_order import loops_first

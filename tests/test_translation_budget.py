@@ -7,6 +7,7 @@ from collections.abc import Callable
 import pytest
 
 from lc3jit.translator.blocks import find_blocks
+from lc3jit.translator.regions import ahead
 from lc3jit.translator.regions import engine as regions_engine
 from lc3jit.translator.regions.select import INLINE_BLOCKS, copied_in, reach
 
@@ -15,15 +16,15 @@ from .machine_code import branchy
 
 
 def counting(monkeypatch: pytest.MonkeyPatch, name: str) -> list[int]:
-    """Count the calls of the region engine's `name` (the regions it chooses)."""
+    """Count the calls of the ahead-of-time selection's `name` (the regions it chooses)."""
     calls: list[int] = []
-    real: Callable[..., object] = getattr(regions_engine, name)
+    real: Callable[..., object] = getattr(ahead, name)
 
     def counted(*args: object, **kwargs: object) -> object:
         calls.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(regions_engine, name, counted)
+    monkeypatch.setattr(ahead, name, counted)
     return calls
 
 

@@ -35,7 +35,7 @@ def check_command(
     Run it on a new Python or a new `bytecode` release before trusting translated code."""
     from lc3jit.inspection.check import check_program
     from lc3jit.session import why_not_translated
-    from lc3jit.translator.emitter import STACK_BOUND
+    from lc3jit.translator.codegen.emitter import STACK_BOUND
     from lc3jit_runtime.errors import LC3Error
 
     if reason := why_not_translated():

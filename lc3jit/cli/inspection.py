@@ -169,7 +169,7 @@ def dump(
 
 def _symbolic(blocks: Sequence[BlockDump]) -> list[tuple[str, list[str]]]:
     """Each code object of the blocks, once, by name, as `bytecode` lists it."""
-    from lc3jit.translator.reference import symbolic_listing
+    from lc3jit.translator.codegen.reference import symbolic_listing
 
     codes = {id(b.code): b.code for b in blocks if b.code is not None}
     return [(code.co_name, symbolic_listing(code)) for code in codes.values()]

@@ -27,7 +27,7 @@ def _engine(value: str) -> str:
 
 
 def _assembler(value: str | None) -> str | None:
-    from lc3jit.translator.assembler import check_assembler
+    from lc3jit.translator.codegen.assembler import check_assembler
 
     try:
         return None if value is None else check_assembler(value)
@@ -86,7 +86,7 @@ def assemble_with(name: str | None) -> None:
     if name is not None:
         import os
 
-        from lc3jit.translator.assembler import VARIABLE
+        from lc3jit.translator.codegen.assembler import VARIABLE
 
         os.environ[VARIABLE] = name
 

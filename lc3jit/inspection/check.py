@@ -21,8 +21,8 @@ from pathlib import Path
 from types import CodeType
 from typing import NamedTuple
 
-from lc3jit.translator.assembler import use_assembler
-from lc3jit.translator.emitter import STACK_BOUND
+from lc3jit.translator.codegen.assembler import use_assembler
+from lc3jit.translator.codegen.emitter import STACK_BOUND
 from lc3jit_runtime.compiled import Compiled
 from lc3jit_runtime.loader import Image
 

@@ -37,7 +37,7 @@ from types import CodeType
 
 from lc3jit.toolchain.disasm import ListingLine, iter_listing, labels_by_address
 from lc3jit.translator.blocks import Block
-from lc3jit.translator.codegen import compile_block
+from lc3jit.translator.codegen.compiler import compile_block
 from lc3jit.translator.regions import Region, region_engine
 from lc3jit.translator.translate import block_engine, translator_of
 from lc3jit_runtime.capture import CapturedConsole

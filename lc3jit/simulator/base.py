@@ -153,7 +153,7 @@ class SimulatorBase:
         #: Record every word that runs, translated or not (see `executed`).
         self.coverage = coverage
         if assembler is not None:
-            from lc3jit.translator.assembler import check_assembler
+            from lc3jit.translator.codegen.assembler import check_assembler
 
             check_assembler(assembler)
         #: What writes the code objects of this Simulator's runs (None: the process's choice).
@@ -403,7 +403,7 @@ class SimulatorBase:
         __tracebackhide__ = True
         previous = None
         if self.assembler is not None:
-            from lc3jit.translator.assembler import use_assembler
+            from lc3jit.translator.codegen.assembler import use_assembler
 
             previous = use_assembler(self.assembler)
         try:

@@ -2,15 +2,13 @@
 
 Its parts, as layers (each imports only those below it; runtime/ is below them all):
 
-    check                     `lc3jit check`: both assemblers on a program, compared
     saved, cache, compile     translations kept between runs
     regions/                  many blocks in one code object (see its own picture)
     translate                 the block engine: the dispatcher's callback
-    codegen, forms            a block to a code object: the compiler, one emitter per form
-    dataflow, bounds          what a block reads and writes; the bounds of unwrapped sums
-    reference                 `bytecode` as the assembler, when chosen; its listings
-    emitter                   the one place that knows how Python versions differ
-    assembler                 the code objects, and which assembler writes them
+    codegen/                  a block to a code object: the compiler's parts, one emitter
+                              per form, dataflow and bounds, the emitter (the one place
+                              that knows how Python versions differ), the assembler and
+                              `bytecode` as the assembler when chosen
     blocks, jump_tables       which words are code, where blocks begin and end
 
 Generated code names only what runtime.contract declares, bound by the dispatcher.

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from types import CodeType
 
 from lc3jit.translator.blocks import Block, Successor, block_at, find_blocks
-from lc3jit.translator.codegen import compile_block, make_function
+from lc3jit.translator.codegen.compiler import compile_block, make_function
 from lc3jit_runtime.dispatch import Dispatcher, Translation
 from lc3jit_runtime.machine import EXCEPTION_TABLE, TRAP_TABLE, VECTORS, Machine
 

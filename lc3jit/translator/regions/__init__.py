@@ -13,7 +13,7 @@ straight on, and slow paths sit out of line after them.
 
 The dispatcher calls a region with the instruction budget it may use, which the region
 hands to its counter `n` a few hundred at a time (an `n` above 256 would be a new int
-object at each count: across_blocks.AcrossBlocks.grant). A block subtracts
+object at each count: codegen.budget.Budget.grant). A block subtracts
 its length on entry — with the lengths of the blocks that only it leads straight into,
 given back by a branch off that chain — and a block that heads a loop leaves at its own
 start, its count given back, when the budget cannot cover the longest way to the next
@@ -28,11 +28,13 @@ The parts, each importing only those above it:
     analyses   functions of the graph: budget checks, prepaid chains, liveness,
                exact results and registers left unwrapped (RegionFacts)
     learning   the targets of jumps through registers, guessed and learnt at run time
-    compiler   RegionCompiler: emits the graph as the facts say (codegen underneath)
+    codegen/   RegionCompiler: emits the graph as the facts say, from the block
+               compiler's parts (translator.codegen) and its own
+    ahead      which regions are translated before the run: the policy, the selection
     engine     RegionTranslator and region_engine: the dispatcher's side
 """
 
-from lc3jit.translator.regions.compiler import RegionCompiler, region_compiler
+from lc3jit.translator.regions.codegen.compiler import RegionCompiler, region_compiler
 from lc3jit.translator.regions.engine import RegionTranslator, region_engine
 from lc3jit.translator.regions.learning import MAX_HINTS
 from lc3jit.translator.regions.select import region_blocks, region_entries, region_roots

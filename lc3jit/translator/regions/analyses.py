@@ -16,7 +16,13 @@ from dataclasses import dataclass
 from operator import attrgetter
 
 from lc3jit.translator.blocks import Block, Exit
-from lc3jit.translator.dataflow import MASKS, REGISTER_ONLY, exact_results, register_masks, registers_of
+from lc3jit.translator.codegen.dataflow import (
+    MASKS,
+    REGISTER_ONLY,
+    exact_results,
+    register_masks,
+    registers_of,
+)
 from lc3jit.translator.regions.graph import RegionGraph
 from lc3jit.translator.regions.loop_cuts import needed_cuts
 from lc3jit.translator.regions.select import straight_on
@@ -173,7 +179,7 @@ def region_exact_results(
 ) -> dict[int, list[bool]]:
     """For each block, dataflow.exact_results with what the region reads after it
     (wanted_after); a base address may be a sum not wrapped yet (a region's slow paths
-    leave: block_state.LEAVE)."""
+    leave: codegen.device_access.DeviceAccess)."""
     return {
         b.start: exact_results(b, wanted[b.start], access_control, unwrapped_bases=True) for b in graph.blocks
     }

@@ -11,24 +11,21 @@ from itertools import chain
 from types import CodeType
 from typing import ParamSpec, TypeVar
 
-from lc3jit.translator.assembler import chosen_assembler
 from lc3jit.translator.blocks import Block, block_words, find_blocks
-from lc3jit.translator.codegen import make_function
-from lc3jit.translator.regions.across_blocks import FactsDisagreeError
-from lc3jit.translator.regions.compiler import region_compiler
+from lc3jit.translator.codegen.assembler import chosen_assembler
+from lc3jit.translator.codegen.compiler import make_function
+from lc3jit.translator.regions.ahead import AheadPolicy, AheadSelection, found_code
+from lc3jit.translator.regions.codegen.across_blocks import FactsDisagreeError
+from lc3jit.translator.regions.codegen.compiler import region_compiler
 from lc3jit.translator.regions.learning import Learner, guessed
 from lc3jit.translator.regions.select import (
-    LOCAL,
     NO_HINTS,
     Hints,
-    closing_copies,
-    copied_in,
     hinted_site,
     region_blocks,
-    region_roots,
     successors_of,
 )
-from lc3jit.translator.translate import BlockTranslator, Region, entry_points
+from lc3jit.translator.translate import BlockTranslator, Region
 from lc3jit_runtime.dispatch import Dispatcher, Translation
 from lc3jit_runtime.machine import Machine
 
@@ -38,17 +35,6 @@ from lc3jit_runtime.machine import Machine
 #: translation times (bench, --stats) stay true.
 shared_code: dict[tuple[object, ...], CodeType] | None = None
 
-#: Ahead of the run, the regions copy the code found at most this many times over in all.
-#: Every call target roots a region of up to MAX_REGION_BLOCKS blocks of the code it
-#: reaches, so code where everything reaches everything (random words: a call every 16
-#: words) would cost regions x blocks, quadratic: 50 s for 5.8 KB. Real programs copy it
-#: about twice (2048 2.1, rogue 1.9); roots past the bound are translated when they get hot.
-AHEAD_COPIES = 3
-#: At a tiered run's switch, the words looked at from the entry points, and translated,
-#: copies counted, at most: about 0.1-0.3 s of translating. A bigger program gets the rest
-#: translated where it gets hot, within the dispatcher's share of the run
-#: (Dispatcher.translate), so that its translation is paid by what it runs.
-AHEAD_WORDS = 4096
 #: The words a region translated at run time is looked for in (it takes at most
 #: MAX_REGION_BLOCKS blocks of them): its cost stays that of a region, not of the code
 #: the PC can reach.
@@ -164,87 +150,22 @@ def region_engine(
     """A region for every function the entry points reach, translated ahead of time; other PCs
     when they get hot.
 
-    `entries` replaces the entry points (`lc3jit compile` finds more), and then every call
-    target they reach roots a region (up to AHEAD_COPIES copies of the code). Otherwise the
-    regions begin at the entry points, at the call targets too big to be copied into their
-    callers (a small one gets a region of its own only if it gets hot on its own), and where
-    a region too big for one code object leaves, until the code found is translated or the
-    machine's translation budget spent; built mid-run (a tiered switch, after a few
-    hundred thousand instructions: the run may end soon), only the AHEAD_WORDS words nearest
-    to the entry points are looked at and translated. `hints` are
-    targets of JMP and JSRR sites known before the run (the differential tests give any at
-    all: a wrong one only costs a compare); sites without are guessed from their jump tables.
-    Built after the run began (a tiered start), the regions are rooted where functions
-    begin, as before a run: from the PC reached, the dispatcher interprets up to the next
-    entry (in a loop, its head: every loop head is one), a few instructions.
+    How far it goes ahead of time is the policy's (ahead.AheadPolicy: `entries`, which
+    `lc3jit compile` gives, replace the entry points and take the whole program; a tiered
+    switch, after a few hundred thousand instructions, looks at AHEAD_WORDS words), and which
+    regions the selection's (ahead.AheadSelection), within the machine's translation budget.
+    `hints` are targets of JMP and JSRR sites known before the run (the differential tests
+    give any at all: a wrong one only costs a compare); sites without are guessed from their
+    jump tables. Built after the run began (a tiered start), the regions are rooted where
+    functions begin, as before a run: from the PC reached, the dispatcher interprets up to
+    the next entry (in a loop, its head: every loop head is one), a few instructions.
     """
-    whole = entries is not None
-    entries = entry_points(machine) if entries is None else entries
-    limit = AHEAD_WORDS if machine.start_pc is not None and not whole else None
-    targets = [target for seen in hints.values() for target in seen]
-    blocks = find_blocks(machine.mem, [*entries, *targets], machine.labels, limit)
-    if guesses := guessed(machine, blocks, hints):  # the targets' code is found, and inside
-        hints = {**guesses, **hints}
-        guessed_targets = [target for seen in guesses.values() for target in seen]
-        targets += guessed_targets
-        if not blocks.keys() >= set(guessed_targets):  # one search more only for code not found
-            blocks = find_blocks(machine.mem, [*entries, *targets], machine.labels, limit)
+    policy = AheadPolicy.of(machine, entries)
+    blocks, hints = found_code(machine, policy, hints)
     translator = RegionTranslator(machine.edition, frozenset(blocks), machine.access_control)
     translator.hints.update((site, list(seen)) for site, seen in hints.items())
     dispatcher = Dispatcher(machine, translator, profile)
-    copies = AHEAD_COPIES * sum(block.length for block in blocks.values())
-    if limit is not None:
-        copies = min(copies, limit)
-    roots = sorted(region_roots(blocks, entries), key=lambda root: root not in entries)
-    queued, inside = set(roots), set()
-    refusals = machine.translation_budget  # words of regions refused, at most: see below
-    regions: list[list[Block]] = []
-    left_to_callers: list[int] = []  # small callees skipped, for the regions that call them
-    queued_small: set[int] = set()  # those rooted after all, once the other roots are done
-    while roots:
-        for root in roots:  # grows: where a region too big for one leaves, the next begins
-            if (
-                not whole
-                and root not in entries
-                and (root in inside or (root not in queued_small and copied_in(blocks, root)))
-            ):
-                if root not in inside:
-                    left_to_callers.append(root)
-                continue
-            room = min(copies, machine.translation_budget)
-            if room <= 0 or refusals < 0 or machine.ending is not None:
-                # Nothing more fits, or the regions refused as too big to fit took as long
-                # to choose as translating the budget would (choosing is bounded by the
-                # budget, as translating is), or the run was asked to stop (a signal).
-                roots, left_to_callers = [], []
-                break
-            region = region_blocks(blocks, root, hints)
-            if not whole and root not in entries:
-                region = closing_copies(region, inside, hints)
-            size = sum(block.length for block in region)
-            if size > room:
-                refusals -= size
-                continue  # a smaller one may fit
-            copies -= size
-            machine.translation_budget -= size
-            regions.append(region)
-            inside.update(block.start for block in region)
-            if not whole:
-                following = (s.address for b in region for s in b.successors if s.kind in LOCAL)
-                more = [a for a in following if a in blocks and a not in inside and a not in queued]
-                queued.update(more)
-                # Lowest first: a region from there holds most of the others (the chain goes on
-                # forward), which it then skips; in the order found, a branch's target 3 words on
-                # rooted a region of 160 blocks, and the fall-through before it another of the same
-                # blocks (16k words: 19,086 words translated, 16,256 so).
-                roots += sorted(more)
-        # A small callee no region copied in (its call was the last block a region had room
-        # for) roots a region of its own: left out, it was interpreted and then translated at
-        # run time, after a search of REGION_SEARCH words for its few (48k words: 9 such, 5 ms
-        # each, a thirtieth of translating).
-        roots = [root for root in left_to_callers if root not in inside]
-        queued_small.update(roots)
-        left_to_callers = []
+    regions = AheadSelection(machine, blocks, hints, policy).select()
     for region, more in zip(regions, entries_for_ways_out(regions, hints), strict=True):
         if machine.ending is not None:  # asked to stop: what is translated so far serves
             break

@@ -46,7 +46,7 @@ def build_graph(
     for start, targets in edges.items():
         for target in targets:
             ways_in[target].append(start)
-    for b in blocks:  # a TRAP goes on inside when its routine comes back (see RegionCompiler)
+    for b in blocks:  # a TRAP goes on inside when its routine comes back (see HelperExits)
         if b.exit is Exit.TRAP:
             following = b.last.next_pc
             if following in inside and following not in edges[b.start]:

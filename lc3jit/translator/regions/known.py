@@ -18,7 +18,7 @@ routine's first words. Both are mostly known when the region is translated:
 from __future__ import annotations
 
 from lc3jit.translator.blocks import Block, Exit
-from lc3jit.translator.dataflow import MASKS, register_masks, registers_of
+from lc3jit.translator.codegen.dataflow import MASKS, register_masks, registers_of
 from lc3jit.translator.regions.graph import RegionGraph
 from lc3jit_runtime.isa import FORMS_BY_NAME
 from lc3jit_runtime.machine import user_address
@@ -73,7 +73,7 @@ def dirty_after(block: Block, changes: int, edition: int, inline_os_calls: bool)
     may be, and what it adds (bit masks), `changes` its own (changed_by): nothing after
     TRAP and RTI, whose helper writes everything back and reads what it changed again;
     but the 2nd edition's TRAP may go to its routine as JSR does, setting R7
-    (RegionCompiler.call_routine), and an OS call inlined (regions.os_calls) writes
+    (HelperExits.call_routine), and an OS call inlined (codegen.os_calls) writes
     nothing back and changes R6 (RTI the codes)."""
     if inline_os_calls and block.exit in (Exit.TRAP, Exit.RTI):
         return True, changes | (_R6 | _CODES if block.exit is Exit.RTI else _R6)

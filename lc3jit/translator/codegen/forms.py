@@ -1,20 +1,21 @@
-"""One emitter per ISA form, registered in EMITTERS under the table's name (see codegen,
-whose BlockCompiler each drives), and the tests branches make on the value that set the
-codes."""
+"""One emitter per ISA form, registered in EMITTERS under the table's name (see codegen),
+and the tests branches make on the value that set the codes. Each emitter drives the
+compiler's state (state.BlockState) and the parts it holds: `memory` for loads and
+stores, `exits` for the ways out."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from lc3jit.translator.bounds import EMPTY, FULL, SIGN, WRAP
-from lc3jit.translator.emitter import BinaryOp, Compare
+from lc3jit.translator.codegen.bounds import EMPTY, FULL, SIGN, WRAP
+from lc3jit.translator.codegen.emitter import BinaryOp, Compare
 from lc3jit_runtime import contract
 from lc3jit_runtime.code_helpers import CODE_TABLE_RANGE
 from lc3jit_runtime.isa import WORD_MASK, Instruction
 
 if TYPE_CHECKING:
-    from lc3jit.translator.codegen import BlockCompiler
+    from lc3jit.translator.codegen.state import BlockState
 
 #: A branch test on the value v that set the codes: a comparison, the name of a global
 #: table of bools to index with v (runtime.code_helpers: right for v not wrapped yet too), or
@@ -52,7 +53,7 @@ CODES_INTERVAL = {
 }
 
 
-Emit = Callable[["BlockCompiler", Instruction], None]
+Emit = Callable[["BlockState", Instruction], None]
 EMITTERS: dict[str, Emit] = {}
 
 
@@ -65,7 +66,7 @@ def emitter(name: str) -> Callable[[Emit], Emit]:
 
 
 @emitter("ADD")
-def emit_add(c: BlockCompiler, ins: Instruction) -> None:
+def emit_add(c: BlockState, ins: Instruction) -> None:
     (lo1, hi1), (lo2, hi2) = c.range_of(ins.sr1), c.range_of(ins.sr2)
     c.push_reg(ins.sr1)
     c.push_reg(ins.sr2)
@@ -74,7 +75,7 @@ def emit_add(c: BlockCompiler, ins: Instruction) -> None:
 
 
 @emitter("ADDI")
-def emit_addi(c: BlockCompiler, ins: Instruction) -> None:
+def emit_addi(c: BlockState, ins: Instruction) -> None:
     """A difference that only a branch reads, and that could fall below 0, is computed as
     a sum with 2^16 - k: the same modulo 2^16, and never negative, so the branch tests it
     through a table without a wrap (see branch_test). One read as a number subtracts k:
@@ -91,7 +92,7 @@ def emit_addi(c: BlockCompiler, ins: Instruction) -> None:
 
 
 @emitter("AND")
-def emit_and(c: BlockCompiler, ins: Instruction) -> None:
+def emit_and(c: BlockState, ins: Instruction) -> None:
     """A word and anything is a word (`&` keeps the low 16 bits of a negative int too)."""
     if not c.is_word(ins.sr1) and not c.is_word(ins.sr2):
         c.wrap_register(ins.sr1)
@@ -102,7 +103,7 @@ def emit_and(c: BlockCompiler, ins: Instruction) -> None:
 
 
 @emitter("ANDI")
-def emit_andi(c: BlockCompiler, ins: Instruction) -> None:
+def emit_andi(c: BlockState, ins: Instruction) -> None:
     mask = ins.imm5 & WORD_MASK
     if mask == 0:  # AND R, R, #0: the usual way to clear a register
         c.e.const(0)
@@ -118,7 +119,7 @@ def emit_andi(c: BlockCompiler, ins: Instruction) -> None:
 
 
 @emitter("NOT")
-def emit_not(c: BlockCompiler, ins: Instruction) -> None:
+def emit_not(c: BlockState, ins: Instruction) -> None:
     """NOT v is xFFFF - v modulo 2^16: from xFFFF plus as many 2^16 as keep it non-negative."""
     lo, hi = c.range_of(ins.sr)
     ones = WORD_MASK + WRAP * max(0, -(-(hi - WORD_MASK) // WRAP))
@@ -129,11 +130,11 @@ def emit_not(c: BlockCompiler, ins: Instruction) -> None:
 
 
 @emitter("BR")
-def emit_br(c: BlockCompiler, ins: Instruction) -> None:
+def emit_br(c: BlockState, ins: Instruction) -> None:
     if ins.nzp == 0b111:
-        c.exit_to(ins.target)
+        c.exits.exit_to(ins.target)
     elif ins.nzp == 0:
-        c.exit_to(ins.next_pc)
+        c.exits.exit_to(ins.next_pc)
     else:
         test, when = branch_test(ins.nzp, c.cc_range())
         if test == "wrap":  # a long chain of sums, beyond the tables
@@ -150,10 +151,10 @@ def emit_br(c: BlockCompiler, ins: Instruction) -> None:
                 c.e.compare(test[0])
         alias = c.cc_alias
         taken, fallen = branch_bounds(ins.nzp, c.cc_range()) if alias is not None else (None, None)
-        c.exit_if(ins.target, when, test is not None, {alias: taken} if taken else EMPTY)  # type: ignore[dict-item]
+        c.exits.exit_if(ins.target, when, test is not None, {alias: taken} if taken else EMPTY)  # type: ignore[dict-item]
         if fallen:
             c.ranges[alias] = fallen  # type: ignore[index]
-        c.exit_to(ins.next_pc)
+        c.exits.exit_to(ins.next_pc)
 
 
 def branch_bounds(nzp: int, bounds: tuple[int, int]) -> tuple[tuple[int, int] | None, ...]:
@@ -193,82 +194,84 @@ def branch_test(nzp: int, bounds: tuple[int, int]) -> tuple[Test, bool]:
 
 
 @emitter("JMP")
-def emit_jmp(c: BlockCompiler, ins: Instruction) -> None:
-    c.exit_to_register(ins)
+def emit_jmp(c: BlockState, ins: Instruction) -> None:
+    c.exits.exit_to_register(ins)
 
 
 @emitter("JSR")
-def emit_jsr(c: BlockCompiler, ins: Instruction) -> None:
+def emit_jsr(c: BlockState, ins: Instruction) -> None:
     c.e.const(ins.next_pc)
     c.result(7, False, (ins.next_pc, ins.next_pc))
-    c.exit_to(ins.target)
+    c.exits.exit_to(ins.target)
 
 
 @emitter("JSRR")
-def emit_jsrr(c: BlockCompiler, ins: Instruction) -> None:
+def emit_jsrr(c: BlockState, ins: Instruction) -> None:
     c.push_reg(ins.baser)  # read before R7 changes: JSRR R7 jumps to the old R7
     c.e.const(ins.next_pc)
     c.result(7, False, (ins.next_pc, ins.next_pc))
-    c.exit_with_top(ins)
+    c.exits.exit_with_top(ins)
 
 
 @emitter("LD")
-def emit_ld(c: BlockCompiler, ins: Instruction) -> None:
-    c.load_const_address(ins.target, ins.address)
+def emit_ld(c: BlockState, ins: Instruction) -> None:
+    c.memory.load_const_address(ins.target, ins.address)
     c.result(ins.dr, True)
 
 
 @emitter("LDI")
-def emit_ldi(c: BlockCompiler, ins: Instruction) -> None:
-    c.load_const_address(ins.target, ins.address)
+def emit_ldi(c: BlockState, ins: Instruction) -> None:
+    c.memory.load_const_address(ins.target, ins.address)
     c.e.store("a")
-    c.load_computed_address("a", FULL, ins.address, rejoins=True)
+    c.memory.load_computed_address("a", FULL, ins.address, rejoins=True)
     c.result(ins.dr, True)
 
 
 @emitter("LDR")
-def emit_ldr(c: BlockCompiler, ins: Instruction) -> None:
-    address, bounds = c.base_plus_offset(ins.baser, ins.offset6)
-    c.load_computed_address(address, bounds, ins.address)
-    c.address_checked(ins.baser, ins.offset6)
+def emit_ldr(c: BlockState, ins: Instruction) -> None:
+    address, bounds = c.memory.base_plus_offset(ins.baser, ins.offset6)
+    c.memory.load_computed_address(address, bounds, ins.address)
+    c.memory.address_checked(ins.baser, ins.offset6)
     c.result(ins.dr, True)
 
 
 @emitter("LEA")
-def emit_lea(c: BlockCompiler, ins: Instruction) -> None:
+def emit_lea(c: BlockState, ins: Instruction) -> None:
     c.e.const(ins.target)
     c.result(ins.dr, ins.sets_cc(c.edition), (ins.target, ins.target))
 
 
 @emitter("ST")
-def emit_st(c: BlockCompiler, ins: Instruction) -> None:
-    c.store(ins.target, lambda: c.push_reg(ins.sr), ins.address, rejoins=c.watched_for_good(ins.target))
+def emit_st(c: BlockState, ins: Instruction) -> None:
+    c.memory.store(
+        ins.target, lambda: c.push_reg(ins.sr), ins.address, rejoins=c.memory.watched_for_good(ins.target)
+    )
 
 
 @emitter("STI")
-def emit_sti(c: BlockCompiler, ins: Instruction) -> None:
-    c.load_const_address(ins.target, ins.address)
+def emit_sti(c: BlockState, ins: Instruction) -> None:
+    c.memory.load_const_address(ins.target, ins.address)
     c.e.store("a")
-    c.store("a", lambda: c.push_reg(ins.sr), ins.address, rejoins=True)
+    c.memory.store("a", lambda: c.push_reg(ins.sr), ins.address, rejoins=True)
 
 
 @emitter("STR")
-def emit_str(c: BlockCompiler, ins: Instruction) -> None:
-    address, bounds = c.base_plus_offset(ins.baser, ins.offset6)
-    c.store(address, lambda: c.push_reg(ins.sr), ins.address, bounds)
-    c.address_checked(ins.baser, ins.offset6)
+def emit_str(c: BlockState, ins: Instruction) -> None:
+    address, bounds = c.memory.base_plus_offset(ins.baser, ins.offset6)
+    c.memory.store(address, lambda: c.push_reg(ins.sr), ins.address, bounds)
+    c.memory.address_checked(ins.baser, ins.offset6)
 
 
 @emitter("TRAP")
-def emit_trap(c: BlockCompiler, ins: Instruction) -> None:
-    c.exit_through(contract.TRAP, ins.trapvect8, ins.address)
+def emit_trap(c: BlockState, ins: Instruction) -> None:
+    c.exits.exit_through(contract.TRAP, ins.trapvect8, ins.address)
 
 
 @emitter("RTI")
-def emit_rti(c: BlockCompiler, ins: Instruction) -> None:
-    c.exit_through(contract.RTI, ins.address)
+def emit_rti(c: BlockState, ins: Instruction) -> None:
+    c.exits.exit_through(contract.RTI, ins.address)
 
 
 @emitter("RESERVED")
-def emit_reserved(c: BlockCompiler, ins: Instruction) -> None:
-    c.exit_through(contract.ILLEGAL, ins.word, ins.address)
+def emit_reserved(c: BlockState, ins: Instruction) -> None:
+    c.exits.exit_through(contract.ILLEGAL, ins.word, ins.address)

@@ -114,7 +114,7 @@ WORD_READS: dict[tuple[int, bool], int] = {}
 def word_reads(ins: Instruction, unwrapped_bases: bool) -> int:
     """The registers an instruction that is not register-to-register reads as words, as a
     bit mask: a value stored, a jump's target, a base address (unless bases may be sums
-    not wrapped yet: see block_state.SlowPaths)."""
+    not wrapped yet: see slow_paths.SlowPaths)."""
     key = (ins.word, unwrapped_bases)
     found = WORD_READS.get(key)
     if found is None:

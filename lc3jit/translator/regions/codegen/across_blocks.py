@@ -10,55 +10,27 @@ leave, so the fast path needs no jump over them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from functools import cached_property, lru_cache
+from collections.abc import Callable, Iterable
 
-from lc3jit.translator.assembler import Item
-from lc3jit.translator.block_state import LEAVE, LOCALS, load_registers
 from lc3jit.translator.blocks import Block
-from lc3jit.translator.bounds import EMPTY, FULL, LOOSE
-from lc3jit.translator.codegen import BlockCompiler
-from lc3jit.translator.dataflow import ALL_REGISTERS, REGISTER_ONLY
-from lc3jit.translator.emitter import BinaryOp, Compare, Emitter, Label, recorded
+from lc3jit.translator.codegen.bounds import FULL, LOOSE
+from lc3jit.translator.codegen.dataflow import ALL_REGISTERS, REGISTER_ONLY
+from lc3jit.translator.codegen.emitter import BinaryOp, Compare, Emitter, Label
+from lc3jit.translator.codegen.state import LOCALS, BlockState, load_registers
 from lc3jit.translator.regions.analyses import RegionFacts
+from lc3jit.translator.regions.codegen.os_calls import SP
 from lc3jit.translator.regions.graph import RegionGraph
 from lc3jit.translator.regions.known import CODES, dirty_at_entry, supervised
-from lc3jit.translator.regions.os_calls import SP
 from lc3jit.translator.regions.return_order import loops_first
 from lc3jit.translator.regions.select import NO_HINTS, Hints
 from lc3jit_runtime import contract
 from lc3jit_runtime.dispatch import INTERPRET_AT
 from lc3jit_runtime.isa import WORD_MASK
 
-SMALL_INTS = 256  # the largest int CPython keeps one object of
-MIN_GRANT = 64  # a region with a room near SMALL_INTS still refills only now and then
-
 #: Where a slow path was left for later: block, instruction index, line, the register
 #: standing for the codes, the bounds of the registers' locals, the registers (and CODES)
 #: not written back since they changed.
 Where = tuple[Block, int, int, int | None, dict[int, tuple[int, int]], frozenset[int]]
-
-
-#: The straight-line parts of every refill (see AcrossBlocks.refill), made once: what is
-#: left of the budget, then the grant on the stack added to `granted` and to `n`.
-_LEFT = recorded(("load", "budget"), ("load", "granted"), ("binary", BinaryOp.SUBTRACT))
-_GRANTED = recorded(
-    ("dup",),
-    ("load", "granted"),
-    ("binary", BinaryOp.ADD),
-    ("store", "granted"),
-    ("load", "n"),
-    ("binary", BinaryOp.ADD),
-    ("store", "n"),
-)
-
-
-@lru_cache(maxsize=1024)
-def _added_to_count(k: int) -> tuple[Item, ...]:
-    """`n += k` (AcrossBlocks.add_to_count), made once for each k: a program has a few
-    dozen, each counted on hundreds of ways."""
-    step = BinaryOp.ADD if k > 0 else BinaryOp.SUBTRACT
-    return recorded(("load", "n"), ("const", abs(k)), ("binary", step), ("store", "n"))
 
 
 class FactsDisagreeError(Exception):
@@ -67,8 +39,9 @@ class FactsDisagreeError(Exception):
     region is refused (engine.translate_region) and its code runs on the interpreter."""
 
 
-class AcrossBlocks(BlockCompiler):
-    """A region's state across its blocks; the compiler's other parts build on it."""
+class AcrossBlocks(BlockState):
+    """A region's state across its blocks, the jumps between them and its way out: the
+    value the region compiler's parts share."""
 
     def __init__(
         self,
@@ -79,7 +52,7 @@ class AcrossBlocks(BlockCompiler):
         hints: Hints = NO_HINTS,
     ) -> None:
         root = graph.root
-        super().__init__(root, edition, access_control, LEAVE)
+        super().__init__(root, edition, access_control)
         self.graph, self.facts, self.hints = graph, facts, hints
         self.e = Emitter(f"region_x{root.start:04X}", root.start)
         self.labels = {b.start: Label() for b in graph.blocks}
@@ -132,9 +105,6 @@ class AcrossBlocks(BlockCompiler):
         """Only what changed since R and the machine were last in step (known.dirty_at_entry):
         the rest are there already."""
         self.write_registers(self.written & self.dirty, CODES in self.dirty)
-
-    def supervisor_at(self, index: int) -> bool:
-        return index == 0 and self.current.start in self.supervised
 
     def reload(self, changed: Iterable[int] = ALL_REGISTERS) -> None:
         """Registers and codes from the machine: at entry, and after a helper that may
@@ -217,52 +187,6 @@ class AcrossBlocks(BlockCompiler):
             e.place(slow)
             emit()
         self.cold = []
-
-    # Exits: inside the region they become jumps.
-    def exit_to(self, pc: int) -> None:
-        if pc in self.labels:
-            checked = self.checks_on_the_way(pc)
-            if self.codes_seen_at(pc, checked):
-                self.settle_cc()
-            if checked:
-                self.check_on_the_way(pc)
-            else:
-                self.refund(pc)
-                self.go_to(pc)
-        else:
-            self.e.const(pc)
-            self.leave(self.facts.ahead[self.current.start])
-        self.exited = True
-
-    def exit_if(
-        self, pc: int, when: bool = True, is_bool: bool = True, facts: Mapping[int, tuple[int, int]] = EMPTY
-    ) -> None:
-        if pc not in self.labels:
-            super().exit_if(pc, when, is_bool)
-            return
-        ranges = self.ranges
-        self.ranges = {**ranges, **facts}  # on the way there
-        self.jump_inside_if(pc, when, is_bool)
-        self.ranges = ranges
-
-    def jump_inside_if(self, pc: int, when: bool, is_bool: bool) -> None:
-        if self.checks_on_the_way(pc):  # the way back round a loop: on at once, the refill after
-            on = Label()
-            self.e.jump_if(on, not when, is_bool)
-            alias = self.cc_alias
-            self.exit_to(pc)
-            self.cc_alias, self.exited = alias, False  # the way back settled the codes on its own path
-            self.e.place(on)
-        elif self.off_chain(pc):  # the refund (and the codes) out of line
-            refund = Label()
-            self.e.jump_if(refund, when, is_bool)
-            alias = None if self.codes_seen_at(pc) else self.cc_alias  # as exit_to will leave it
-            self.arriving[pc].append((dict(self.ranges), alias))  # what the way out of line tells
-            self.slow_path(refund, lambda: self.exit_to(pc))
-        else:
-            if self.codes_seen_at(pc):
-                self.settle_cc()
-            self.go_to(pc, lambda label: self.e.jump_if(label, when, is_bool))
 
     def jump_if_top_is(self, pc: int) -> None:
         """If the PC on the stack is pc (a block of the region), pop it and go there."""
@@ -362,110 +286,3 @@ class AcrossBlocks(BlockCompiler):
     def given_back(self, pc: int) -> int:
         """Going to pc: the count of the chain not run (off_chain), or none."""
         return self.facts.ahead[self.current.start] if self.off_chain(pc) else 0
-
-    def refund(self, pc: int) -> None:
-        """Before going to pc off the chain: give back the count of the chain not run."""
-        self.add_to_count(self.given_back(pc))
-
-    def add_to_count(self, k: int) -> None:
-        """`n += k`, as `n -= -k` where k is negative: nothing where it is 0."""
-        if k:
-            self.e.extend(_added_to_count(k))
-
-    # The budget: counted where a chain starts, checked where a loop starts.
-    def count_in(self, block: Block, given_back: int = 0) -> None:
-        """Count the block and the chain it pays for (less `given_back`, what the way
-        here had counted and not run)."""
-        self.add_to_count(given_back - block.length - self.facts.ahead[block.start])
-
-    def check_room(self, block: Block) -> None:
-        """At a loop head: leave at its start, its count given back, when `n` cannot cover
-        the longest way from it to the next check."""
-        self.check_budget(self.room_after_count(block), lambda: self.leave_before(block))
-
-    def check_on_the_way(self, pc: int) -> None:
-        """Go to the loop head at pc past its count and check, counting and checking here
-        (checks_on_the_way): on 3.11 the check's jump is the back edge itself; the refill
-        follows it, on this way's own state."""
-        block = self.graph.by_start[pc]
-        self.count_in(block, self.given_back(pc))
-        check = self.room_test(self.room_after_count(block))
-        self.go_to(pc, lambda label: self.e.jump_if(label, False), checked=True)
-        self.refill(check, lambda: self.leave_before(block))
-
-    def room_after_count(self, block: Block) -> int:
-        """What `n` must cover at a loop head, its count (and its chain's) taken already."""
-        return self.facts.budget.checks[block.start] - block.length - self.facts.ahead[block.start]
-
-    def room_test(self, room: int) -> Label:
-        """Push `n < room`, from a label placed here (returned: the refill checks again there)."""
-        e, check = self.e, Label()
-        e.place(check)
-        e.load("n")
-        e.const(room)
-        e.compare(Compare.LT)
-        return check
-
-    def check_budget(self, room: int, out_of_budget: Callable[[], None]) -> None:
-        """On if `n` has `room`; else, out of line, more of the budget granted (refill) and
-        checked again, or `out_of_budget` once none is left."""
-        check, short = self.room_test(room), Label()
-        self.e.jump_if_true(short)
-
-        def refill() -> None:
-            self.refill(check, out_of_budget)
-
-        self.slow_path(short, refill)
-
-    def refill(self, check: Label, out_of_budget: Callable[[], None]) -> None:
-        """Grant the next instructions of the budget (a grant, or what is left) to `n` and
-        `granted`, and check again; none left: `out_of_budget`."""
-        e, spent = self.e, Label()
-        e.extend(_LEFT)
-        self.at_most_a_grant()
-        e.dup()
-        e.jump_if_false(spent, is_bool=False)
-        e.extend(_GRANTED)
-        e.jump(check)
-        e.place(spent)
-        e.pop()
-        out_of_budget()
-
-    @cached_property
-    def grant(self) -> int:
-        """How much of the budget `n` is granted at a time: what keeps it a small int
-        (CPython caches those up to 256; any other result of `n -= k` is a new object,
-        some 10% of an OS call's time) after the largest room is checked, or MIN_GRANT."""
-        rooms = [*self.facts.budget.checks.values(), *self.facts.budget.entry_rooms.values()]
-        return max(SMALL_INTS - max(rooms, default=0), MIN_GRANT)
-
-    def at_most_a_grant(self) -> None:
-        """The number on the stack, or a grant if that is less."""
-        e, within = self.e, Label()
-        more_than_a_grant, a_grant = self.grant_parts
-        e.extend(more_than_a_grant)
-        e.jump_if_false(within)
-        e.extend(a_grant)
-        e.place(within)
-
-    @cached_property
-    def grant_parts(self) -> tuple[tuple[Item, ...], tuple[Item, ...]]:
-        """The straight-line parts of at_most_a_grant (every refill's), made once a region:
-        is the number on the stack more than a grant; a grant instead."""
-        return (
-            recorded(("dup",), ("const", self.grant), ("compare", Compare.GT)),
-            recorded(("pop",), ("const", self.grant)),
-        )
-
-    def leave_before(self, block: Block) -> None:
-        """Out of budget: leave at the block's start, its count given back."""
-        self.e.const(block.start)
-        self.leave(block.length + self.facts.ahead[block.start])
-
-    def wanted_after(self, block: Block) -> int:
-        """The registers a block of the region goes on to read (a bit mask): their locals
-        hold words."""
-        return self.facts.wanted[block.start]
-
-    def exact_results(self, block: Block) -> list[bool]:
-        return self.facts.exact[block.start]

@@ -39,7 +39,7 @@ from types import CodeType
 from typing import Any, NamedTuple
 
 from lc3jit.translator import PY, SPOKEN, speaks_this_python, unknown_python
-from lc3jit.translator.assembler import Instr, Item, Label, chosen_assemble
+from lc3jit.translator.codegen.assembler import Instr, Item, Label, chosen_assemble
 
 HAS_PRECALL = PY == (3, 11)
 HAS_RETURN_CONST = (3, 12) <= PY <= (3, 13)

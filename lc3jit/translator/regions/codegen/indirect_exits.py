@@ -6,57 +6,65 @@ where it went now and then (learning.HINT_AFTER).
 
 from __future__ import annotations
 
-from lc3jit.translator.emitter import BinaryOp, Compare, Label
-from lc3jit.translator.regions.across_blocks import AcrossBlocks
+from lc3jit.translator.codegen.emitter import BinaryOp, Compare, Label
+from lc3jit.translator.regions.codegen.across_blocks import AcrossBlocks
 from lc3jit.translator.regions.learning import HINT_AFTER, MAX_HINTS
 from lc3jit.translator.regions.select import hinted_site
 from lc3jit_runtime import contract
 from lc3jit_runtime.isa import Instruction
 
 
-class IndirectExits(AcrossBlocks):
+class IndirectExits:
     """JMP, RET and JSRR in a region."""
+
+    def __init__(self, state: AcrossBlocks) -> None:
+        self.state = state
 
     def predicted(self, ins: Instruction) -> list[int]:
         """Where a jump through a register may go inside the region: a RET to the return
         points of the calls to its subroutine, a JMP or JSRR to the targets it was seen
         (or guessed) going to."""
-        hinted = self.hints.get(ins.address, ()) if hinted_site(self.current) else ()
-        return [*self.returns.get(self.current.start, ()), *(t for t in hinted if t in self.labels)]
+        s = self.state
+        hinted = s.hints.get(ins.address, ()) if hinted_site(s.current) else ()
+        return [*s.returns.get(s.current.start, ()), *(t for t in hinted if t in s.labels)]
 
     def exit_with_top(self, ins: Instruction) -> None:
         """Compared with the targets predicted, the rest leave (JSRR: its target is on the
         stack, read before R7 changed). A JMP or JSRR that may still learn a target tells
         the translator where it went (see HINT_AFTER)."""
-        self.settle_cc()
+        s = self.state
+        s.settle_cc()
         for target in self.predicted(ins):
-            self.jump_if_top_is(target)
+            s.jump_if_top_is(target)
         self.leave_through(ins)
 
     def exit_to_register(self, ins: Instruction) -> None:
         """JMP and RET: the register itself is compared with the targets predicted, with
         nothing on the stack to copy and drop for each."""
-        e, local = self.e, self.reg(ins.baser)
-        self.settle_cc()
+        s = self.state
+        e, local = s.e, s.reg(ins.baser)
+        s.settle_cc()
         for target in self.predicted(ins):
             e.load(local)
             e.const(target)
             e.compare(Compare.EQ)
-            self.go_to(target, e.jump_if_true)
-        self.push_reg(ins.baser)
+            s.go_to(target, e.jump_if_true)
+        s.push_reg(ins.baser)
         self.leave_through(ins)
 
     def leave_through(self, ins: Instruction) -> None:
         """Leave for the target on the stack, counted if the site may still learn."""
-        if hinted_site(self.current) and len(self.hints.get(ins.address, ())) < MAX_HINTS:
+        s = self.state
+        if hinted_site(s.current) and len(s.hints.get(ins.address, ())) < MAX_HINTS:
             self.count_exit(ins.address)
-        self.leave(0)
-        self.exited = True
+        s.leave(0)
+        s.exited = True
 
     def count_exit(self, site: int) -> None:
         """EXITS[site] += 1, and every HINT_AFTER-th time, tell the translator where the
         jump (its target on the stack) went: a sample, for a few bytecodes an exit."""
-        e, skip = self.e, Label()
+        s = self.state
+        e, skip = s.e, Label()
         e.global_(contract.EXIT_COUNTS)
         e.const(site)
         e.subscript()
@@ -71,6 +79,6 @@ class IndirectExits(AcrossBlocks):
         e.jump_if_true(skip, is_bool=False)
         e.dup()
         e.store("target")
-        self.call(contract.INDIRECT, site, "target")
+        s.call(contract.INDIRECT, site, "target")
         e.pop()
         e.place(skip)

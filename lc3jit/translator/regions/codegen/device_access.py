@@ -8,44 +8,52 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from lc3jit.translator.emitter import Compare, Label
-from lc3jit.translator.regions.across_blocks import AcrossBlocks
+from lc3jit.translator.codegen.emitter import Compare, Label
+from lc3jit.translator.codegen.slow_paths import Rejoin
+from lc3jit.translator.regions.codegen.across_blocks import AcrossBlocks
 from lc3jit_runtime import contract
 from lc3jit_runtime.isa import WORD_MASK
 from lc3jit_runtime.machine import DDR, DISPLAY_STATUS, DSR, KBDR, user_address
 
 
-class DeviceAccess(AcrossBlocks):
-    """The slow paths of a region's loads and stores."""
+class DeviceAccess(Rejoin):
+    """The slow paths of a region's loads and stores (the SlowPaths protocol)."""
+
+    settle_codes_before_store = False
+    bound_base_after_access = True
+    unwrapped_bases = True
+    state: AcrossBlocks  # Rejoin's, a region's
 
     def access_path(self, slow: Label, emit: Callable[[], None], rejoins: bool) -> None:
-        """Out of line like any slow path. One that `rejoins` (memory_access.slow_load: LDI
+        """Out of line like any slow path. One that `rejoins` (slow_paths.Rejoin.slow_load: LDI
         and STI, the device registers' idiom, and ST to a device or a system word) calls
         the runtime and comes back, so that a loop polling a device (`LDI R0, KBSR_PTR;
         BRzp`) and an OS routine saving registers run inside the region; the rest leave
         for the interpreter (rare: stores into code, addresses not wrapped yet)."""
+        s = self.state
         if not rejoins:
-            self.slow_path(slow, emit)
+            s.slow_path(slow, emit)
             return
         back = Label()
-        self.e.place(back)
+        s.e.place(back)
 
         def rejoin() -> None:
             emit()
-            self.e.jump(back)
+            s.e.jump(back)
 
-        self.slow_path(slow, rejoin)
+        s.slow_path(slow, rejoin)
 
     def slow_load(self, push_address: Callable[[], None], at: int, rejoins: bool) -> None:
         """Leave for the interpreter, or (`rejoins`) call the runtime. A load that cannot
         take an access-control exception, which would change R6 and push the codes,
         reads first (READ) and writes the registers back only when the read was stopped."""
+        s = self.state
         if not rejoins:
-            self.bail(at)
-        elif self.checked_loads:
+            s.bail(at)
+        elif s.checked_loads:
             super().slow_load(push_address, at, rejoins)
         else:
-            e, stopped, read, device, other = self.e, Label(), Label(), Label(), Label()
+            e, stopped, read, device, other = s.e, Label(), Label(), Label(), Label()
             push_address()  # DSR reads the same always: no call
             e.const(DSR)
             e.compare(Compare.NE)
@@ -56,70 +64,69 @@ class DeviceAccess(AcrossBlocks):
             self.read_key_data(push_address, other, read)
             e.place(other)
             address = push_address if self.reads_a_word(at) else self.wrapped(push_address)
-            self.call(contract.READ, address, at)
+            s.call(contract.READ, address, at)
             e.dup()
             e.const(0)
             e.compare(Compare.LT)
             e.jump_if_true(stopped)
             e.place(read)
-            self.slow_path(stopped, lambda: self.reread(push_address, at, read))
+            s.slow_path(stopped, lambda: self.reread(push_address, at, read))
 
     def read_key_data(self, push_address: Callable[[], None], other: Label, read: Label) -> None:
         """KBDR while KBSR[14] is clear, inline, as the machine reads it (Devices.read_device):
         the key latched by the last poll, taken, else the last one read. Every key an OS
         reads is one, where READ cost a call (a frame and some 25 bytecodes of its own).
         Any other address, or KBSR[14] set (the read leaves: LoadedKey), goes on at `other`."""
-        e, unlatched = self.e, Label()
+        s = self.state
+        e, unlatched = s.e, Label()
         push_address()
         e.const(KBDR)
         e.compare(Compare.NE)
         e.jump_if_true(other)
-        self.push_table(contract.MACHINE)
+        s.push_table(contract.MACHINE)
         e.load_attr(contract.INTERRUPTS)
         e.jump_if_true(other, is_bool=False)
-        self.push_table(contract.MACHINE)
+        s.push_table(contract.MACHINE)
         e.load_attr(contract.KEY_LATCH)
         e.dup()
         e.const(None)
         e.compare(Compare.EQ)
         e.jump_if_true(unlatched)
         e.dup()  # the key: KBDR's now, and the latch empty
-        self.push_table(contract.MACHINE)
+        s.push_table(contract.MACHINE)
         e.store_attr(contract.KEY_DATA)
         e.const(None)
-        self.push_table(contract.MACHINE)
+        s.push_table(contract.MACHINE)
         e.store_attr(contract.KEY_LATCH)
         e.jump(read)
         e.place(unlatched)
         e.pop()
-        self.push_table(contract.MACHINE)
+        s.push_table(contract.MACHINE)
         e.load_attr(contract.KEY_DATA)
         e.jump(read)
 
     def reads_a_word(self, at: int) -> bool:
         """Is the address of the load at `at` a word as it is? LDI's is (read from memory):
         every device poll of an OS is one, spared a `& 0xFFFF` each."""
-        block = self.current
+        block = self.state.current
         return block.instructions[at - block.start].form.name == "LDI"
 
     def reread(self, push_address: Callable[[], None], at: int, read: Label) -> None:
         """READ returned -1 (on the stack): the registers back, then REREAD, which raises
         what stopped the read or reads what READ could not; the word goes on at `read`."""
-        self.e.pop()
-        self.sync()
-        self.call(contract.REREAD, self.wrapped(push_address), at)
-        self.e.jump(read)
+        s = self.state
+        s.e.pop()
+        s.sync()
+        s.call(contract.REREAD, self.wrapped(push_address), at)
+        s.e.jump(read)
 
     def slow_store(
-        self,
-        push_address: Callable[[], None],
-        push_value: Callable[[], None],
-        at: int,
-        rejoins: bool,
+        self, push_address: Callable[[], None], push_value: Callable[[], None], at: int, rejoins: bool
     ) -> None:
+        s = self.state
         if not rejoins:
-            self.bail(at)
-        elif self.access_control and user_address(at):  # may be user mode: STORE checks
+            s.bail(at)
+        elif s.access_control and user_address(at):  # may be user mode: STORE checks
             super().slow_store(push_address, push_value, at, rejoins)
         else:
             self.write_display(push_address, push_value, at)
@@ -131,17 +138,18 @@ class DeviceAccess(AcrossBlocks):
         the display itself): DISPLAY, which raises nothing, so nothing is written back
         first; when the run is to end after it, the region leaves at the next instruction.
         Another device or a watched word: STORE, the registers written back."""
-        e, other, written = self.e, Label(), Label()
+        s = self.state
+        e, other, written = s.e, Label(), Label()
         push_address()
         e.const(DDR)
         e.compare(Compare.NE)
         e.jump_if_true(other)
-        self.call(contract.DISPLAY, push_value)
+        s.call(contract.DISPLAY, push_value)
         e.jump_if_false(written, is_bool=False)
-        alias = self.cc_alias
+        alias = s.cc_alias
         e.const((at + 1) & WORD_MASK)
-        self.leave(self.unpaid() - 1)
-        self.cc_alias = alias  # the way out settled the codes on its own path only
+        s.leave(s.unpaid() - 1)
+        s.cc_alias = alias  # the way out settled the codes on its own path only
         e.place(other)
         super().slow_store(push_address, push_value, at, True)
         e.place(written)

@@ -5,7 +5,7 @@ A constant address is known now to be a device register or not; a computed one i
 checked against xFE00 (and, for a block that may run in user mode under access control,
 against x3000). Stores check the write map `W` and take the slow path `STORE` for watched
 words. Where a slow path goes once done (back into the block, or out to the dispatcher)
-is the compiler's SlowPaths.
+is the SlowPaths object the compiler gives MemoryAccess (slow_paths).
 """
 
 from __future__ import annotations
@@ -13,10 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import lru_cache
 
-from lc3jit.translator.assembler import Item
-from lc3jit.translator.block_state import BlockState
-from lc3jit.translator.bounds import ADDRESS_BOUNDS, FULL, OFFSET6_REACH, WRAP
-from lc3jit.translator.emitter import BinaryOp, Compare, Label, recorded
+from lc3jit.translator.codegen.assembler import Item
+from lc3jit.translator.codegen.bounds import ADDRESS_BOUNDS, FULL, OFFSET6_REACH, WRAP
+from lc3jit.translator.codegen.emitter import BinaryOp, Compare, Label, recorded
+from lc3jit.translator.codegen.slow_paths import SlowPaths
+from lc3jit.translator.codegen.state import BlockState
 from lc3jit_runtime import contract
 from lc3jit_runtime.isa import WORD_MASK
 from lc3jit_runtime.machine import IO_BASE, USER_BASE, user_address
@@ -28,45 +29,51 @@ def _below_devices(local: str) -> tuple[Item, ...]:
     return recorded(("load", local), ("const", IO_BASE), ("compare", Compare.LT))
 
 
-class MemoryAccess(BlockState):
-    """Loads and stores, their fast and slow paths (regions override the slow paths)."""
+class MemoryAccess:
+    """Loads and stores: their fast paths, on the compiler's state, and the way to their
+    slow paths (blocks' and regions' differ: `slow`)."""
+
+    def __init__(self, state: BlockState, slow: SlowPaths) -> None:
+        self.state, self.slow = state, slow
 
     def load_const_address(self, address: int, at: int) -> None:
         """Push mem[address] for an address known now."""
-        if address >= IO_BASE or (self.checked_loads and address < USER_BASE):
-            self.slow_load(lambda: self.e.const(address), at, True)
+        s = self.state
+        if address >= IO_BASE or (s.checked_loads and address < USER_BASE):
+            self.slow.slow_load(lambda: s.e.const(address), at, True)
         else:
-            self.push_table(contract.MEMORY)
-            self.e.const(address)
-            self.e.subscript()
+            s.push_table(contract.MEMORY)
+            s.e.const(address)
+            s.e.subscript()
 
     def watched_for_good(self, address: int) -> bool:
         """Is every store to this word a slow path: a device register, or (under access
         control) a word closed to user mode, which the OS's own stores write?"""
-        return address >= IO_BASE or (self.access_control and not user_address(address))
+        return address >= IO_BASE or (self.state.access_control and not user_address(address))
 
     def load_computed_address(
         self, local: str, bounds: tuple[int, int], at: int, rejoins: bool = False
     ) -> None:
         """Push mem[local]: local is an address within bounds, not yet wrapped (see
         ADDRESS_BOUNDS); `rejoins`: see slow_load."""
-        e, slow, retry = self.e, Label(), Label()
+        s = self.state
+        e, slow, retry = s.e, Label(), Label()
         if self.may_retry(bounds):
             e.place(retry)
         e.extend(_below_devices(local))
         e.jump_if_false(slow)
-        if bounds[0] < 0 or self.checked_loads:
+        if bounds[0] < 0 or s.checked_loads:
             e.load(local)
-            e.const(USER_BASE if self.checked_loads else 0)
+            e.const(USER_BASE if s.checked_loads else 0)
             e.compare(Compare.GE)
             e.jump_if_false(slow)
-        self.push_table(contract.MEMORY)
+        s.push_table(contract.MEMORY)
         e.load(local)
         e.subscript()
-        self.access_path(
+        self.slow.access_path(
             slow,
             lambda: self.slow_access(
-                local, bounds, retry, lambda: self.slow_load(lambda: e.load(local), at, rejoins)
+                local, bounds, retry, lambda: self.slow.slow_load(lambda: e.load(local), at, rejoins)
             ),
             rejoins,
         )
@@ -81,35 +88,36 @@ class MemoryAccess(BlockState):
     ) -> None:
         """mem[address] = value; address a constant or a local within bounds, not yet
         wrapped (see ADDRESS_BOUNDS); `rejoins`: see slow_load."""
-        e, slow, retry = self.e, Label(), Label()
+        s = self.state
+        e, slow, retry = s.e, Label(), Label()
 
         def push_address() -> None:
             e.load(address) if isinstance(address, str) else e.const(address)
 
         def slow_store() -> None:
-            self.slow_store(push_address, push_value, at, rejoins)
+            self.slow.slow_store(push_address, push_value, at, rejoins)
 
-        if self.slow_paths.settle_codes_before_store:
-            self.settle_cc()
+        if self.slow.settle_codes_before_store:
+            s.settle_cc()
         if self.may_retry(bounds):
             e.place(retry)
-        supervisor = self.access_control and not self.checked_loads  # a word closed to user mode
+        supervisor = s.access_control and not s.checked_loads  # a word closed to user mode
         if supervisor:  # is plain data to the supervisor (the OS saving registers)
-            self.push_table(contract.SUPERVISOR_SLOW)
-        self.push_table(contract.WRITE_MAP)
+            s.push_table(contract.SUPERVISOR_SLOW)
+        s.push_table(contract.WRITE_MAP)
         push_address()
         e.subscript()
         if supervisor:
             e.subscript()
         e.jump_if_true(slow, is_bool=supervisor)
         push_value()
-        self.push_table(contract.MEMORY)
+        s.push_table(contract.MEMORY)
         push_address()
         e.store_subscript()
         if isinstance(address, str):
-            self.access_path(slow, lambda: self.slow_access(address, bounds, retry, slow_store), rejoins)
+            self.slow.access_path(slow, lambda: self.slow_access(address, bounds, retry, slow_store), rejoins)
         else:
-            self.access_path(slow, slow_store, rejoins)
+            self.slow.access_path(slow, slow_store, rejoins)
 
     def slow_access(
         self, local: str, bounds: tuple[int, int], retry: Label, slow: Callable[[], None]
@@ -130,7 +138,7 @@ class MemoryAccess(BlockState):
         return bounds[1] > WORD_MASK + OFFSET6_REACH or bounds[0] < -OFFSET6_REACH
 
     def wrap_and_retry(self, local: str, beyond: Compare, limit: int, step: BinaryOp, retry: Label) -> None:
-        e, within = self.e, Label()
+        e, within = self.state.e, Label()
         e.load(local)
         e.const(limit)
         e.compare(beyond)
@@ -142,81 +150,28 @@ class MemoryAccess(BlockState):
         e.jump(retry)
         e.place(within)
 
-    def slow_path(self, slow: Label, emit: Callable[[], None]) -> None:
-        """The code at `slow`, jumped to from the fast path just emitted, which it rejoins."""
-        done = Label()
-        self.e.jump_forward(done)
-        self.e.place(slow)
-        emit()
-        self.e.place(done)
-
-    def access_path(self, slow: Label, emit: Callable[[], None], rejoins: bool) -> None:
-        """The slow path of a load or store (see slow_load): one that rejoins."""
-        self.slow_path(slow, emit)
-
-    # Slow paths, entered with an empty stack (regions override these).
-    def slow_load(self, push_address: Callable[[], None], at: int, rejoins: bool) -> None:
-        """Push what the machine reads at an address >= xFE00 or not yet wrapped.
-
-        `rejoins`: a slow path regions take too, coming back after the runtime's
-        access instead of leaving (RegionCompiler.access_path): LDI and STI, whose
-        address no register keeps (LDR and STR narrow their base register's bounds
-        after the access, which only the fast path makes true: address_checked), and
-        ST to a word always watched (`watched_for_good`)."""
-        self.sync()
-        self.call(contract.LOAD, self.wrapped(push_address), at)
-
-    def wrapped(self, push_address: Callable[[], None]) -> Callable[[], None]:
-        """Code that pushes the address push_address pushes, wrapped to 16 bits (a slow
-        path's address may be a sum not wrapped yet)."""
-
-        def push_wrapped() -> None:
-            push_address()
-            self.e.const(WORD_MASK)
-            self.e.binary(BinaryOp.AND)
-
-        return push_wrapped
-
-    def slow_store(
-        self,
-        push_address: Callable[[], None],
-        push_value: Callable[[], None],
-        at: int,
-        rejoins: bool,
-    ) -> None:
-        """A store into a watched word: a device, code, or an address not yet wrapped
-        (`rejoins`: see slow_load)."""
-        e = self.e
-        self.sync()
-        self.call(contract.STORE, push_address, push_value, at)
-        e.pop()
-        if self.cc_local and self.slow_paths.settle_codes_before_store:  # a store into the PSR sets the codes
-            self.push_table(contract.MACHINE)
-            e.load_attr(contract.CODES)
-            e.store("cc")
-
     def address_checked(self, baser: int, offset: int) -> None:
         """After the fast path of a load or store at BaseR + offset, which only addresses
         below xFE00 take (the write map watches every word from there on), BaseR's bounds
         say so: an increment of a pointer just used then needs no wrap. (Not where the
         address was wrapped and tried again: BaseR itself was not, unless offset is 0.)"""
-        lo, hi = self.range_of(baser)
-        if self.slow_paths.bound_base_after_access and (
-            0 <= lo + offset <= hi + offset <= WORD_MASK or not offset
-        ):
-            self.ranges[baser] = (max(lo, -offset), min(hi, IO_BASE - 1 - offset))
+        s = self.state
+        lo, hi = s.range_of(baser)
+        if self.slow.bound_base_after_access and (0 <= lo + offset <= hi + offset <= WORD_MASK or not offset):
+            s.ranges[baser] = (max(lo, -offset), min(hi, IO_BASE - 1 - offset))
 
     def base_plus_offset(self, baser: int, offset: int) -> tuple[str, tuple[int, int]]:
         """BaseR + offset, unwrapped: the local that holds it (BaseR's own for offset 0),
         and its bounds. A BaseR beyond ADDRESS_BOUNDS is wrapped first."""
-        lo, hi = self.range_of(baser)
+        s = self.state
+        lo, hi = s.range_of(baser)
         if not ADDRESS_BOUNDS[0] <= lo <= hi <= ADDRESS_BOUNDS[1]:
-            self.wrap_register(baser)
-            lo, hi = self.range_of(baser)
+            s.wrap_register(baser)
+            lo, hi = s.range_of(baser)
         if not offset:
-            return self.reg(baser), (lo, hi)
-        self.push_reg(baser)
-        self.e.const(abs(offset))
-        self.e.binary(BinaryOp.ADD if offset > 0 else BinaryOp.SUBTRACT)
-        self.e.store("a")
+            return s.reg(baser), (lo, hi)
+        s.push_reg(baser)
+        s.e.const(abs(offset))
+        s.e.binary(BinaryOp.ADD if offset > 0 else BinaryOp.SUBTRACT)
+        s.e.store("a")
         return "a", (lo + offset, hi + offset)

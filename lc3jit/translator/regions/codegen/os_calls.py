@@ -36,8 +36,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lc3jit.translator.bounds import FULL
-from lc3jit.translator.emitter import BinaryOp, Compare, Label
+from lc3jit.translator.codegen.bounds import FULL
+from lc3jit.translator.codegen.emitter import BinaryOp, Compare, Label
 from lc3jit.translator.regions.known import CODES
 from lc3jit_runtime import contract
 from lc3jit_runtime.isa import COND, SIGN_BIT
@@ -48,18 +48,18 @@ from lc3jit_runtime.machine import (
 )
 
 if TYPE_CHECKING:
-    from lc3jit.translator.regions.compiler import RegionCompiler
+    from lc3jit.translator.regions.codegen.across_blocks import AcrossBlocks
 
 SP = 6
 
 
-def push_machine(c: RegionCompiler) -> None:
+def push_machine(c: AcrossBlocks) -> None:
     """The Machine, as a fast local (loaded at entry with the tables): cheaper than the
     global at the half dozen reads and writes of an OS call."""
     c.push_table(contract.MACHINE)
 
 
-def check_stack(c: RegionCompiler, back: Label, slow: Label) -> None:
+def check_stack(c: AcrossBlocks, back: Label, slow: Label) -> None:
     """Out of line, Saved_SSP not the one checked in this call: to `slow` while KBSR[14]
     is set or if either word below it may not take a plain push; else it becomes the one
     checked, with its slots (see the module's docstring), and back."""
@@ -90,7 +90,7 @@ def check_stack(c: RegionCompiler, back: Label, slow: Label) -> None:
     e.jump(back)
 
 
-def push_user_psr(c: RegionCompiler) -> None:
+def push_user_psr(c: AcrossBlocks) -> None:
     """Push the PSR of user mode at priority 0 with the codes (in `cc`): by two compares,
     cheaper on 3.11 than PSR_USER plus the codes' bits from isa.COND, a bytes (whose
     indexing is not specialised), which made a new int each TRAP."""
@@ -111,7 +111,7 @@ def push_user_psr(c: RegionCompiler) -> None:
     e.place(done)
 
 
-def inline_trap(c: RegionCompiler, vector: int, routine: int, following: int) -> Label:
+def inline_trap(c: AcrossBlocks, vector: int, routine: int, following: int) -> Label:
     """TRAP's fast path, ending in a jump to the routine's block; returns the label where
     the helper's way (emitted next by the caller) begins. The codes are in `cc`.
 
@@ -158,7 +158,7 @@ def inline_trap(c: RegionCompiler, vector: int, routine: int, following: int) ->
     return slow
 
 
-def inline_rti(c: RegionCompiler, returns: list[int], pending: int) -> Label:
+def inline_rti(c: AcrossBlocks, returns: list[int], pending: int) -> Label:
     """RTI's fast path: compared with the return points inside, else a way out (`pending`
     instructions counted but not run); returns the label of the helper's way.
 

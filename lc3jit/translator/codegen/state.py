@@ -1,21 +1,27 @@
 """What a block compiler holds while it emits: the registers' locals and their bounds, the codes.
 
-The rules of codegen's docstring that are about values live here: registers in fast
-locals, written back only where changed; the codes lazy, a register standing for them
-until it changes; 16-bit wraps only where a value is read as a word, chosen by the
-bounds tracked. Memory access (memory_access) and the exits (codegen) build on it.
+The rules of the compiler's docstring that are about values live here: registers in
+fast locals, written back only where changed; the codes lazy, a register standing for
+them until it changes; 16-bit wraps only where a value is read as a word, chosen by the
+bounds tracked. The compiler's other parts (memory, slow_paths, exits) and the form
+emitters work on this state; regions keep one across their blocks
+(regions.codegen.across_blocks).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from lc3jit.translator.blocks import Block
-from lc3jit.translator.bounds import FULL, LOOSE, WRAP
-from lc3jit.translator.emitter import BinaryOp, Compare, Emitter, Label, recorded
+from lc3jit.translator.codegen.bounds import FULL, LOOSE, WRAP
+from lc3jit.translator.codegen.emitter import BinaryOp, Compare, Emitter, Label, recorded
 from lc3jit_runtime import contract
 from lc3jit_runtime.isa import WORD_MASK
+
+if TYPE_CHECKING:
+    from lc3jit.translator.codegen.exits import Exits
+    from lc3jit.translator.codegen.memory import MemoryAccess
 
 #: The lists and tuples generated code indexes on its hot paths: memory, the write map,
 #: and the branch tables.
@@ -34,36 +40,17 @@ _PLUS_A_WRAP = recorded(("const", WRAP), ("binary", BinaryOp.ADD))
 _LOW_WORD = recorded(("const", WORD_MASK), ("binary", BinaryOp.AND))
 
 
-@dataclass(frozen=True, slots=True)
-class SlowPaths:
-    """What the fast path may assume, by where a slow path goes once done: back into the
-    block, after the instruction it stood for (REJOIN: blocks), or out to the dispatcher,
-    which interprets that instruction (LEAVE: regions)."""
-
-    #: A store's slow path may write the PSR, which sets the codes: one that rejoins reloads
-    #: them from the machine into `cc`, so they must be in `cc` before it.
-    settle_codes_before_store: bool
-    #: Code after a load or store ran its fast path, which only addresses below xFE00 take:
-    #: the base register's bounds may say so (an increment of a pointer just used then
-    #: needs no wrap).
-    bound_base_after_access: bool
-    #: A base address may be a sum not wrapped yet (within ADDRESS_BOUNDS): its slow path
-    #: wraps it and tries again, or leaves.
-    unwrapped_bases: bool
-
-
-REJOIN = SlowPaths(settle_codes_before_store=True, bound_base_after_access=False, unwrapped_bases=False)
-LEAVE = SlowPaths(settle_codes_before_store=False, bound_base_after_access=True, unwrapped_bases=True)
-
-
 class BlockState:
-    """The registers, their bounds and the codes of the block being emitted."""
+    """The registers, their bounds and the codes of the block being emitted: the value the
+    compiler's parts (memory access, slow paths, exits) and the form emitters share."""
 
-    def __init__(
-        self, block: Block, edition: int, access_control: bool = False, slow_paths: SlowPaths = REJOIN
-    ) -> None:
+    #: The parts that emit from this state, set by the compiler that assembles them: the
+    #: form emitters reach loads, stores and the ways out through these.
+    exits: Exits
+    memory: MemoryAccess
+
+    def __init__(self, block: Block, edition: int, access_control: bool = False) -> None:
         self.block = block
-        self.slow_paths = slow_paths
         self.edition = edition
         self.access_control = access_control
         self.checked_loads = False  # may the current block run in user mode under access control?

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
     import bytecode as bytecode_library
 
-    from lc3jit.translator.assembler import Item, Label
+    from lc3jit.translator.codegen.assembler import Item, Label
 
 
 def bytecode_of(
@@ -42,8 +42,8 @@ def bytecode_of(
     split adds)."""
     import bytecode
 
-    from lc3jit.translator.assembler import CONSTANT_OPS, Label, split_jump_names
-    from lc3jit.translator.emitter import COMPARE_ARGS
+    from lc3jit.translator.codegen.assembler import CONSTANT_OPS, Label, split_jump_names
+    from lc3jit.translator.codegen.emitter import COMPARE_ARGS
 
     compares = {COMPARE_ARGS[op]: bytecode.Compare[op.name] for op in COMPARE_ARGS}
     labels: dict[Label, bytecode.Label] = {}
@@ -94,7 +94,7 @@ def bytecode_of(
 def _splittable(items: Sequence[Item | Label | int], short_after_compare: bool, split_far: bool) -> set[int]:
     """The indexes of the conditional jumps split once far: all of them (`split_far`), or
     those right after a COMPARE_OP (`short_after_compare`)."""
-    from lc3jit.translator.assembler import SPLITTABLE, Label
+    from lc3jit.translator.codegen.assembler import SPLITTABLE, Label
 
     found: set[int] = set()
     before = ""  # the instruction before, labels and lines aside

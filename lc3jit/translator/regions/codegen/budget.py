@@ -1,0 +1,149 @@
+"""A region's instruction budget: counted where a chain of blocks starts, checked where a
+loop starts, and granted to the counter `n` a few hundred at a time (an `n` above 256
+would be a new int object at each count: Budget.grant).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cached_property, lru_cache
+
+from lc3jit.translator.blocks import Block
+from lc3jit.translator.codegen.assembler import Item
+from lc3jit.translator.codegen.emitter import BinaryOp, Compare, Label, recorded
+from lc3jit.translator.regions.codegen.across_blocks import AcrossBlocks
+
+SMALL_INTS = 256  # the largest int CPython keeps one object of
+MIN_GRANT = 64  # a region with a room near SMALL_INTS still refills only now and then
+
+
+#: The straight-line parts of every refill (see Budget.refill), made once: what is
+#: left of the budget, then the grant on the stack added to `granted` and to `n`.
+_LEFT = recorded(("load", "budget"), ("load", "granted"), ("binary", BinaryOp.SUBTRACT))
+_GRANTED = recorded(
+    ("dup",),
+    ("load", "granted"),
+    ("binary", BinaryOp.ADD),
+    ("store", "granted"),
+    ("load", "n"),
+    ("binary", BinaryOp.ADD),
+    ("store", "n"),
+)
+
+
+@lru_cache(maxsize=1024)
+def _added_to_count(k: int) -> tuple[Item, ...]:
+    """`n += k` (Budget.add_to_count), made once for each k: a program has a few
+    dozen, each counted on hundreds of ways."""
+    step = BinaryOp.ADD if k > 0 else BinaryOp.SUBTRACT
+    return recorded(("load", "n"), ("const", abs(k)), ("binary", step), ("store", "n"))
+
+
+class Budget:
+    """The counts and budget checks of a region's blocks, on the region's state."""
+
+    def __init__(self, state: AcrossBlocks) -> None:
+        self.state = state
+
+    def refund(self, pc: int) -> None:
+        """Before going to pc off the chain: give back the count of the chain not run."""
+        self.add_to_count(self.state.given_back(pc))
+
+    def add_to_count(self, k: int) -> None:
+        """`n += k`, as `n -= -k` where k is negative: nothing where it is 0."""
+        if k:
+            self.state.e.extend(_added_to_count(k))
+
+    def count_in(self, block: Block, given_back: int = 0) -> None:
+        """Count the block and the chain it pays for (less `given_back`, what the way
+        here had counted and not run)."""
+        self.add_to_count(given_back - block.length - self.state.facts.ahead[block.start])
+
+    def check_room(self, block: Block) -> None:
+        """At a loop head: leave at its start, its count given back, when `n` cannot cover
+        the longest way from it to the next check."""
+        self.check_budget(self.room_after_count(block), lambda: self.leave_before(block))
+
+    def check_on_the_way(self, pc: int) -> None:
+        """Go to the loop head at pc past its count and check, counting and checking here
+        (checks_on_the_way): on 3.11 the check's jump is the back edge itself; the refill
+        follows it, on this way's own state."""
+        s = self.state
+        block = s.graph.by_start[pc]
+        self.count_in(block, s.given_back(pc))
+        check = self.room_test(self.room_after_count(block))
+        s.go_to(pc, lambda label: s.e.jump_if(label, False), checked=True)
+        self.refill(check, lambda: self.leave_before(block))
+
+    def room_after_count(self, block: Block) -> int:
+        """What `n` must cover at a loop head, its count (and its chain's) taken already."""
+        s = self.state
+        return s.facts.budget.checks[block.start] - block.length - s.facts.ahead[block.start]
+
+    def room_test(self, room: int) -> Label:
+        """Push `n < room`, from a label placed here (returned: the refill checks again there)."""
+        e, check = self.state.e, Label()
+        e.place(check)
+        e.load("n")
+        e.const(room)
+        e.compare(Compare.LT)
+        return check
+
+    def check_budget(self, room: int, out_of_budget: Callable[[], None]) -> None:
+        """On if `n` has `room`; else, out of line, more of the budget granted (refill) and
+        checked again, or `out_of_budget` once none is left."""
+        s = self.state
+        check, short = self.room_test(room), Label()
+        s.e.jump_if_true(short)
+
+        def refill() -> None:
+            self.refill(check, out_of_budget)
+
+        s.slow_path(short, refill)
+
+    def refill(self, check: Label, out_of_budget: Callable[[], None]) -> None:
+        """Grant the next instructions of the budget (a grant, or what is left) to `n` and
+        `granted`, and check again; none left: `out_of_budget`."""
+        e, spent = self.state.e, Label()
+        e.extend(_LEFT)
+        self.at_most_a_grant()
+        e.dup()
+        e.jump_if_false(spent, is_bool=False)
+        e.extend(_GRANTED)
+        e.jump(check)
+        e.place(spent)
+        e.pop()
+        out_of_budget()
+
+    @cached_property
+    def grant(self) -> int:
+        """How much of the budget `n` is granted at a time: what keeps it a small int
+        (CPython caches those up to 256; any other result of `n -= k` is a new object,
+        some 10% of an OS call's time) after the largest room is checked, or MIN_GRANT."""
+        s = self.state
+        rooms = [*s.facts.budget.checks.values(), *s.facts.budget.entry_rooms.values()]
+        return max(SMALL_INTS - max(rooms, default=0), MIN_GRANT)
+
+    def at_most_a_grant(self) -> None:
+        """The number on the stack, or a grant if that is less."""
+        e, within = self.state.e, Label()
+        more_than_a_grant, a_grant = self.grant_parts
+        e.extend(more_than_a_grant)
+        e.jump_if_false(within)
+        e.extend(a_grant)
+        e.place(within)
+
+    @cached_property
+    def grant_parts(self) -> tuple[tuple[Item, ...], tuple[Item, ...]]:
+        """The straight-line parts of at_most_a_grant (every refill's), made once a region:
+        is the number on the stack more than a grant; a grant instead."""
+        return (
+            recorded(("dup",), ("const", self.grant), ("compare", Compare.GT)),
+            recorded(("pop",), ("const", self.grant)),
+        )
+
+    def leave_before(self, block: Block) -> None:
+        """Out of budget: leave at the block's start, its count given back."""
+        s = self.state
+        s.e.const(block.start)
+        s.leave(block.length + s.facts.ahead[block.start])
