@@ -286,8 +286,8 @@ def test_fuzzing_the_adapter_with_requests_and_frames(pytestconfig: pytest.Confi
     seconds = 60 if pytestconfig.getoption("--slow") else 3
     rng = random.Random(20261207)
     deadline = time.monotonic() + seconds
-    sessions = requests = 0
-    while time.monotonic() < deadline:
+    sessions = 0
+    while sessions < 40 or time.monotonic() < deadline:  # at least 40 sessions, however loaded the machine
         count = rng.randrange(1, 30)
         sent = [_request(rng, seq) for seq in range(1, count + 1)]
         if sessions % 2:  # well framed: each request answered once
@@ -296,5 +296,3 @@ def test_fuzzing_the_adapter_with_requests_and_frames(pytestconfig: pytest.Confi
         else:  # mutated: whatever is read is answered, and the adapter ends cleanly
             serve(_mutated(rng, b"".join(sent)))
         sessions += 1
-        requests += count
-    assert requests >= 100
