@@ -454,31 +454,6 @@ def test_unknown_request_and_bad_message(dap: Client) -> None:
     assert not failed["success"] and "launch" in failed["message"]
 
 
-def test_port_serves_a_session(tmp_path: Path) -> None:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "lc3jit", "dap", "--port", "0"],
-        stderr=subprocess.PIPE,
-        stdin=subprocess.DEVNULL,
-        text=True,
-    )
-    try:
-        line = process.stderr.readline()
-        assert "listening on 127.0.0.1:" in line, line
-        port = int(line.rsplit(":", 1)[1])
-        import socket
-
-        with socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT) as connection:
-            client = Client(connection.makefile("rb"), connection.makefile("wb"))
-            client.launch(FIB)
-            client.request("configurationDone")
-            assert client.event("exited")["exitCode"] == 0
-            assert "4181\nHALT\n" in "".join(client.output)
-            client.call("disconnect")
-    finally:
-        process.kill()
-        process.wait()
-
-
 def test_stdio_keeps_stdout_for_the_protocol() -> None:
     message = json.dumps({"seq": 1, "type": "request", "command": "initialize", "arguments": {}}).encode()
     result = subprocess.run(

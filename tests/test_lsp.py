@@ -127,13 +127,30 @@ async def test_hover_on_label_and_instruction(client: LanguageClient, tmp_path: 
     assert "stops the machine" in trap.contents.value and "trap vector x25" in trap.contents.value
 
 
-async def test_completion_of_mnemonics_directives_traps_registers_labels(
-    client: LanguageClient, tmp_path: Path
-) -> None:
-    uri = open_document(client, tmp_path / "count.asm", SOURCE)
-    result = await client.text_document_completion_async(types.CompletionParams(**at(uri, 4, 12)))
-    labels = {item.label for item in result.items}
-    assert {"ADD", "BRnzp", ".STRINGZ", "PUTS", "HALT", "R7", "loop", "COUNT", "DONE"} <= labels
+async def test_completion_by_context(client: LanguageClient, tmp_path: Path) -> None:
+    uri = open_document(
+        client,
+        tmp_path / "count.asm",
+        SOURCE + "        \nNEXT    LEA R1, \n        ADD R2, \n        HALT \n",
+    )
+
+    async def offered(line: int, character: int) -> set[str]:
+        result = await client.text_document_completion_async(
+            types.CompletionParams(**at(uri, line, character))
+        )
+        return {item.label for item in result.items}
+
+    labels = {"loop", "COUNT", "DONE", "NEXT"}
+    assert await offered(4, 12) == labels  # BRp |LOOP
+    assert await offered(5, 12) == labels  # JSR |Done
+    assert await offered(11, 16) == labels  # LEA R1, |
+    registers = await offered(12, 16)  # ADD R2, |
+    assert registers == {f"R{n}" for n in range(8)}
+    at_start = await offered(10, 8)
+    assert {"ADD", "BRnzp", ".STRINGZ", "PUTS", "HALT"} <= at_start
+    assert not at_start & (labels | registers)
+    assert await offered(11, 8) == at_start  # after a label
+    assert await offered(13, 13) == set()  # HALT takes no operand
 
 
 async def test_rename_a_label_everywhere(client: LanguageClient, tmp_path: Path) -> None:
@@ -163,3 +180,23 @@ async def test_document_symbols_and_folding(client: LanguageClient, tmp_path: Pa
         types.FoldingRangeParams(types.TextDocumentIdentifier(uri))
     )
     assert [(f.start_line, f.end_line) for f in folds] == [(1, 9)]
+
+
+async def test_a_document_too_large_is_one_warning_at_once(client: LanguageClient, tmp_path: Path) -> None:
+    text = "        .ORIG x3000\n" + "LOOP    ADD R1, R1, #1 ; and a comment\n" * 130_000 + "        .END\n"
+    uri = open_document(client, tmp_path / "huge.asm", text)
+    (warning,) = await published(client, uri)
+    assert warning.severity == types.DiagnosticSeverity.Warning
+    assert f"{len(text):,} characters: lc3jit lsp reads files of at most" in warning.message
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            [
+                types.TextDocumentContentChangePartial(
+                    types.Range(types.Position(1, 0), types.Position(1, 4)), "NEXT"
+                )
+            ],
+        )
+    )
+    hover = await client.text_document_hover_async(types.HoverParams(**at(uri, 1, 1)))
+    assert hover is None

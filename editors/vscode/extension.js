@@ -14,7 +14,16 @@ function lc3jit() {
 function activate(context) {
   context.subscriptions.push(
     vscode.debug.registerDebugAdapterDescriptorFactory('lc3', {
-      createDebugAdapterDescriptor() {
+      // An adapter started by the extension, or one already listening (docs/editors.md):
+      // on a Unix socket (`socket`), or on a TCP port (`port`, with its `token`).
+      createDebugAdapterDescriptor(session) {
+        const { socket, port } = session.configuration;
+        if (socket) {
+          return new vscode.DebugAdapterNamedPipeServer(socket);
+        }
+        if (port) {
+          return new vscode.DebugAdapterServer(port, '127.0.0.1');
+        }
         const { command, args } = lc3jit();
         return new vscode.DebugAdapterExecutable(command, [...args, 'dap']);
       },

@@ -22,26 +22,25 @@ a running program.
 
 from __future__ import annotations
 
+import gc
 import io
 import os
 import re
-import socket
-import sys
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
-from pathlib import Path
 from typing import BinaryIO
 
 from lc3jit.api import Simulator
 from lc3jit.debugging.expressions import ExpressionError
 from lc3jit.debugging.session import Session
 from lc3jit.debugging.stops import CommandError, Stop
+from lc3jit.editors.dap_args import Launch, arguments, read_input
 from lc3jit.editors.dap_breakpoints import BreakpointRequests, Breakpoints
 from lc3jit.editors.dap_debugger import ConsoleKeyboard, EventDisplay
 from lc3jit.editors.dap_inspect import THREAD, Inspection
 from lc3jit.editors.dap_program import Program
-from lc3jit.editors.dap_wire import Channel, Message, ProtocolError, RequestError
+from lc3jit.editors.dap_wire import Channel, Message, MessageError, ProtocolError, RequestError
+from lc3jit_runtime.collector import running
 from lc3jit_runtime.console import Console
 from lc3jit_runtime.endings import Ending
 from lc3jit_runtime.errors import LC3Error
@@ -70,41 +69,6 @@ CAPABILITIES = {
 }
 
 
-@dataclass
-class Launch:
-    """What the launch request asked for."""
-
-    programs: list[Path]
-    stop_on_entry: bool = False
-    engine: str = "regions"
-    edition: int = 3
-    full_system: bool = False
-    pc: str | None = None
-    input_file: Path | None = None
-    max_steps: int | None = None
-    no_debug: bool = False
-
-    @classmethod
-    def parse(cls, args: Message) -> Launch:
-        base = Path(args.get("cwd") or os.getcwd())
-        names = [args["program"]] if isinstance(args.get("program"), str) else []
-        names += [p for p in args.get("programs", []) if isinstance(p, str)]
-        if not names:
-            raise RequestError("launch needs a program: the .asm or .obj to debug")
-        input_file = args.get("input")
-        return cls(
-            programs=[base / name for name in names],
-            stop_on_entry=bool(args.get("stopOnEntry", False)),
-            engine=str(args.get("engine", "regions")),
-            edition=int(args.get("edition", 3)),
-            full_system=bool(args.get("os", False)),
-            pc=args.get("pc"),
-            input_file=base / input_file if input_file else None,
-            max_steps=args.get("maxSteps"),
-            no_debug=bool(args.get("noDebug", False)),
-        )
-
-
 class Adapter(BreakpointRequests, Inspection):
     """One debug session: requests in, responses and events out, one program."""
 
@@ -124,28 +88,48 @@ class Adapter(BreakpointRequests, Inspection):
 
     # The session.
     def serve(self) -> None:
-        """Answer requests until disconnect or the end of the input."""
+        """Answer requests until disconnect or the end of the input. A message that is not
+        JSON is reported and passed over; a frame that cannot be read ends the session."""
         while not self.done:
             try:
                 message = self.channel.read()
+            except MessageError as e:
+                self.note(f"lc3jit dap: {e}", "stderr")
+                continue
             except ProtocolError as e:
                 self.note(f"lc3jit dap: {e}", "stderr")
+                break
+            except OSError:  # the connection broke, or a client that stalled was cut off
                 break
             if message is None:
                 break
             if message.get("type") == "request":
                 self.handle(message)
         self.stop_running()
+        self.release()
+
+    def release(self) -> None:
+        """The session's end: the debug console's keyboard closed, and what its launches
+        made (frozen out of the collector's sight until a run ends) collected, so that a
+        server of many sessions stays the size of one. A machine's lists are large and few,
+        so the collector, counting allocations, would come to them late."""
+        if self.keys is not None:
+            self.keys.close()
+        with running():
+            pass  # the end of a run with nothing frozen meanwhile: the collector sees all again
+        gc.collect()
 
     def handle(self, request: Message) -> None:
-        command = str(request.get("command", ""))
+        """Answer one request: its response, or an error response (never an exception)."""
+        command = request.get("command")
+        command = command if isinstance(command, str) else ""
         name = _CAMEL.sub("_", command).lower()  # setBreakpoints: on_set_breakpoints
-        handler = getattr(self, "on_" + name, None)
+        handler = getattr(self, "on_" + name, None) if name.isidentifier() else None
         if handler is None:
-            self.channel.fail(request, f"lc3jit does not support the request {command!r}")
+            self.channel.fail(request, f"lc3jit does not support the request {command[:40]!r}")
             return
         try:
-            body = handler(request.get("arguments") or {})
+            body = handler(arguments(request))
         except (RequestError, ExpressionError, CommandError, KeyError, ValueError) as e:
             self.channel.fail(request, str(e.args[0]) if e.args else str(e))
             return
@@ -153,12 +137,25 @@ class Adapter(BreakpointRequests, Inspection):
             self.note(str(e), "stderr")
             self.channel.fail(request, str(e).splitlines()[0])
             return
+        except (TypeError, AttributeError, IndexError, OverflowError) as e:
+            self.channel.fail(request, f"{command}: missing or mistyped arguments ({e})")
+            return
+        except Exception as e:  # a bug of ours: an error response, and the session goes on
+            self.note(f"lc3jit dap: {command}: {type(e).__name__}: {e}", "stderr")
+            self.channel.fail(request, f"{command} failed: {type(e).__name__}: {e}")
+            return
         self.channel.respond(request, body)
         if command == "launch":
             self.channel.event("initialized")
         after = getattr(self, "after_" + name, None)
         if after is not None:
-            after()
+            try:
+                after()
+            except Exception as e:  # the response is sent: say it on the console instead
+                self.note(
+                    f"lc3jit dap: {command}: {str(e).splitlines()[0] if str(e) else type(e).__name__}",
+                    "stderr",
+                )
 
     def note(self, text: str, category: str = "console") -> None:
         """A line for the debug console (the debugger's messages, warnings, errors)."""
@@ -185,6 +182,8 @@ class Adapter(BreakpointRequests, Inspection):
         return CAPABILITIES
 
     def on_launch(self, args: Message) -> Message:
+        if self.running:
+            raise RequestError("the program is running: terminate it first")
         launch = Launch.parse(args)
         program = Program.load(launch.programs, lambda message: self.note(message, "stderr"))
         display = EventDisplay(self.channel)
@@ -193,7 +192,7 @@ class Adapter(BreakpointRequests, Inspection):
             self.keys = os.fdopen(write, "wb", buffering=0)
             keyboard = os.fdopen(read, "rb", buffering=0)
         else:
-            keys = launch.input_file.read_bytes()
+            keys = read_input(launch.input_file)
 
         def make() -> Simulator:
             console = (
@@ -222,7 +221,8 @@ class Adapter(BreakpointRequests, Inspection):
         return {}
 
     def on_configuration_done(self, args: Message) -> None:
-        return None
+        if self.launch is None or self.debugger is None:
+            raise RequestError("no program is loaded: launch one first")
 
     def after_configuration_done(self) -> None:
         self.begin()
@@ -261,8 +261,9 @@ class Adapter(BreakpointRequests, Inspection):
         """Stop a run in progress and wait for its worker."""
         worker = self.worker
         if worker is not None and worker.is_alive():
-            self.sim.machine.request_stop(PAUSED)
-            worker.join()
+            while worker.is_alive():  # asked again: a command of several runs may take one stop
+                self.sim.machine.request_stop(PAUSED)
+                worker.join(0.05)
             self.sim.machine.take_ending()
 
     # Requests: running.
@@ -349,38 +350,3 @@ class Adapter(BreakpointRequests, Inspection):
             body["text"] = text
             body["description"] = f"Paused on {reason}"
         self.channel.event("stopped", body)
-
-
-def serve_stdio() -> None:
-    """One session over stdin and stdout. What else would write to stdout (a stray print)
-    goes to stderr instead, so that nothing breaks the protocol's framing."""
-    out = os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    Adapter(Channel(sys.stdin.buffer, out)).serve()
-
-
-def serve_port(port: int, host: str = "127.0.0.1", announce: Callable[[str], None] | None = None) -> None:
-    """Sessions over TCP, one after another, for clients that attach to a running adapter."""
-    with socket.create_server((host, port)) as server:
-        if announce is not None:
-            announce(f"lc3jit dap: listening on {host}:{server.getsockname()[1]}")
-        while True:
-            connection, _ = server.accept()
-            with connection, connection.makefile("rb") as incoming, connection.makefile("wb") as outgoing:
-                Adapter(Channel(incoming, outgoing)).serve()
-
-
-def main(port: int | None = None) -> int:
-    """`lc3jit dap [--port N]`: the exit code."""
-    if port is None:
-        serve_stdio()
-        return 0
-    try:
-        serve_port(port, announce=lambda line: print(line, file=sys.stderr, flush=True))
-    except OSError as e:
-        print(f"lc3jit: dap: port {port}: {e.strerror or e}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        return 130
-    return 0

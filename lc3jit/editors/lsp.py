@@ -14,9 +14,10 @@ from __future__ import annotations
 import re
 import sys
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 from lc3jit import __version__
+from lc3jit.editors.lsp_completion import Wanted, wanted
 from lc3jit.toolchain.asm import (
     DIRECTIVES,
     SPELLINGS,
@@ -82,12 +83,65 @@ class Span:
     end: int
 
 
+#: The largest document read, in characters: assembled for its diagnostics and
+#: addresses, its labels indexed. Reading costs about 2.5 s of CPU a megabyte (the
+#: assembler half of it), at every edit; a student's program is a few kilobytes, and a
+#: larger file is one warning, in no time, whatever it holds.
+MAX_READ = 256 << 10
+
+
+@dataclass(frozen=True, slots=True)
+class LineFacts:
+    """What one line holds, wherever it is: its label (name, column), its mnemonic or
+    directive (upper case), and the labels it uses (name, column). Kept by text, so that
+    an edit reads again only the lines it changed."""
+
+    label: tuple[str, int] | None
+    op: str
+    uses: tuple[tuple[str, int], ...]
+
+
+def line_facts(line: str) -> LineFacts:
+    tokens = [t for t in tokenize(line) if t.kind == "word"]
+    if not tokens:
+        return LineFacts(None, "", ())
+    first, rest = tokens[0], tokens[1:]
+    label = None
+    if first.text.endswith(":") or not is_keyword(first.text):
+        name = first.text.removesuffix(":")
+        if is_label(name):
+            label = (name, first.column - 1)
+    else:
+        rest = tokens
+    uses = tuple((t.text, t.column - 1) for t in rest[1:] if is_label(t.text) and not is_keyword(t.text))
+    return LineFacts(label, rest[0].text.upper() if rest else "", uses)
+
+
+class LineCache:
+    """LineFacts by line text, for the lines of the document read last: rebuilt at each
+    reading from what it uses, so it holds no more lines than that document has."""
+
+    def __init__(self) -> None:
+        self.facts: dict[str, LineFacts] = {}
+
+    def read(self, lines: list[str]) -> list[LineFacts]:
+        old, new = self.facts, {}
+        result = []
+        for line in lines:
+            facts = new.get(line) or old.get(line) or line_facts(line)
+            new[line] = facts
+            result.append(facts)
+        self.facts = new
+        return result
+
+
 @dataclass
 class Document:
     """One source as the server sees it: its diagnostics, labels and where they are used."""
 
     text: str
     path: str
+    lines: list[str] = field(default_factory=list)
     assembly: Assembly | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
     definitions: dict[str, Span] = field(default_factory=dict)  # upper name -> where defined
@@ -98,50 +152,47 @@ class Document:
     addresses: dict[int, int] = field(default_factory=dict)  # 0-based line -> its first address
 
     @classmethod
-    def read(cls, text: str, path: str) -> Document:
-        document = cls(text, path)
+    def read(cls, text: str, path: str, cache: LineCache | None = None) -> Document:
+        document = cls(text, path, text.split("\n"))
+        if len(text) > MAX_READ:
+            message = (
+                f"{len(text):,} characters: lc3jit lsp reads files of at most {MAX_READ:,}"
+                " (no errors, labels or hovers shown here; `lc3jit asm` checks it)"
+            )
+            document.diagnostics = [Diagnostic(path, 1, 1, message, document.lines[0], "warning")]
+            return document
         document.assembly, document.diagnostics = diagnose(text, path)
-        document.index()
+        document.index((cache or LineCache()).read(document.lines))
         return document
 
-    def index(self) -> None:
+    def index(self, facts: list[LineFacts]) -> None:
         orig = None
-        for number, line in enumerate(self.text.split("\n")):
-            tokens = [t for t in tokenize(line) if t.kind == "word"]
-            if not tokens:
-                continue
-            first, rest = tokens[0], tokens[1:]
-            if first.text.endswith(":") or not is_keyword(first.text):
-                name = first.text.removesuffix(":")
-                if is_label(name):
-                    span = Span(number, first.column - 1, first.column - 1 + len(name))
-                    self.definitions.setdefault(name.upper(), span)
-                    self.names.setdefault(name.upper(), name)
-                    if rest and rest[0].text.upper() in (".FILL", ".BLKW", ".STRINGZ"):
-                        self.data.add(name.upper())
-            else:
-                rest = tokens
-            op = rest[0].text.upper() if rest else ""
-            if op == ".ORIG":
+        for number, line in enumerate(facts):
+            if line.label is not None:
+                name, column = line.label
+                self.definitions.setdefault(name.upper(), Span(number, column, column + len(name)))
+                self.names.setdefault(name.upper(), name)
+                if line.op in (".FILL", ".BLKW", ".STRINGZ"):
+                    self.data.add(name.upper())
+            if line.op == ".ORIG":
                 orig = number
-            elif op == ".END" and orig is not None:
+            elif line.op == ".END" and orig is not None:
                 self.blocks.append((orig, number))
                 orig = None
-            for token in rest[1:]:
-                if is_label(token.text) and not is_keyword(token.text):
-                    span = Span(number, token.column - 1, token.column - 1 + len(token.text))
-                    self.references.setdefault(token.text.upper(), []).append(span)
+            for name, column in line.uses:
+                self.references.setdefault(name.upper(), []).append(Span(number, column, column + len(name)))
         if self.assembly is not None:
             for image in self.assembly.images:
                 for address, where in sorted(image.source.items(), reverse=True):
                     self.addresses[where.line - 1] = address
 
+    def line(self, number: int) -> str:
+        """A line's text ("" past the end)."""
+        return self.lines[number] if 0 <= number < len(self.lines) else ""
+
     def word_at(self, line: int, character: int) -> tuple[str, Span] | None:
         """The word under the cursor (a label without its colon), and its span."""
-        lines = self.text.split("\n")
-        if not 0 <= line < len(lines):
-            return None
-        for token in tokenize(lines[line]):
+        for token in tokenize(self.line(line)):
             start = token.column - 1
             text = token.text.removesuffix(":")
             if token.kind == "word" and start <= character <= start + len(text):
@@ -237,14 +288,17 @@ def build_server() -> LanguageServer:
     from pygls.exceptions import JsonRpcInvalidParams
     from pygls.lsp.server import LanguageServer
 
-    server = LanguageServer("lc3jit", __version__)
+    server = LanguageServer(
+        "lc3jit", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental
+    )
     documents: dict[str, Document] = {}
+    lines = LineCache()
 
     def document(uri: str) -> Document:
         source = server.workspace.get_text_document(uri)
         cached = documents.get(uri)
         if cached is None or cached.text != source.source:
-            cached = documents[uri] = Document.read(source.source, source.path or uri)
+            cached = documents[uri] = Document.read(source.source, source.path or uri, lines)
         return cached
 
     def location(uri: str, span: Span) -> types.Location:
@@ -314,20 +368,28 @@ def build_server() -> LanguageServer:
     def completion(params: types.CompletionParams) -> types.CompletionList:
         doc = document(params.text_document.uri)
         kind = types.CompletionItemKind
-        items = [
-            types.CompletionItem(
-                spellings[0].mnemonic, kind=kind.Keyword, detail=TRAPS.get(m) or DOES[spellings[0].form.name]
-            )
-            for m, spellings in SPELLINGS.items()
-        ]
-        items += [
-            types.CompletionItem(d, kind=kind.Keyword, detail=DIRECTIVE_DOES[d]) for d in sorted(DIRECTIVES)
-        ]
-        items += [types.CompletionItem(r, kind=kind.Variable, detail="register") for r in REGISTERS]
-        items += [
-            types.CompletionItem(doc.names[n], kind=kind.Reference, detail=f"label, line {s.line + 1}")
-            for n, s in doc.definitions.items()
-        ]
+        want = wanted(doc.line(params.position.line)[: params.position.character])
+        items = []
+        if Wanted.OPCODE in want:
+            items += [
+                types.CompletionItem(
+                    spellings[0].mnemonic,
+                    kind=kind.Keyword,
+                    detail=TRAPS.get(m) or DOES[spellings[0].form.name],
+                )
+                for m, spellings in SPELLINGS.items()
+            ]
+            items += [
+                types.CompletionItem(d, kind=kind.Keyword, detail=DIRECTIVE_DOES[d])
+                for d in sorted(DIRECTIVES)
+            ]
+        if Wanted.REGISTER in want:
+            items += [types.CompletionItem(r, kind=kind.Variable, detail="register") for r in REGISTERS]
+        if Wanted.LABEL in want:
+            items += [
+                types.CompletionItem(doc.names[n], kind=kind.Reference, detail=f"label, line {s.line + 1}")
+                for n, s in doc.definitions.items()
+            ]
         return types.CompletionList(is_incomplete=False, items=items)
 
     @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
@@ -386,12 +448,45 @@ def span_range(span: Span) -> types.Range:
     return types.Range(types.Position(span.line, span.start), types.Position(span.line, span.end))
 
 
+#: The largest message read, in bytes (an 8 MB source, the most `lc3jit asm` reads, fits
+#: with its JSON escapes), and the longest header line.
+MAX_MESSAGE = 16 << 20
+MAX_HEADER_LINE = 1024
+
+
+class BoundedInput:
+    """The client's stream as pygls reads it (a line at a time for headers, then a body of
+    Content-Length bytes), refusing a header line or a body over its limit: one line on
+    stderr, and the end of the input, before anything that size is held."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self.stream = stream
+        self.refused: str | None = None
+
+    def readline(self) -> bytes:
+        line = self.stream.readline(MAX_HEADER_LINE + 1)
+        if len(line) > MAX_HEADER_LINE:
+            return self.refuse(f"a header line longer than {MAX_HEADER_LINE:,} bytes")
+        return line
+
+    def read(self, size: int) -> bytes:
+        if size > MAX_MESSAGE:
+            return self.refuse(f"a message of {size:,} bytes: the most is {MAX_MESSAGE:,}")
+        return self.stream.read(size)
+
+    def refuse(self, why: str) -> bytes:
+        self.refused = why
+        print(f"lc3jit lsp: {why}; the session ends", file=sys.stderr, flush=True)
+        return b""
+
+
 def main() -> int:
-    """`lc3jit lsp`: serve on stdio until the client says exit."""
+    """`lc3jit lsp`: serve on stdio until the client says exit (1 after a message refused)."""
     try:
         server = build_server()
     except ImportError as e:
         print(f"lc3jit: lsp needs pygls: pip install 'lc3jit[editor]' ({e})", file=sys.stderr)
         return 1
-    server.start_io()
-    return 0
+    incoming = BoundedInput(sys.stdin.buffer)
+    server.start_io(incoming, sys.stdout.buffer)  # type: ignore[arg-type]
+    return 0 if incoming.refused is None else 1
