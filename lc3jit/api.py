@@ -19,9 +19,9 @@ later runs and calls, and a store through `memory` drops the translations it tou
 as a store by the program would.
 
 The parts (lc3jit/simulator/): views (registers, memory, addresses), errors (a RunError
-per ending), base (loading, the engine, runs and limits, state, input and output),
-calling (declare, call_subroutine, call), observing (watch_calls, watch_memory,
-watch_writes). This module puts them together and is the one to import from.
+per ending), base (loading, the engine, runs and limits, state, input and output,
+watch_memory and watch_writes), calling (declare, call_subroutine, call, watch_calls).
+This module puts them together and is the one to import from.
 """
 
 from __future__ import annotations
@@ -38,12 +38,11 @@ from lc3jit.simulator.errors import (
     StrictError,
     TimeLimitError,
 )
-from lc3jit.simulator.observing import Observing
 from lc3jit.simulator.views import LabelError, Memory, Registers
 from lc3jit_runtime.errors import LC3Error
 
 
-class Simulator(Calling, Observing):
+class Simulator(Calling):
     """An LC-3 with programs loaded, ready to run on one engine.
 
     programs: files as `lc3jit run` takes them (.obj with its .sym, .hex, .bin, .asm), or

@@ -152,7 +152,6 @@ NOT_FOR_A_PLAIN_RUN = (
     "lc3jit.cli",
     "lc3jit.translator",
     "lc3jit.simulator.calling",
-    "lc3jit.simulator.observing",
     "lc3jit.grading.coverage",
     "lc3jit.grading.observe",
     "lc3jit.grading.calls",

@@ -1,7 +1,8 @@
 """The Simulator's base: the programs loaded and booted, the engine built at the first run
 (shared with other Simulators of the program when asked), runs with their limits, the
-state read and written, input and output. The calls (calling.py) and the observations
-(observing.py) build on it; lc3jit.api puts them together as `Simulator`.
+state read and written, input and output, the memory watched for a grader. The calls
+(calling.py: declared conventions, calls, their observation) build on it; lc3jit.api
+makes them `Simulator`.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Self, TextIO
 
-    from lc3jit.grading.observe import Call, MemoryWatcher, Subroutine
+    from lc3jit.grading.observe import Accesses, Call, MemoryWatcher, Subroutine
     from lc3jit.session import Engine
     from lc3jit.translator.shared import SharedTranslations
     from lc3jit_runtime.dispatch import Dispatcher
@@ -417,6 +418,30 @@ class SimulatorBase:
         finally:
             if self.assembler is not None:
                 use_assembler(previous)
+
+    def watch_memory(self) -> Accesses:
+        """Record the program's memory reads and writes from now on (`accesses`): runs on
+        the interpreter, one instruction at a time (reads cannot be seen otherwise)."""
+        if self._memory is None:
+            from lc3jit.grading.observe import MemoryWatcher  # only for a grader's watch
+
+            self._memory = MemoryWatcher(self.machine)
+            self._memory.watch_writes()
+            self._runner = None
+        return self._memory.accesses
+
+    def watch_writes(self, observer: Callable[[int, int, int, bool], None]) -> None:
+        """Call observer(address, value, by_pc, pushed) after every store below xFE00, at
+        translated speed (each store takes the write map's slow path)."""
+        from lc3jit.grading.observe import mark_all  # only for a grader's watch
+
+        mark_all(self.machine, observer)
+
+    @property
+    def accesses(self) -> Accesses:
+        if self._memory is None:
+            raise ValueError("memory is not watched: call watch_memory() (or strict=True) first")
+        return self._memory.accesses
 
     def run_until_input(self, max_steps: int | None = None) -> RunResult:
         """Run until the program waits for a key none of those given answers (GETC or IN

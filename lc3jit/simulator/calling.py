@@ -7,12 +7,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from lc3jit.grading.calls import STACK_TOP, CallResult
-from lc3jit.grading.observe import Subroutine
+from lc3jit.grading.observe import Call, Subroutine
 from lc3jit.simulator.base import SimulatorBase
 from lc3jit.simulator.errors import CallError
 from lc3jit.simulator.views import Address
 from lc3jit_runtime.endings import Ending
-from lc3jit_runtime.isa import WORD_MASK
+from lc3jit_runtime.isa import WORD_MASK, decode
 
 #: Where a subroutine called through the API returns to: R7 holds it, and the engine
 #: stops before running it. The word below the device registers, where no program's
@@ -121,3 +121,28 @@ class Calling(SimulatorBase):
             self._check(call.run)
             raise CallError(call.run, call.not_returned())
         return call.value if call.value is not None else self.machine.reg[0]
+
+    def watch_calls(self, *subroutines: Address) -> list[Call]:
+        """Record every call of these subroutines (default: the declared ones and every label
+        a JSR names) from now on in `calls`: arguments by the declared convention, caller,
+        depth, value returned. Runs at translated speed, stopping only at their entries
+        and the return points of the calls under way."""
+        addresses = [self.address(s) for s in subroutines] or [*self.subroutines, *self._jsr_targets()]
+        watched = self._watched or {}
+        for address in addresses:
+            name = self.places.labels.get(address, f"x{address:04X}")
+            watched[address] = self.subroutines.get(address) or Subroutine(name, address, result=None)
+        self._watched = watched
+        self._runner = None
+        return self.calls
+
+    def _jsr_targets(self) -> set[int]:
+        """Labels that a JSR of the program's names (a subroutine's entry, as written)."""
+        labels, targets = set(self.symbols.values()), set()
+        for image in self.images:
+            for offset, word in enumerate(image.words):
+                if word >> 11 == 0b01001:  # JSR with a PC offset
+                    target = decode(word, image.origin + offset).target
+                    if target in labels:
+                        targets.add(target)
+        return targets

@@ -61,7 +61,7 @@ if TYPE_CHECKING:
 
 #: Set to anything but "" or "0" to turn the cache off.
 DISABLE_VARIABLE = "LC3JIT_NO_CACHE"
-#: Set to "bytecode", the translations are assembled by `bytecode` (translator.assembler's
+#: Set to "bytecode", the translations are assembled by `bytecode` (translator.codegen.assembler's
 #: VARIABLE, not imported by a run from the cache): made every run, never cached.
 ASSEMBLER_VARIABLE = "LC3JIT_ASSEMBLER"
 #: The cache directory's size at most, in bytes: far more than the programs one person runs.

@@ -458,7 +458,7 @@ def chosen_assemble() -> Callable[..., CodeType]:
     """The chosen assembler's function, with `assemble`'s parameters: `bytecode`'s is
     imported (and `bytecode` with it) only once chosen."""
     if chosen_assembler() == "bytecode":
-        from lc3jit.translator import reference
+        from lc3jit.translator.codegen import reference
 
         return reference.assemble_with_bytecode
     return assemble
