@@ -28,9 +28,10 @@ from lc3jit_runtime.errors import LC3Error
 DEBUG_HELP = """
 Commands: break LOC [if COND], tbreak, delete LOC, watch LOC, display, step [N], next, finish,
 until LOC, continue, reverse-step [N] (back), reverse-next, reverse-finish, reverse-continue,
-regs, info, mem [ADDR [N]] (x/N), list [LOC], set R3 x10 | set PC LOC | set ADDR VALUE, run,
-restart, help, quit (abbreviations b d s n c r). LOC is a label (from the .asm or .sym) or an
-address. See docs/debugging.md. Between stops the program
+regs, info, print EXPR (p), mem [ADDR [N]] (x/N), list [LOC], set R3 x10 | set PC LOC |
+set ADDR VALUE, run, restart, help, quit (abbreviations b d s n c r). LOC is a source line
+(12, fib.asm:12), a label (from the .asm or .sym) or an address (x3000, *x3000). See
+docs/debugger.md. Between stops the program
 runs on its engine at full speed. The program's keys come from --input, else from stdin
 when the commands come from --commands, else from the terminal. Commands piped into stdin
 are echoed like those of --commands.
