@@ -68,7 +68,7 @@ if TYPE_CHECKING:
 
     from .dispatch import Translator
 
-    #: Gives, for an engine name, an edition, the leaders and access control, the translator
+    #: Gives, for an engine name, an edition, the block leaders and access control, the translator
     #: of code not compiled ahead (lc3jit.translator.cache.LateTranslator when lc3jit is installed).
     LateTranslatorFactory = Callable[[str, int, frozenset[int], bool], Translator]
 
@@ -111,7 +111,7 @@ class SavedBlock(Record, fields=("code", "start", "length", "exit")):
 
 
 class SavedEngine(Record, fields=("leaders", "regions", "blocks"), defaults={"regions": (), "blocks": ()}):
-    """What one engine translated ahead of time, and the leaders its translator cut blocks at."""
+    """What one engine translated ahead of time, and the block leaders its translator cut blocks at."""
 
     leaders: frozenset[int]
     regions: tuple[SavedRegion, ...]

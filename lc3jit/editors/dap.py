@@ -109,7 +109,7 @@ class Adapter(BreakpointRequests, Inspection):
         self.release()
 
     def release(self) -> None:
-        """The session's end: the debug console's keyboard closed, and what its launches
+        """When a session ends: the debug console's keyboard closed, and what its launches
         made (frozen out of the collector's sight until a run ends) collected, so that a
         server of many sessions stays the size of one. A machine's lists are large and few,
         so the collector, counting allocations, would come to them late."""
