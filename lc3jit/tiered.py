@@ -94,7 +94,7 @@ class TieredEngine:
         session.UntranslatableError): code loaded from the translation cache was translated by
         this lc3jit on this Python, and loads without importing the translator.
         """
-        began = time.perf_counter()
+        began = time.process_time()
         try:
             engine = self.build(self.machine)
         except UntranslatableError as reason:
@@ -107,10 +107,11 @@ class TieredEngine:
         self.translated_at = self.machine.icount
         for pc in self.stops:
             engine.set_stop(pc, True)
-        self.translation_seconds = time.perf_counter() - began
+        self.translation_seconds = time.process_time() - began
         self.engine = engine
 
     def take_translation_seconds(self) -> float:
-        """The time the switch took, once (a run's report moves it from running to translating)."""
+        """The CPU time the switch took, once (a run's report moves it from running to
+        translating: both are CPU time, so the run's is never less)."""
         seconds, self.translation_seconds = self.translation_seconds, 0.0
         return seconds
