@@ -13,7 +13,7 @@ from pathlib import Path
 
 from lc3jit.run_options import RunOptions
 from lc3jit.session import ENGINES
-from lc3jit.tiered import TieredEngine
+from lc3jit.tiered import TRANSLATE_AFTER, TieredEngine
 from lc3jit_runtime.collector import made_long_lived, running
 from lc3jit_runtime.console import Console
 from lc3jit_runtime.errors import LC3Error
@@ -106,7 +106,7 @@ def _simulator(options: RunOptions, compiled: Compiled | None) -> SimulatorBase:
             pc=options.pc,
             console=console,
             warn=_warn,
-            translate_after=options.translate_after,
+            translate_after=_translate_after(options),
             max_output=options.max_output,
             translation_budget=options.translation_budget,
             assembler=options.assembler,
@@ -123,6 +123,14 @@ def _simulator(options: RunOptions, compiled: Compiled | None) -> SimulatorBase:
         translation_budget=options.translation_budget,
         assembler=options.assembler,
     )
+
+
+def _translate_after(options: RunOptions) -> int:
+    """When the tiered start switches: before the run with `--assembler bytecode`, unless
+    told otherwise (a short run would be interpreted whole, and `bytecode` assemble nothing)."""
+    if options.assembler == "bytecode" and options.translate_after == TRANSLATE_AFTER:
+        return 0
+    return options.translate_after
 
 
 def _trace_file(trace: Path | None) -> TextIO | None:

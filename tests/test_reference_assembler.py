@@ -154,6 +154,19 @@ def test_run_with_the_bytecode_assembler_plays_2048_and_imports_bytecode(
     assert by_variable.stdout == played.stdout and by_variable.stderr.splitlines()[-1] == "True"
 
 
+def test_run_with_the_bytecode_assembler_translates_a_short_run_too(tmp_path: Path) -> None:
+    """A tiered start would interpret hello whole, and `bytecode` would assemble nothing:
+    asked for, it assembles before the run (unless --translate-after says when)."""
+    hello = str(EXAMPLES / "hello.obj")
+    env = {"XDG_CACHE_HOME": str(tmp_path)}
+    chosen = lc3jit("run", "--assembler", "bytecode", hello, code=IMPORTED, env=env)
+    assert chosen.returncode == 0 and chosen.stderr.splitlines()[-1] == "True"
+    tiered = lc3jit(
+        "run", "--assembler", "bytecode", "--translate-after", "1000", hello, code=IMPORTED, env=env
+    )
+    assert tiered.stdout == chosen.stdout and tiered.stderr.splitlines()[-1] == "False"
+
+
 def test_the_cache_knows_the_variable_that_chooses_the_assembler() -> None:
     assert cache.ASSEMBLER_VARIABLE == assembler.VARIABLE
 

@@ -30,6 +30,7 @@ from lc3jit_runtime.console import Console
 from lc3jit_runtime.endings import Ending
 from lc3jit_runtime.interp import Interpreter
 from lc3jit_runtime.isa import MEMORY_WORDS, WORD_MASK
+from lc3jit_runtime.lean import contextmanager
 from lc3jit_runtime.loader import Image
 from lc3jit_runtime.machine import IO_BASE, Machine
 from lc3jit_runtime.signals import stop_on_signals
@@ -43,7 +44,7 @@ LIMITS = (Ending.STEP_LIMIT, Ending.TIME_LIMIT, Ending.OUTPUT_LIMIT)
 # modules, the dispatcher) and typing are imported where they are needed.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Iterator, Sequence
     from typing import Self, TextIO
 
     from lc3jit.grading.observe import Accesses, Call, MemoryWatcher, Subroutine
@@ -189,7 +190,7 @@ class SimulatorBase:
         if self._engine is None:
             start = time.process_time()
             build = long_lived(self.build or self._builder())  # a tiered start's too, at its switch
-            with made_long_lived():
+            with made_long_lived(), self._assembling():
                 if self.translate_after:
                     self._engine = TieredEngine(
                         self.machine, self.engine_name, build, self.translate_after, self._warning
@@ -402,12 +403,7 @@ class SimulatorBase:
         """Run the engine (built first if need be) as `run` does, its code objects written
         by the Simulator's assembler."""
         __tracebackhide__ = True
-        previous = None
-        if self.assembler is not None:
-            from lc3jit.translator.codegen.assembler import use_assembler
-
-            previous = use_assembler(self.assembler)
-        try:
+        with self._assembling():
             with stop_on_signals(self.machine):  # a signal while translating ahead stops it there
                 runner = self.runner
             if ends is not None or self.console.max_output is not None:
@@ -415,9 +411,21 @@ class SimulatorBase:
 
                 runner = Sliced(runner, ends, self.time_limit or 0.0)
             return run_engine(runner, max_steps, self.setup_seconds)
+
+    @contextmanager
+    def _assembling(self) -> Iterator[None]:
+        """While inside, code objects are written by the Simulator's assembler (when it was
+        given one): building the engine ahead, and translating during a run."""
+        if self.assembler is None:
+            yield
+            return
+        from lc3jit.translator.codegen.assembler import use_assembler
+
+        previous = use_assembler(self.assembler)
+        try:
+            yield
         finally:
-            if self.assembler is not None:
-                use_assembler(previous)
+            use_assembler(previous)
 
     def watch_memory(self) -> Accesses:
         """Record the program's memory reads and writes from now on (`accesses`): runs on
