@@ -156,11 +156,8 @@ def state_after(tmp_path: Path, program: Path, engine: str, steps: int) -> dict[
     return json.loads(path.read_text())
 
 
-ARCHITECTURAL = ("registers", "pc", "psr", "cond", "saved_ssp", "saved_usp", "instructions")
-
-
-@engines
-@pytest.mark.parametrize(
+#: The ending signals, with the exit code and the message each ends a run with.
+each_ending_signal = pytest.mark.parametrize(
     ("signum", "code", "message"),
     [
         (signal.SIGTERM, 143, "interrupted (SIGTERM)"),
@@ -169,6 +166,13 @@ ARCHITECTURAL = ("registers", "pc", "psr", "cond", "saved_ssp", "saved_usp", "in
     ],
     ids=["SIGTERM", "SIGHUP", "SIGINT"],
 )
+
+
+ARCHITECTURAL = ("registers", "pc", "psr", "cond", "saved_ssp", "saved_usp", "instructions")
+
+
+@engines
+@each_ending_signal
 def test_a_signal_ends_the_run_with_its_output_and_its_exact_state(
     spawn: Callable[..., subprocess.Popen[bytes]],
     tmp_path: Path,
@@ -395,15 +399,7 @@ def cpu_seconds(pid: int) -> float:
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc to see a child's CPU time")
-@pytest.mark.parametrize(
-    ("signum", "code", "message"),
-    [
-        (signal.SIGTERM, 143, "interrupted (SIGTERM)"),
-        (signal.SIGHUP, 129, "interrupted (SIGHUP)"),
-        (signal.SIGINT, 130, "interrupted"),
-    ],
-    ids=["SIGTERM", "SIGHUP", "SIGINT"],
-)
+@each_ending_signal
 def test_a_signal_while_translating_ahead_ends_the_run_at_once(
     spawn: Callable[..., subprocess.Popen[bytes]],
     tmp_path: Path,
