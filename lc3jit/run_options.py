@@ -10,17 +10,19 @@ value (which says how each side reads it), its default and its help.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from lc3jit.session import ENGINES
 from lc3jit.tiered import TRANSLATE_AFTER
 from lc3jit_runtime.isa import MEMORY_WORDS
+from lc3jit_runtime.loader import extension
 from lc3jit_runtime.machine import TRANSLATION_BUDGET
 from lc3jit_runtime.record import MutableRecord, Record
 
 TYPE_CHECKING = False  # typing's flag without importing typing: docs/development.md, "Start-up"
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
+
+    from _typeshed import StrPath  # the launcher's plain strings, typer's Paths
 
 #: Every option's value when it is not given.
 RUN_DEFAULTS: dict[str, object] = {
@@ -46,21 +48,21 @@ RUN_DEFAULTS: dict[str, object] = {
 class RunOptions(MutableRecord, fields=("programs", *RUN_DEFAULTS), defaults=RUN_DEFAULTS):
     """The options of `lc3jit run`, as the launcher or typer read them (defaults: RUN_DEFAULTS)."""
 
-    programs: list[Path]
+    programs: list[StrPath]
     engine: str
     edition: int
     pc: int | None
     max_steps: int | None
     max_output: int | None  # bytes the program may write
     translation_budget: int | None  # instructions the translators may translate
-    input_file: Path | None
+    input_file: StrPath | None
     stats: bool
-    state_json: Path | None
+    state_json: StrPath | None
     full_system: bool
-    os_image: Path | None
+    os_image: StrPath | None
     no_cache: bool
     translate_after: int
-    trace: Path | None
+    trace: StrPath | None
     trace_range: tuple[int, int]
     assembler: str | None  # None: LC3JIT_ASSEMBLER's, else the fast one
 
@@ -201,11 +203,11 @@ def _assembler(text: str) -> str | None:
     return text if text in ASSEMBLERS else None
 
 
-def _path(text: str) -> Path | None:
-    return Path(text) if text and not text.startswith("-") else None
+def _path(text: str) -> str | None:
+    return text if text and not text.startswith("-") else None
 
 
-def _file(text: str) -> Path | None:
+def _file(text: str) -> str | None:
     """--input is a file: typer refuses a directory."""
     return None if os.path.isdir(text) else _path(text)
 
@@ -225,14 +227,14 @@ FAST_READERS: dict[str, Callable[[str], object]] = {
 
 def parse_run(args: Sequence[str]) -> RunOptions | None:
     """The options of `run ARGS...` when they are plain; None for typer to parse."""
-    programs: list[Path] = []
+    programs: list[StrPath] = []
     values: dict[str, object] = {}
     rest = iter(args)
     for arg in rest:
         name, equals, inline = arg.partition("=")
         option = OPTION.get(name)
         if option is None or not option.fast or option.field in values:
-            if (program := _path(arg)) is None or program.suffix.lower() == ".pyc":
+            if (program := _path(arg)) is None or extension(program).lower() == ".pyc":
                 return None
             programs.append(program)
         elif option.kind == "flag":

@@ -6,14 +6,14 @@ test checks is what a user gets.
 
 from __future__ import annotations
 
+import os
 import time
-from pathlib import Path
 
 import lc3jit_runtime
 from lc3jit_runtime.boot import boot as boot  # where the CLI, bench and tests have always found it
 from lc3jit_runtime.collector import long_lived, running
 from lc3jit_runtime.interp import Interpreter
-from lc3jit_runtime.loader import Image, load_file, load_image_file
+from lc3jit_runtime.loader import Image, extension, load_file, load_image_file
 from lc3jit_runtime.machine import Machine
 from lc3jit_runtime.outcome import Outcome
 from lc3jit_runtime.record import MutableRecord
@@ -24,6 +24,8 @@ TYPE_CHECKING = False  # typing's flag without importing typing: docs/developmen
 if TYPE_CHECKING:  # the engines' protocols are for the type checker: import them under this too
     from collections.abc import Callable, Sequence
     from typing import Protocol
+
+    from _typeshed import StrPath
 
     class Runnable(Protocol):
         """Something that runs a machine until an Outcome: an engine, or a tracer."""
@@ -95,7 +97,7 @@ def engines_on_this_python(names: Sequence[str], warn: Callable[[str], None]) ->
     return ["interp"]
 
 
-def load_images(paths: Sequence[Path], warn: Callable[[str], None] | None = None) -> list[Image]:
+def load_images(paths: Sequence[StrPath], warn: Callable[[str], None] | None = None) -> list[Image]:
     """The images of each file, in order (later ones overwrite earlier ones).
 
     An `.asm` file is assembled in memory and gives one image per `.ORIG` block, with its
@@ -104,7 +106,7 @@ def load_images(paths: Sequence[Path], warn: Callable[[str], None] | None = None
     """
     images: list[Image] = []
     for path in paths:
-        if path.suffix.lower() == ".asm":
+        if extension(path).lower() == ".asm":
             from lc3jit.toolchain.asm import assemble_file  # the assembler: only for sources
 
             assembly = assemble_file(path)
@@ -116,12 +118,12 @@ def load_images(paths: Sequence[Path], warn: Callable[[str], None] | None = None
     return images
 
 
-BUILTIN_OS = Path(lc3jit_runtime.__file__).parent / "lc3os.obj"
+BUILTIN_OS = os.path.join(os.path.dirname(lc3jit_runtime.__file__), "lc3os.obj")
 #: Loaded over the built-in OS in the 2nd edition: its routines return with RET.
-BUILTIN_OS_2ND = BUILTIN_OS.with_name("lc3os-2nd.obj")
+BUILTIN_OS_2ND = os.path.join(os.path.dirname(BUILTIN_OS), "lc3os-2nd.obj")
 
 
-def os_images(edition: int, path: Path | None = None) -> list[Image]:
+def os_images(edition: int, path: StrPath | None = None) -> list[Image]:
     """The OS for full-system mode: the image at path, or lc3jit's own for the edition."""
     if path is not None:
         return load_images([path])

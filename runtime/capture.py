@@ -9,7 +9,6 @@ mixing with theirs. Keys come from a file or nowhere: a run that waits for a key
 from __future__ import annotations
 
 import io
-from pathlib import Path
 
 from lc3jit_runtime.console import Console
 from lc3jit_runtime.lean import contextmanager
@@ -17,6 +16,8 @@ from lc3jit_runtime.lean import contextmanager
 TYPE_CHECKING = False  # typing's flag without importing typing: docs/development.md, "Start-up"
 if TYPE_CHECKING:
     from collections.abc import Iterator
+
+    from _typeshed import StrPath
 
 
 class CapturedConsole(Console):
@@ -28,9 +29,12 @@ class CapturedConsole(Console):
         super().__init__(self._keys, self._buffer)
 
     @classmethod
-    def from_file(cls, path: Path | None) -> CapturedConsole:
+    def from_file(cls, path: StrPath | None) -> CapturedConsole:
         """Keys from --input, or none; OSError when the file cannot be read."""
-        return cls(path.read_bytes() if path is not None else b"")
+        if path is None:
+            return cls()
+        with open(path, "rb") as keys:
+            return cls(keys.read())
 
     @contextmanager
     def running(self) -> Iterator[None]:

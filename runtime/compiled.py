@@ -46,7 +46,6 @@ import importlib.util
 import marshal
 import os
 import sys
-from pathlib import Path
 from types import CodeType, FunctionType
 
 from . import contract
@@ -57,7 +56,7 @@ from .dispatch import Dispatcher, Translation
 from .errors import LC3Error, LoadError
 from .isa import WORD_MASK
 from .lean import suppress
-from .loader import Image
+from .loader import Image, extension
 from .machine import Machine
 from .record import Record
 from .running import report_ending, run_to_ending
@@ -65,6 +64,8 @@ from .running import report_ending, run_to_ending
 TYPE_CHECKING = False  # typing's flag without importing typing: docs/development.md, "Start-up"
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
+
+    from _typeshed import StrPath
 
     from .dispatch import Translator
 
@@ -287,27 +288,30 @@ def parse_compiled(data: bytes, name: str) -> Compiled:
     return unpack(payload, name)
 
 
-def read_compiled(path: Path) -> Compiled:
+def read_compiled(path: StrPath) -> Compiled:
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as f:
+            data = f.read()
     except OSError as e:
         raise LoadError(path, e.strerror or str(e)) from None
-    return parse_compiled(data, str(path))
+    return parse_compiled(data, os.fspath(path))
 
 
-def write_atomically(path: Path, data: bytes, mode: int) -> None:
+def write_atomically(path: StrPath, data: bytes, mode: int) -> None:
     """Write a temporary file beside path, then rename it over path: a reader sees the old
     file or the new one, never half of one. OSError if it cannot be written."""
     import tempfile  # only to write: a run that loads saved code does not pay for it
 
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
+    folder, name = os.path.split(os.fspath(path))
+    fd, temporary = tempfile.mkstemp(dir=folder or ".", prefix=".tmp-", suffix=extension(name))
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             os.fchmod(f.fileno(), mode)
         os.replace(temporary, path)
     except BaseException:
-        Path(temporary).unlink(missing_ok=True)
+        with suppress(FileNotFoundError):
+            os.unlink(temporary)
         raise
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import stat
-from pathlib import Path
 
 from .errors import LoadError
 from .isa import MEMORY_WORDS
@@ -21,6 +20,8 @@ from .record import Record
 TYPE_CHECKING = False  # typing's flag without importing typing: docs/development.md, "Start-up"
 if TYPE_CHECKING:
     from collections.abc import Callable
+
+    from _typeshed import StrPath  # a str or a Path: files are named by either
 
 #: The most a file can hold: an origin and 65,536 words.
 MAX_OBJ_BYTES = 2 * (MEMORY_WORDS + 1)
@@ -68,7 +69,7 @@ class Image(
         return self.origin + len(self.words)
 
 
-def read_bytes(path: Path, limit: int) -> bytes:
+def read_bytes(path: StrPath, limit: int) -> bytes:
     """A regular file's bytes; a larger file than `limit` is "too large", never cut short.
 
     Anything but a regular file (a FIFO would block the open forever, a device never end)
@@ -78,7 +79,7 @@ def read_bytes(path: Path, limit: int) -> bytes:
         mode = os.stat(path).st_mode
         if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):  # a directory: the open says so
             raise LoadError(path, "not a regular file")
-        with path.open("rb") as f:  # read(n) holds n bytes at first: ask for what the file has
+        with open(path, "rb") as f:  # read(n) holds n bytes at first: ask for what the file has
             data = f.read(min(os.fstat(f.fileno()).st_size, limit) + 1)
     except OSError as e:
         raise LoadError(path, e.strerror or str(e)) from None
@@ -87,7 +88,7 @@ def read_bytes(path: Path, limit: int) -> bytes:
     return data
 
 
-def _read_text(path: Path) -> str:
+def _read_text(path: StrPath) -> str:
     data = read_bytes(path, MAX_TEXT_BYTES)
     try:
         return data.decode("utf-8")
@@ -95,12 +96,12 @@ def _read_text(path: Path) -> str:
         raise LoadError(path, f"not a text file (byte {e.start} is not UTF-8)") from None
 
 
-def parse_obj(path: Path) -> Image:
+def parse_obj(path: StrPath) -> Image:
     """A classic `.obj`: big-endian words, the first the origin."""
     return _classic_obj(read_bytes(path, MAX_TEXT_BYTES), path)
 
 
-def _classic_obj(data: bytes, path: Path) -> Image:
+def _classic_obj(data: bytes, path: StrPath) -> Image:
     if not data:
         raise LoadError(path, "empty file")
     if len(data) > MAX_OBJ_BYTES:
@@ -111,7 +112,7 @@ def _classic_obj(data: bytes, path: Path) -> Image:
     if len(data) % 2:
         raise LoadError(path, f"odd number of bytes ({len(data)}): an .obj holds 16-bit words")
     words = [data[i] << 8 | data[i + 1] for i in range(0, len(data), 2)]
-    return Image(words[0], tuple(words[1:]), str(path))
+    return Image(words[0], tuple(words[1:]), os.fspath(path))
 
 
 def _is_text(data: bytes) -> bool:
@@ -167,36 +168,46 @@ def parse_lc3tools_obj(data: bytes, name: str) -> tuple[Image, ...]:
     return images
 
 
-_HEX_WORD = r"(?:0?[xX])?([0-9a-fA-F]{1,4})"
-_BIN_WORD = r"[01]{16}"
 #: Spaces that may group the digits of a `.bin` word, as LC3Tools' samples group them
 #: by field (`0001 001 001 1 00001`).
-_GROUPING = r"[ \t]+"
+_GROUPING = str.maketrans("", "", " \t")
+_BINARY_DIGITS = frozenset("01")
 
 
-def parse_text(path: Path, binary: bool) -> Image:
+def _text_word(text: str, binary: bool) -> int | None:
+    """The word a line of a `.bin` (16 binary digits) or `.hex` (1 to 4 hex digits after an
+    optional `x` or `0x`) holds, or None. Read without `re`, as `.sym` lines are."""
+    if binary:
+        digits = text.translate(_GROUPING)
+        return int(digits, 2) if len(digits) == 16 and _BINARY_DIGITS.issuperset(digits) else None
+    return _hex_word(text)
+
+
+def _hex_word(text: str) -> int | None:
+    """1 to 4 hex digits after an optional `x` or `0x` (either case), or None."""
+    digits = text[2:] if text[:2] in ("0x", "0X") else text[1:] if text[:1] in ("x", "X") else text
+    return int(digits, 16) if 1 <= len(digits) <= 4 and _HEX_DIGITS.issuperset(digits) else None
+
+
+def parse_text(path: StrPath, binary: bool) -> Image:
     """One word a line, hex (`.hex`) or 16 binary digits, maybe grouped by spaces (`.bin`);
     `;` starts a comment."""
-    import re  # here: a run of an `.obj` never imports it (5 ms of CPU on 3.15)
-
     words = []
     for number, line in enumerate(_read_text(path).splitlines(), 1):
         text = line.split(";", 1)[0].strip()
         if not text:
             continue
-        if binary:
-            text = re.sub(_GROUPING, "", text)
-        match = re.fullmatch(_BIN_WORD if binary else _HEX_WORD, text)
-        if match is None:
+        word = _text_word(text, binary)
+        if word is None:
             kind = "16 binary digits" if binary else "a hex word of 1 to 4 digits"
             raise LoadError(path, f"line {number}: expected {kind}, found {text[:20]!r}")
-        words.append(int(text, 2) if binary else int(match.group(1), 16))
+        words.append(word)
     if not words:
         raise LoadError(path, "empty file: no words")
-    return Image(words[0], tuple(words[1:]), str(path))
+    return Image(words[0], tuple(words[1:]), os.fspath(path))
 
 
-def parse_sym(path: Path) -> dict[str, int]:
+def parse_sym(path: StrPath) -> dict[str, int]:
     """lc3as symbol table: `//<tab>LABEL<tab>ADDR` lines below a header of `//` lines.
 
     Any other line that is not blank is a LoadError: the file is not a symbol table."""
@@ -225,43 +236,50 @@ def _symbol_entry(text: str) -> tuple[str, int] | None:
     label, address = fields
     if label[0] not in _LABEL_START or not all(c.isalnum() or c in "_." for c in label):
         return None
-    digits = address[2:] if address.startswith("0x") else address[1:] if address.startswith("x") else address
-    if not 1 <= len(digits) <= 4 or not _HEX_DIGITS.issuperset(digits):
-        return None
-    return label, int(digits, 16)
+    word = _hex_word(address)
+    return None if word is None else (label, word)
+
+
+def extension(path: StrPath) -> str:
+    """The file name's extension as `Path.suffix` gives it, without importing pathlib: on
+    3.11 that imports `re` and `urllib.parse`, more CPU than the rest of a short run."""
+    name = os.path.basename(os.fspath(path))
+    dot = name.rfind(".")
+    return name[dot:] if 0 < dot < len(name) - 1 else ""
 
 
 #: What the file name's extension says a program file holds (`.asm` is assembled by lc3jit).
 FORMATS = (".obj", ".hex", ".bin", ".asm")
 
 
-def unknown_format(path: Path) -> LoadError:
-    if path.is_dir():
+def unknown_format(path: StrPath) -> LoadError:
+    if os.path.isdir(path):
         return LoadError(path, "is a directory, not a program file")
-    found = f"extension {path.suffix!r}" if path.suffix else "no extension"
+    suffix = extension(path)
+    found = f"extension {suffix!r}" if suffix else "no extension"
     return LoadError(path, f"{found}: a program is {', '.join(FORMATS[:-1])} or {FORMATS[-1]}")
 
 
-def load_file(path: Path, warn: Callable[[str], None] | None = None) -> tuple[Image, ...]:
+def load_file(path: StrPath, warn: Callable[[str], None] | None = None) -> tuple[Image, ...]:
     """The images of an `.obj` (classic: one; LC3Tools: one per `.ORIG`), `.hex` or `.bin`
     file, with the labels of the `.sym` beside an `.obj` when there is one.
 
     A `.sym` that cannot be read is no reason not to run the program: `warn` is told why
     and the images load without labels.
     """
-    suffix = path.suffix.lower()
+    suffix = extension(path).lower()
     if suffix in (".hex", ".bin"):
         return (parse_text(path, binary=suffix == ".bin"),)
     if suffix != ".obj":
         raise unknown_format(path)
     data = read_bytes(path, MAX_TEXT_BYTES)
     images = (
-        parse_lc3tools_obj(data, str(path))
+        parse_lc3tools_obj(data, os.fspath(path))
         if data.startswith(LC3TOOLS_MAGIC)
         else (_classic_obj(data, path),)
     )
-    sym = path.with_suffix(".sym")
-    if not sym.exists():
+    sym = os.path.splitext(path)[0] + ".sym"
+    if not os.path.exists(sym):
         return images
     try:
         symbols = parse_sym(sym)
@@ -272,7 +290,7 @@ def load_file(path: Path, warn: Callable[[str], None] | None = None) -> tuple[Im
     return tuple(Image(i.origin, i.words, i.name, symbols, i.source) for i in images)
 
 
-def load_image_file(path: Path) -> Image:
+def load_image_file(path: StrPath) -> Image:
     """The one image of a file (an LC3Tools `.obj` of several `.ORIG` blocks is a LoadError)."""
     images = load_file(path)
     if len(images) > 1:

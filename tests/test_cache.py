@@ -58,7 +58,7 @@ def entries(directory: Path) -> list[Path]:
 def test_the_cache_of_the_tests_is_their_own(
     translation_cache: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    assert cache_directory() == translation_cache
+    assert cache_directory() == str(translation_cache)
     assert translation_cache.is_relative_to(tmp_path_factory.getbasetemp())
 
 

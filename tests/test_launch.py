@@ -125,9 +125,9 @@ def test_parse_reads_every_option() -> None:
     args += ["--input", "keys", "--stats", "--state-json", "s.json", "--os", "--os-image", "os.obj", "b.asm"]
     args += ["--no-cache", "--translate-after", "7", "--assembler", "bytecode"]
     assert parse_run(args) == RunOptions(
-        programs=[Path("a.obj"), Path("b.asm")], engine="interp", edition=2, pc=0x3001, max_steps=10,
-        input_file=Path("keys"), stats=True, state_json=Path("s.json"), full_system=True,
-        os_image=Path("os.obj"), no_cache=True, translate_after=7, assembler="bytecode",
+        programs=["a.obj", "b.asm"], engine="interp", edition=2, pc=0x3001, max_steps=10,
+        input_file="keys", stats=True, state_json="s.json", full_system=True,
+        os_image="os.obj", no_cache=True, translate_after=7, assembler="bytecode",
     )  # fmt: skip
 
 
@@ -162,3 +162,47 @@ def test_the_fast_path_uses_the_translation_cache(tmp_path: Path) -> None:
     runs = [subprocess.run(command, capture_output=True, env=env, timeout=120, check=True) for _ in range(2)]
     assert b"(from the cache)" not in runs[0].stderr
     assert b"(from the cache)" in runs[1].stderr
+
+
+#: Modules a plain run must not import: each costs a short run's start-up more than a
+#: millisecond of CPU (pathlib on 3.11 brings `re`, `enum` and `urllib.parse` with it).
+HEAVY = {
+    "pathlib",
+    "re",
+    "enum",
+    "typing",
+    "dataclasses",
+    "inspect",
+    "urllib.parse",
+    "tempfile",
+    "json",
+    "typer",
+}
+
+
+@pytest.mark.parametrize("program", ["hello.obj", "hello.hex"])
+def test_a_plain_run_imports_none_of_the_heavy_modules(program: str, tmp_path: Path) -> None:
+    """Without `site` (whose start-up imports some of them in a development install), the
+    packages found through links, so that only the run's own imports are counted."""
+    os.symlink(Path(__file__).parent.parent / "lc3jit", tmp_path / "lc3jit")
+    os.symlink(Path(__file__).parent.parent / "runtime", tmp_path / "lc3jit_runtime")
+    if program.endswith(".hex"):
+        (tmp_path / program).write_text("x3000\nF025\n")
+    else:
+        shutil.copy(EXAMPLES / program, tmp_path / program)
+    script = (
+        f"import sys; sys.path.insert(0, {str(tmp_path)!r}); before = set(sys.modules);"
+        " from lc3jit.launch import main; import atexit;"
+        f" atexit.register(lambda: print(sorted({HEAVY!r} & (set(sys.modules) - before)), file=sys.stderr));"
+        " sys.argv[0] = 'lc3jit'; main()"
+    )
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", script, "run", program],
+        capture_output=True,
+        cwd=tmp_path,
+        env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")},
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.decode().splitlines()[-1] == "[]"

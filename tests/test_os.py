@@ -49,15 +49,15 @@ def run_program(
     return Run(machine, outcome, display.getvalue())
 
 
-@pytest.mark.parametrize("image", [BUILTIN_OS, BUILTIN_OS_2ND])
+@pytest.mark.parametrize("image", [Path(BUILTIN_OS), Path(BUILTIN_OS_2ND)])
 def test_the_shipped_os_objects_are_assembled_from_their_sources(image: Path) -> None:
     (assembled,) = assemble_file(image.with_suffix(".asm")).images
     assert image.read_bytes() == obj_bytes(assembled), f"run `lc3jit asm {image.with_suffix('.asm')}`"
 
 
 def test_the_2nd_edition_return_replaces_the_os_trap_return() -> None:
-    (os_image,) = assemble_file(BUILTIN_OS.with_suffix(".asm")).images
-    (patch,) = assemble_file(BUILTIN_OS_2ND.with_suffix(".asm")).images
+    (os_image,) = assemble_file(Path(BUILTIN_OS).with_suffix(".asm")).images
+    (patch,) = assemble_file(Path(BUILTIN_OS_2ND).with_suffix(".asm")).images
     assert (patch.origin, patch.words) == (os_image.symbols["TRAP_RETURN"], (RET,))
     assert os_image.words[patch.origin - os_image.origin] == RTI
 

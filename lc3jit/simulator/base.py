@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import sys
 import time
-from pathlib import Path
+from os import PathLike
+from os.path import basename
 
 from lc3jit.session import (
     ENGINES,
@@ -45,6 +46,7 @@ LIMITS = (Ending.STEP_LIMIT, Ending.TIME_LIMIT, Ending.OUTPUT_LIMIT)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
+    from pathlib import Path
     from typing import Self, TextIO
 
     from lc3jit.grading.observe import Accesses, Call, MemoryWatcher, Subroutine
@@ -89,12 +91,12 @@ class SimulatorBase:
         self._warn = warn
         if isinstance(os, bool):
             system = os_images(edition, None) if os else []
-        elif isinstance(os, str | Path):
-            system = os_images(edition, Path(os)) if os else []
+        elif isinstance(os, str | PathLike):
+            system = os_images(edition, os) if os else []
         else:
             system = list(os)
         images = [p for p in programs if isinstance(p, Image)]
-        images += load_images([Path(p) for p in programs if not isinstance(p, Image)], warn=self._warning)
+        images += load_images([p for p in programs if not isinstance(p, Image)], warn=self._warning)
         if source is not None:
             from lc3jit.toolchain.asm import (
                 assemble,  # the assembler, the disassembler, the tracer: when used
@@ -168,7 +170,7 @@ class SimulatorBase:
         self.ended: Ending | None = None  # how the last run ended
 
     def __repr__(self) -> str:
-        names = ", ".join(dict.fromkeys(Path(image.name).name for image in self.images))
+        names = ", ".join(dict.fromkeys(basename(image.name) for image in self.images))
         return f"<Simulator {names} at {self.where()}>"
 
     def _warning(self, message: str) -> None:

@@ -8,11 +8,11 @@ an `.asm` of the same name beside it, when it assembles to the very same words.
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 from lc3jit_runtime.errors import LC3Error
 from lc3jit_runtime.lean import cached_property
-from lc3jit_runtime.loader import Image, SourceLine
+from lc3jit_runtime.loader import Image, SourceLine, extension
 
 TYPE_CHECKING = False  # typing's flag without importing typing: docs/development.md, "Start-up"
 if TYPE_CHECKING:
@@ -37,13 +37,15 @@ def source_lines(images: Sequence[Image]) -> dict[int, SourceLine]:
 
 def _beside(image: Image) -> dict[int, SourceLine]:
     """The source lines of an .obj from the .asm beside it, if that assembles to its words."""
-    path = Path(image.name)
-    if path.suffix.lower() == ".asm" or not path.with_suffix(".asm").is_file():
+    if extension(image.name).lower() == ".asm":
+        return {}
+    source = os.path.splitext(image.name)[0] + ".asm"
+    if not os.path.isfile(source):
         return {}
     from lc3jit.toolchain.asm import assemble_file  # only where such a file is there
 
     try:
-        assembly = assemble_file(path.with_suffix(".asm"))
+        assembly = assemble_file(source)
     except LC3Error:
         return {}
     for candidate in assembly.images:
@@ -111,7 +113,7 @@ class Places:
         if line is None:
             return None
         number = f":{line.line}" if line.line else ""
-        return f"{Path(line.path).name}{number}: {line.text.strip()}"
+        return f"{os.path.basename(line.path)}{number}: {line.text.strip()}"
 
     def describe(self, address: int) -> str:
         """x3005 <LOOP+2> (hello.asm:7: BRnzp LOOP): where, and the line when known."""

@@ -41,7 +41,6 @@ import importlib.util
 import marshal
 import os
 import stat
-from pathlib import Path
 
 import lc3jit
 import lc3jit_runtime
@@ -79,16 +78,16 @@ def disabled_by_environment() -> bool:
     )
 
 
-def cache_directory() -> Path | None:
+def cache_directory() -> str | None:
     """`$XDG_CACHE_HOME/lc3jit`, or `~/.cache/lc3jit` (the XDG spec ignores a relative path);
     None with neither a home nor XDG_CACHE_HOME (HOME unset, and a uid with no passwd entry,
     as in a container run with `--user N`), where `~` stays `~`, a folder of the current
     directory (Python 3.11), or raises (3.12 and later)."""
     base = os.environ.get("XDG_CACHE_HOME", "")
     if os.path.isabs(base):
-        return Path(base) / "lc3jit"
+        return os.path.join(base, "lc3jit")
     home = os.path.expanduser("~")
-    return Path(home) / ".cache" / "lc3jit" if os.path.isabs(home) else None
+    return os.path.join(home, ".cache", "lc3jit") if os.path.isabs(home) else None
 
 
 @cache
@@ -156,7 +155,7 @@ class TranslationCache:
     """A directory of translations; `build` is an engine builder for `run_machine`."""
 
     def __init__(
-        self, directory: Path | None, warn: Callable[[str], None], max_bytes: int = MAX_BYTES
+        self, directory: str | None, warn: Callable[[str], None], max_bytes: int = MAX_BYTES
     ) -> None:
         self.directory = directory
         self._warn = warn
@@ -208,7 +207,7 @@ class TranslationCache:
             try:  # there already, as on every run but the first: one system call
                 info = os.lstat(self.directory)
             except FileNotFoundError:
-                self.directory.mkdir(mode=PRIVATE_DIRECTORY, parents=True, exist_ok=True)
+                os.makedirs(self.directory, mode=PRIVATE_DIRECTORY, exist_ok=True)
                 info = os.lstat(self.directory)
             if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
                 self.warn(f"{self.directory} is not a directory of yours: not used")
@@ -220,9 +219,9 @@ class TranslationCache:
             return False
         return True
 
-    def path(self, key: str) -> Path:
+    def path(self, key: str) -> str:
         assert self.directory is not None  # usable_directory() said so
-        return self.directory / f"{key}.pyc"
+        return os.path.join(self.directory, f"{key}.pyc")
 
     def load(self, key: str, engine: str) -> Compiled | None:
         """The entry, with the engine's translations, or None (with a warning if one was there
@@ -244,7 +243,7 @@ class TranslationCache:
         with os.fdopen(fd, "rb") as f:
             data = f.read()
         try:
-            entry = parse_compiled(data, str(path))
+            entry = parse_compiled(data, path)
         except LoadError as e:
             self.warn(f"{e}; translating again")
             return None

@@ -12,7 +12,6 @@ import marshal
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
-from pathlib import Path
 from types import CodeType
 
 from lc3jit import __version__
@@ -36,6 +35,7 @@ from lc3jit_runtime.compiled import (
 )
 from lc3jit_runtime.dispatch import Dispatcher
 from lc3jit_runtime.isa import WORD_MASK, decode
+from lc3jit_runtime.lean import suppress
 from lc3jit_runtime.loader import Image
 from lc3jit_runtime.machine import Machine, spans_of
 
@@ -134,7 +134,7 @@ def save_entry(cache: TranslationCache, key: str, entry: Compiled) -> None:
         cache.warn(f"could not save translations: {e.strerror or e}")
 
 
-def evict(cache: TranslationCache, keep: Path) -> None:
+def evict(cache: TranslationCache, keep: str) -> None:
     """The oldest entries out until the directory is within max_bytes; dead temporaries out."""
     entries, total, now = [], 0, time.time()
     with os.scandir(cache.directory) as found:
@@ -145,15 +145,17 @@ def evict(cache: TranslationCache, keep: Path) -> None:
                 continue  # removed meanwhile by another run
             if item.name.startswith(".tmp-"):
                 if now - info.st_mtime > STALE_SECONDS:
-                    Path(item.path).unlink(missing_ok=True)
+                    with suppress(FileNotFoundError):
+                        os.unlink(item.path)
             elif item.name.endswith(".pyc"):
-                entries.append((info.st_mtime, info.st_size, Path(item.path)))
+                entries.append((info.st_mtime, info.st_size, item.path))
                 total += info.st_size
     for _, size, path in sorted(entries):
         if total <= cache.max_bytes:
             break
         if path != keep:
-            path.unlink(missing_ok=True)
+            with suppress(FileNotFoundError):
+                os.unlink(path)
             total -= size
 
 

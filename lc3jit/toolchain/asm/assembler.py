@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 from lc3jit.toolchain.asm.diagnostics import AssemblyError, Diagnostic, Reporter, more
 from lc3jit.toolchain.asm.encoder import Encoder
@@ -11,6 +10,10 @@ from lc3jit.toolchain.asm.layout import Layout
 from lc3jit.toolchain.asm.symbols import SymbolTable
 from lc3jit_runtime.errors import LoadError
 from lc3jit_runtime.loader import MAX_TEXT_BYTES, Image, read_bytes
+
+TYPE_CHECKING = False  # typing's flag without importing typing: docs/development.md, "Start-up"
+if TYPE_CHECKING:
+    from _typeshed import StrPath
 
 
 @dataclass(frozen=True)
@@ -85,7 +88,7 @@ def diagnose(source: str, path: str = "<source>") -> tuple[Assembly | None, list
     return assembly, list(assembler.reporter.diagnostics)
 
 
-def assemble_file(path: Path) -> Assembly:
+def assemble_file(path: StrPath) -> Assembly:
     data = read_bytes(path, MAX_TEXT_BYTES)
     if b"\0" in data:
         raise LoadError(path, "a binary file, not assembly text (an .obj? name it so)")
