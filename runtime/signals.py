@@ -10,7 +10,6 @@ with its state written back, and the run ends with exit 128 + the signal's numbe
 from __future__ import annotations
 
 import _signal  # `signal` without the enums it makes of numbers and handlers
-from types import FrameType
 
 from .lean import contextmanager
 from .machine import Machine
@@ -19,6 +18,7 @@ from .outcome import interrupted
 TYPE_CHECKING = False  # typing's flag without importing typing: docs/development.md, "Start-up"
 if TYPE_CHECKING:
     from collections.abc import Iterator
+    from types import FrameType
 
 ENDING_SIGNALS = (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP)
 
