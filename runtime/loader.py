@@ -175,11 +175,11 @@ _BINARY_DIGITS = frozenset("01")
 
 
 def _text_word(text: str, binary: bool) -> int | None:
-    """The word a line of a `.bin` (16 binary digits) or `.hex` (1 to 4 hex digits after an
-    optional `x` or `0x`) holds, or None. Read without `re`, as `.sym` lines are."""
+    """The word a line of a `.bin` (16 binary digits, the spaces that grouped them taken out)
+    or `.hex` (1 to 4 hex digits after an optional `x` or `0x`) holds, or None. Read without
+    `re`, as `.sym` lines are."""
     if binary:
-        digits = text.translate(_GROUPING)
-        return int(digits, 2) if len(digits) == 16 and _BINARY_DIGITS.issuperset(digits) else None
+        return int(text, 2) if len(text) == 16 and _BINARY_DIGITS.issuperset(text) else None
     return _hex_word(text)
 
 
@@ -197,6 +197,8 @@ def parse_text(path: StrPath, binary: bool) -> Image:
         text = line.split(";", 1)[0].strip()
         if not text:
             continue
+        if binary:
+            text = text.translate(_GROUPING)
         word = _text_word(text, binary)
         if word is None:
             kind = "16 binary digits" if binary else "a hex word of 1 to 4 digits"
