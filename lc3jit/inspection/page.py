@@ -494,3 +494,20 @@ document.getElementById("graph").addEventListener("click", ev => {
 if (data.first) select(data.first, true);
 document.body.dataset.ready = "yes";
 """
+
+
+def program_page(paths: Sequence[str], engine: str = "regions", edition: int = 3, os: bool = False) -> str:
+    """`lc3jit dump --html` of program files, as `dump` loads them: the web page's view of
+    the translation (engine: as translated for it; the interpreter's programs are shown as
+    regions translates them)."""
+    from pathlib import Path
+
+    from lc3jit.inspection.dump import inspect_program
+    from lc3jit.session import boot, load_images, os_images
+    from lc3jit_runtime.capture import CapturedConsole
+
+    images = load_images([Path(p) for p in paths])
+    system = os_images(edition, None) if os else []
+    machine = boot(images, CapturedConsole(), edition, system=system)
+    shown = engine if engine in ("regions", "blocks") else "regions"
+    return render(inspect_program(machine, [*system, *images], Path(paths[0]).name, shown))
