@@ -34,8 +34,11 @@ from lc3jit_runtime.outcome import Outcome
 
 #: The ending of a run paused for a key not typed yet.
 WAITING = Outcome(Ending.PAUSED, "waiting for a key")
-#: How far back Back reaches, in instructions (the debugger's default history).
 MEMORY_AROUND = 8  # words shown before the PC in the memory pane (16 in all)
+SOURCE_AROUND = 4  # instructions shown before the PC in the source pane (12 in all)
+#: Endings after which Run starts the program again: the debugger's, and the output limit
+#: (`lc3jit run` ends there too).
+FINAL = (*ENDED, Ending.OUTPUT_LIMIT)
 #: The defaults of the page's limits: a page left running stays bounded.
 MAX_OUTPUT = 1 << 20
 MAX_DIAGNOSTICS = 50
@@ -164,7 +167,7 @@ class PageMachine:
             self.state = "waiting"
             return
         machine.take_ending()
-        if outcome.ending in ENDED or self.session.ended is not None:
+        if outcome.ending in FINAL or self.session.ended is not None:
             self.state = "ended"
             self.said.write(self._ending(outcome) + "\n")
         elif quiet and outcome.ending is Ending.STEP_LIMIT and outcome.message == "step limit reached":
@@ -195,6 +198,7 @@ class PageMachine:
             "said": said,
             "registers": register_lines(sim, session.where),
             "memory": memory_lines(sim, session.labels, start, 2 * MEMORY_AROUND),
+            "source": self.source_lines(pc),
             "pc": pc,
             "line": source.line if source is not None else 0,
             "file": Path(source.path).name if source is not None else "",
@@ -202,6 +206,16 @@ class PageMachine:
             "engine": sim.engine_name,
             "mips": self.ran / self.seconds / 1e6 if self.seconds else 0.0,
         }
+
+    def source_lines(self, pc: int) -> list[str]:
+        """The lines around the PC as the debugger's `list` shows them: the source line
+        where there is one, else the instruction disassembled; the PC's marked =>."""
+        session = self.session
+        lines = []
+        for address in range(max(0, pc - SOURCE_AROUND), min(pc + 3 * SOURCE_AROUND, 0x10000)):
+            text = session.places.line_text(address) or session.text(address)
+            lines.append(f"{'=>' if address == pc else '  '} {session.where(address):<18} {text}")
+        return lines
 
 
 def load(paths: Sequence[str], **options: object) -> tuple[PageMachine | None, str]:

@@ -1,7 +1,8 @@
 // The page: an editor, a terminal, the debugger's buttons and panes, and the machine in a
 // Web Worker (worker.js) that runs lc3jit under Pyodide. Links carry a program and its
-// input: ?program=URL&keys=TEXT&run=1 (engine=, edition=, os=1 too), or the source itself
-// in the fragment: #name=NAME.asm&source=TEXT.
+// input: ?program=URL&keys=TEXT&run=1 (sym=URL for an .obj's symbols; engine=, edition=,
+// os=1, max-steps=, max-output= too), or the source itself in the fragment:
+// #name=NAME.asm&source=TEXT.
 import { EditorView, basicSetup } from "codemirror";
 import { linter, lintGutter } from "@codemirror/lint";
 import { Terminal } from "@xterm/xterm";
@@ -70,11 +71,14 @@ function append(element, text) {
   element.scrollTop = element.scrollHeight;
 }
 
+const limits = { max_steps: undefined, max_output: undefined }; // from the link (max-steps=, max-output=)
+
 function options() {
   return {
     engine: $("engine").value,
     edition: Number($("edition").value),
     os: $("os").checked,
+    ...Object.fromEntries(Object.entries(limits).filter(([, value]) => value !== undefined)),
   };
 }
 
@@ -124,6 +128,7 @@ function report(message) {
   append($("debugger"), message.said);
   if (message.registers) $("registers").textContent = message.registers.join("\n");
   if (message.memory) $("memory").textContent = message.memory.join("\n");
+  if (message.source) $("source").textContent = message.source.join("\n");
   if (message.state) {
     document.body.dataset.state = message.state;
     const words = { running: "Running", waiting: "Waiting for a key", stopped: "Stopped", ended: "Ended", ready: "Loaded" };
@@ -141,9 +146,9 @@ function report(message) {
 }
 
 const receive = {
-  ready({ seconds, version }) {
+  ready({ seconds, python, version }) {
     document.body.dataset.ready = "yes";
-    document.body.dataset.readySeconds = String(seconds);
+    Object.assign(document.body.dataset, { readySeconds: seconds, pythonSeconds: python });
     status(`Ready (Pyodide ${version}, ${seconds.toFixed(1)} s)`);
     if (program) buttons.forEach((b) => (b.disabled = false));
     startFromLink();
@@ -193,7 +198,13 @@ $("stop").onclick = () => {
     loaded = false;
     document.body.dataset.ready = "no";
     append($("debugger"), "Stopped: the machine was started again.\n");
-    startWorker();
+    // A link to another source in this page (the fragment changed): that source, as a new page would.
+window.addEventListener("hashchange", () => {
+  linkDone = false;
+  startFromLink();
+});
+
+startWorker();
   }, STOP_GRACE_MS);
 };
 $("translate").onclick = () => {
@@ -208,8 +219,8 @@ $("share").onclick = () => {
 };
 for (const id of ["engine", "edition", "os"]) $(id).onchange = () => (loaded = false);
 $("example").onchange = async () => {
-  const url = $("example").value;
-  if (url) await fetchProgram(url);
+  const chosen = $("example").selectedOptions[0];
+  if (chosen.value) await fetchProgram(chosen.value, chosen.dataset.sym);
 };
 
 async function fetchBytes(url) {
@@ -218,10 +229,11 @@ async function fetchBytes(url) {
   return new Uint8Array(await response.arrayBuffer());
 }
 
-async function fetchProgram(url) {
+// sym: the URL of an .obj's symbols (its labels in the panes), if it has one.
+async function fetchProgram(url, sym) {
   try {
     setProgram(url, await fetchBytes(url));
-    if (/\.obj$/i.test(program.name)) program.sym = await fetchBytes(url.replace(/\.obj$/i, ".sym")).catch(() => null);
+    if (sym && program.data) program.sym = await fetchBytes(sym);
     return true;
   } catch (error) {
     append($("debugger"), `${error.message}\n`);
@@ -240,10 +252,14 @@ async function startFromLink() {
   if (query.get("engine")) $("engine").value = query.get("engine");
   if (query.get("edition")) $("edition").value = query.get("edition");
   $("os").checked = query.get("os") === "1";
+  for (const [name, option] of [["max-steps", "max_steps"], ["max-output", "max_output"]]) {
+    const value = Number(query.get(name));
+    if (query.has(name) && Number.isInteger(value) && value > 0) limits[option] = value;
+  }
   if (fragment.has("source")) {
     setProgram(fragment.get("name") || "program.asm", new TextEncoder().encode(fragment.get("source")));
   } else if (query.get("program")) {
-    if (!(await fetchProgram(query.get("program")))) return;
+    if (!(await fetchProgram(query.get("program"), query.get("sym")))) return;
   } else {
     await fetchProgram("examples/hello.asm");
   }
@@ -253,5 +269,11 @@ async function startFromLink() {
   }
   if (query.get("run") === "1") $("run").onclick();
 }
+
+// A link to another source in this page (the fragment changed): that source, as a new page would.
+window.addEventListener("hashchange", () => {
+  linkDone = false;
+  startFromLink();
+});
 
 startWorker();

@@ -32,17 +32,16 @@ const yieldToMessages = () => new Promise((done) => { resume = done; channel.por
 
 async function start({ pyodideUrl }) {
   const began = performance.now();
+  const sources = fetch(new URL("lc3jit.zip", self.location)).then((r) => r.arrayBuffer());
   const { loadPyodide } = await import(pyodideUrl + "pyodide.mjs");
-  const [py, sources] = await Promise.all([
-    loadPyodide({ indexURL: pyodideUrl }),
-    fetch(new URL("lc3jit.zip", self.location)).then((r) => r.arrayBuffer()),
-  ]);
-  pyodide = py;
-  pyodide.unpackArchive(sources, "zip", { extractDir: SITE });
+  pyodide = await loadPyodide({ indexURL: pyodideUrl });
+  const python = performance.now();
+  pyodide.unpackArchive(await sources, "zip", { extractDir: SITE });
   pyodide.FS.mkdirTree(PROGRAMS);
   pyodide.runPython(`import sys; sys.path.insert(0, ${JSON.stringify(SITE)})`);
   web = pyodide.pyimport("lc3jit.web.machine");
-  post("ready", { seconds: (performance.now() - began) / 1000, version: pyodide.version });
+  const seconds = (performance.now() - began) / 1000;
+  post("ready", { seconds, python: (python - began) / 1000, version: pyodide.version });
 }
 
 function load({ files, options }) {
