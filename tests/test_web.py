@@ -24,7 +24,7 @@ from urllib.parse import quote
 import pytest
 
 from lc3jit.api import Simulator
-from lc3jit.web.machine import PageMachine, diagnostics, load
+from lc3jit.web.machine import MAX_SOURCE, MAX_TYPED, PageMachine, diagnostics, load
 from lc3jit.web.serve import make_server
 from lc3jit.web.site import PYODIDE_CDN, PYODIDE_FILES, STATIC, SiteError, build_site
 from tests.browser import Browser, find_chromium, png_colours
@@ -144,6 +144,15 @@ def test_diagnostics_are_the_assemblers() -> None:
     assert str(found[0]["text"]).startswith("p.asm:2:")
 
 
+def test_typed_keys_and_sources_are_bounded() -> None:
+    machine, _ = load([str(EXAMPLES / "echo.asm")])
+    assert machine is not None
+    machine.type_keys("x" * (MAX_TYPED + 10))
+    assert len(machine.console.typed) == MAX_TYPED
+    [found] = diagnostics(";" * (MAX_SOURCE + 1), "big.asm")
+    assert found["severity"] == "warning" and "at most" in str(found["message"])
+
+
 # The site and its server.
 def test_site_holds_the_page_the_sources_and_the_cdn(tmp_path: Path) -> None:
     assert build_site(tmp_path) == PYODIDE_CDN
@@ -205,6 +214,24 @@ def test_server_serves_the_site_and_nothing_else(served: str) -> None:
     ):
         status = fetch(served + path)[0]
         assert status == (200 if path == "/?x=1/.." else 404), path
+
+
+def test_cli_serves_on_loopback(tmp_path: Path) -> None:
+    build_site(tmp_path)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "lc3jit", "web", "serve", "--port", "0", "--dir", str(tmp_path)],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stderr is not None
+        line = server.stderr.readline()
+        assert line.startswith("Serving http://127.0.0.1:"), line
+        status, kind, body = fetch(line.split()[1] + "index.html")
+        assert (status, kind) == (200, "text/html") and b"lc3jit" in body
+    finally:
+        server.terminate()
+        server.wait(10)
 
 
 def test_cli_builds_and_refuses_a_bad_site(tmp_path: Path) -> None:

@@ -7,7 +7,9 @@ would; headless Chromium (tests/browser.py) opens it:
 - ready: from navigating to the page until Pyodide and lc3jit are loaded (the page's
   `data-ready`), the wall time the test driver sees; `cold` is a fresh browser profile's
   first load, `warm` the median of the loads after it (the browser's cache and compiled
-  WebAssembly kept, as for a student who comes back);
+  WebAssembly kept, as for a student who comes back); and the part of it that is Pyodide's
+  own start, `loadPyodide` in the worker (the rest: the page, lc3jit's sources unpacked
+  and imported);
 - speed: each bench program run to its end from a link (`?program=...&engine=...&run=1`),
   the MIPS the page shows (instructions over the time in the worker's slices, translation
   included), the median of the rounds per engine; `x interp` is regions' over the
@@ -43,8 +45,12 @@ def main() -> None:
     with temporary_site(beside) as url:
         browser = Browser(executable)
         try:
-            loads = [open_page(browser, url) for _ in range(args.rounds + 1)]
+            loads, starts = [], []
+            for _ in range(args.rounds + 1):
+                loads.append(open_page(browser, url))
+                starts.append(browser.evaluate("Number(document.body.dataset.pythonSeconds)"))
             print(f"ready: cold {loads[0]:.2f} s, warm {statistics.median(loads[1:]):.2f} s")
+            print(f"  of which Pyodide's own start (loadPyodide): {statistics.median(starts):.2f} s")
             print(f"{'program':<10} {'regions MIPS':>13} {'interp MIPS':>12} {'x interp':>9}")
             ratios = []
             for name in PROGRAMS:

@@ -42,6 +42,8 @@ FINAL = (*ENDED, Ending.OUTPUT_LIMIT)
 #: The defaults of the page's limits: a page left running stays bounded.
 MAX_OUTPUT = 1 << 20
 MAX_DIAGNOSTICS = 50
+MAX_SOURCE = 1 << 20  # characters of the editor's text assembled as it changes
+MAX_TYPED = 1 << 16  # keys typed ahead of the program (a paste): the rest are dropped
 
 
 class PageConsole(CapturedConsole):
@@ -56,7 +58,7 @@ class PageConsole(CapturedConsole):
         self.waiting: Callable[[], None] | None = None
 
     def type_keys(self, keys: bytes) -> None:
-        self.typed.extend(keys)
+        self.typed.extend(keys[: max(0, MAX_TYPED - len(self.typed))])
 
     def next_key(self, wait: float | None = 0.0) -> int | None:
         if self.typed:
@@ -230,6 +232,9 @@ def load(paths: Sequence[str], **options: object) -> tuple[PageMachine | None, s
 
 def diagnostics(source: str, name: str) -> list[dict[str, object]]:
     """The assembler's errors and warnings for the editor, as the language server gives them."""
+    if len(source) > MAX_SOURCE:
+        message = f"{len(source):,} characters: the page checks sources of at most {MAX_SOURCE:,} as you type"
+        return [{"line": 1, "column": 1, "message": message, "severity": "warning", "text": message}]
     _, found = diagnose(source, name)
     return [
         {"line": d.line, "column": d.column, "message": d.message, "severity": d.severity, "text": str(d)}
