@@ -168,6 +168,7 @@ const receive = {
   translation({ html }) {
     $("translation").hidden = false;
     $("translation-frame").srcdoc = html;
+    $("translation").scrollIntoView({ behavior: "smooth" });
     status("Translation shown below");
   },
 };
