@@ -9,7 +9,7 @@ would; headless Chromium (tests/browser.py) opens it:
   first load, `warm` the median of the loads after it (the browser's cache and compiled
   WebAssembly kept, as for a student who comes back); and the part of it that is Pyodide's
   own start, `loadPyodide` in the worker (the rest: the page, lc3jit's sources unpacked
-  and imported);
+  and imported); then the warm-up, the translator imported in the background;
 - speed: each bench program run to its end from a link (`?program=...&engine=...&run=1`),
   the MIPS the page shows (instructions over the time in the worker's slices, translation
   included), the median of the rounds per engine; `x interp` is regions' over the
@@ -45,12 +45,15 @@ def main() -> None:
     with temporary_site(beside) as url:
         browser = Browser(executable)
         try:
-            loads, starts = [], []
+            loads, starts, warm_ups = [], [], []
             for _ in range(args.rounds + 1):
                 loads.append(open_page(browser, url))
                 starts.append(browser.evaluate("Number(document.body.dataset.pythonSeconds)"))
+                browser.wait("document.body.dataset.warmSeconds")
+                warm_ups.append(browser.evaluate("Number(document.body.dataset.warmSeconds)"))
             print(f"ready: cold {loads[0]:.2f} s, warm {statistics.median(loads[1:]):.2f} s")
             print(f"  of which Pyodide's own start (loadPyodide): {statistics.median(starts):.2f} s")
+            print(f"then the translator imported (the warm-up): {statistics.median(warm_ups):.2f} s")
             print(f"{'program':<10} {'regions MIPS':>13} {'interp MIPS':>12} {'x interp':>9}")
             ratios = []
             for name in PROGRAMS:

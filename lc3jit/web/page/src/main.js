@@ -153,6 +153,9 @@ const receive = {
     if (program) buttons.forEach((b) => (b.disabled = false));
     startFromLink();
   },
+  warm({ seconds }) {
+    document.body.dataset.warmSeconds = String(seconds); // the translator imported
+  },
   loaded: report,
   report,
   error(message) {

@@ -42,6 +42,9 @@ async function start({ pyodideUrl }) {
   web = pyodide.pyimport("lc3jit.web.machine");
   const seconds = (performance.now() - began) / 1000;
   post("ready", { seconds, python: (python - began) / 1000, version: pyodide.version });
+  const warming = performance.now();
+  web.warm_up();
+  post("warm", { seconds: (performance.now() - warming) / 1000 });
 }
 
 function load({ files, options }) {
