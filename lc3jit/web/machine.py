@@ -24,7 +24,7 @@ from pathlib import Path
 
 from lc3jit.api import Simulator
 from lc3jit.debugging.inspecting import Inspecting
-from lc3jit.debugging.stops import ENDED, CommandError
+from lc3jit.debugging.stops import ENDED, STEPPED, CommandError
 from lc3jit.debugging.views import memory_lines, register_lines
 from lc3jit.toolchain.asm import diagnose
 from lc3jit_runtime.capture import CapturedConsole
@@ -54,7 +54,6 @@ class PageConsole(CapturedConsole):
     def __init__(self) -> None:
         super().__init__()
         self.typed: deque[int] = deque()
-        self.taken = 0  # output bytes already given to the page
         self.waiting: Callable[[], None] | None = None
 
     def type_keys(self, keys: bytes) -> None:
@@ -69,8 +68,10 @@ class PageConsole(CapturedConsole):
         raise StopRequested  # the instruction waiting does not complete
 
     def take_output(self) -> str:
-        output = self.output
-        new, self.taken = output[self.taken :], len(output)
+        """What the program wrote since the last time, forgotten here (the output limit
+        counts every byte written all the same)."""
+        new = self.output
+        self.clear()
         return new.decode("latin-1")
 
 
@@ -172,7 +173,7 @@ class PageMachine:
         if outcome.ending in FINAL or self.session.ended is not None:
             self.state = "ended"
             self.said.write(self._ending(outcome) + "\n")
-        elif quiet and outcome.ending is Ending.STEP_LIMIT and outcome.message == "step limit reached":
+        elif quiet and outcome is STEPPED:  # the slice's count run: the run goes on
             self.state = "running"
         else:
             self.state = "stopped"
