@@ -3,7 +3,8 @@
 `--remote-debugging-pipe` makes Chromium read protocol messages (JSON, each ended by a NUL)
 from its descriptor 3 and write them to its descriptor 4: no port, no websocket, nothing
 outside the standard library. Only what the tests need: open a URL, wait for a condition,
-evaluate JavaScript, move and click the mouse, take a screenshot, collect console errors.
+evaluate JavaScript, move and click the mouse, type keys, take a screenshot, collect
+console errors.
 """
 
 from __future__ import annotations
@@ -123,13 +124,12 @@ class Browser:
         return result["result"].get("value")
 
     def open(self, url: str, ready: str) -> None:
-        """Navigate, then wait until the JavaScript `ready` is true."""
+        """Navigate, then wait until the JavaScript `ready` is true. The errors of the
+        pages before are forgotten."""
+        with self.changed:
+            self.events.clear()
         self.send("Page.navigate", url=url)
-        deadline = time.monotonic() + TIMEOUT
-        while not self.evaluate(f"document.readyState === 'complete' && Boolean({ready})"):
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"{url}: {ready} never became true")
-            time.sleep(0.05)
+        self.wait(f"document.readyState === 'complete' && Boolean({ready})")
 
     def centre(self, selector: str) -> tuple[float, float]:
         """The middle of the element, scrolled into view, in the page's coordinates."""
@@ -149,6 +149,22 @@ class Browser:
         self.send("Input.dispatchMouseEvent", type="mouseMoved", x=x, y=y)
         for kind in ("mousePressed", "mouseReleased"):
             self.send("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
+
+    def type(self, text: str) -> None:
+        """Keys typed into the element that has the focus, one key press each."""
+        for char in text:
+            key = "Enter" if char == "\n" else char
+            typed = "\r" if char == "\n" else char
+            self.send("Input.dispatchKeyEvent", type="keyDown", key=key, text=typed, unmodifiedText=typed)
+            self.send("Input.dispatchKeyEvent", type="keyUp", key=key)
+
+    def wait(self, condition: str, timeout: float = TIMEOUT) -> None:
+        """Until the JavaScript condition is true (a TimeoutError after timeout seconds)."""
+        deadline = time.monotonic() + timeout
+        while not self.evaluate(f"Boolean({condition})"):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{condition} never became true")
+            time.sleep(0.05)
 
     def screenshot(self, scale: float = 0.25) -> bytes:
         """The window as PNG, scaled down (decoding a full-size one in Python takes seconds)."""

@@ -13,6 +13,7 @@ import pytest
 EXAMPLES = Path(__file__).parent.parent / "examples"
 COMMANDS = [
     "run", "compile", "debug", "asm", "disasm", "dump", "bench", "check", "grade", "dap", "lsp", "version",
+    "web",
 ]  # fmt: skip
 #: How typer writes what a student should not have to read: {NAME}, <list[Path]>, <int range>.
 TYPER_NOTATION = re.compile(r"\{\w+\}|<[\w\[\] |]+>")

@@ -1,13 +1,16 @@
-"""`dap` and `lsp`: the servers an editor starts (docs/editors.md)."""
+"""`dap` and `lsp`, the servers an editor starts (docs/editors.md), and `web build` and
+`web serve`, the editor and debugger in a web page (docs/web.md)."""
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from lc3jit.cli.common import command
+from lc3jit.cli.common import app, command, fail
+from lc3jit.cli.typer_adapter import PlainCommand, PlainGroup
 
 
 @command()
@@ -51,3 +54,72 @@ def lsp() -> None:
     from lc3jit.editors.lsp import main as lsp_main
 
     raise typer.Exit(lsp_main())
+
+
+web = typer.Typer(
+    cls=PlainGroup,
+    no_args_is_help=True,
+    help="lc3jit in a web page, run by Pyodide: an editor, a terminal, the debugger (docs/web.md).",
+)
+app.add_typer(web, name="web")
+
+PYODIDE = typer.Option(
+    "--pyodide",
+    metavar="URL_OR_PATH",
+    help="Where the page loads Pyodide 314.x from: a URL, or a local folder (the npm package"
+    " `pyodide`) copied into the site. Default: Pyodide's CDN.",
+)
+
+
+@web.command("build", cls=PlainCommand)
+def web_build(
+    directory: Annotated[Path, typer.Argument(metavar="DIR", help="The folder to write the site into.")],
+    pyodide: Annotated[str | None, PYODIDE] = None,
+) -> None:
+    """Write the web page as a static site (for any static host, or `web serve --dir`)."""
+    from lc3jit.web.site import SiteError, build_site
+
+    try:
+        url = build_site(directory, pyodide)
+    except SiteError as error:
+        raise fail(str(error)) from None
+    typer.echo(f"{directory}/index.html (Pyodide from {url})")
+
+
+@web.command("serve", cls=PlainCommand)
+def web_serve(
+    port: Annotated[
+        int,
+        typer.Option("--port", metavar="PORT", min=0, max=65535, help="127.0.0.1:PORT (0: any free one)."),
+    ] = 8000,
+    directory: Annotated[
+        Path | None,
+        typer.Option("--dir", metavar="DIR", help="Serve this site (`web build`) instead of building one."),
+    ] = None,
+    pyodide: Annotated[str | None, PYODIDE] = None,
+) -> None:
+    """Serve the web page on 127.0.0.1 until Ctrl-C."""
+    import tempfile
+
+    from lc3jit.web.serve import make_server
+    from lc3jit.web.site import SiteError, build_site
+
+    with tempfile.TemporaryDirectory(prefix="lc3jit-web-") as built:
+        if directory is None:
+            directory = Path(built)
+            try:
+                build_site(directory, pyodide)
+            except SiteError as error:
+                raise fail(str(error)) from None
+        elif pyodide is not None:
+            raise typer.BadParameter("--pyodide goes with a site built here, not with --dir")
+        elif not (directory / "index.html").is_file():
+            raise fail(f"{directory}: no index.html (`lc3jit web build {directory}` writes one)")
+        try:
+            server = make_server(directory, port)
+        except OSError as error:
+            raise fail(f"127.0.0.1:{port}: {error.strerror or error}") from None
+        with server:
+            typer.echo(f"Serving http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C ends)", err=True)
+            with contextlib.suppress(KeyboardInterrupt):
+                server.serve_forever()

@@ -357,11 +357,12 @@ class Session:
         self.running()
         return done(self._drive(lambda stop_at: self.run_to(target, None, stop_at), None))
 
-    def cont(self) -> Outcome:
-        """Run at full speed until a breakpoint, a watch, or the end."""
+    def cont(self, count: int | None = None) -> Outcome:
+        """Run at full speed until a breakpoint, a watch, or the end; with count, for at
+        most that many instructions (a front that runs the program in slices)."""
         self.running()
         self.frames = []
-        return self._drive(self.go, None)
+        return self._drive(self.go, count)
 
     def running(self) -> None:
         """A command that runs the program forward refuses once it has ended (HALT, a

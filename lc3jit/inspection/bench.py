@@ -51,7 +51,6 @@ import io
 import json
 import os
 import platform
-import resource
 import statistics
 import subprocess
 import sys
@@ -199,6 +198,8 @@ def observe_process(
     """One run as a user starts it, `lc3jit run` in a process of its own, start-up included:
     its output and final state (memory stays inside the process), and its CPU time (user
     and system: on a shared machine, steadier than the time on the clock)."""
+    import resource  # only here: not on every platform (not in Pyodide, where the web page dumps)
+
     if BREAK in engine:
         raise LC3Error(f"{program}: {engine}: a breakpoint is timed in this process only, not with --process")
     with tempfile.TemporaryDirectory() as folder:

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from types import CodeType
 
 from lc3jit.toolchain.disasm import ListingLine, iter_listing, labels_by_address
+from lc3jit.toolchain.numbers import format_address
 from lc3jit.translator.blocks import Block
 from lc3jit.translator.codegen.compiler import compile_block
 from lc3jit.translator.regions import Region, region_engine
@@ -44,7 +45,7 @@ from lc3jit_runtime.capture import CapturedConsole
 from lc3jit_runtime.dispatch import Dispatcher
 from lc3jit_runtime.isa import MEMORY_WORDS
 from lc3jit_runtime.loader import Image, SourceLine
-from lc3jit_runtime.machine import Machine
+from lc3jit_runtime.machine import IO_BASE, Machine
 
 
 @dataclass(frozen=True, slots=True)
@@ -357,3 +358,28 @@ def _run(machine: Machine, dispatcher: Dispatcher, max_steps: int | None) -> Run
     return RunReport(
         outcome.reason, outcome.exit_code, outcome.message, machine.icount, seconds, console.output
     )
+
+
+OPNAME_WIDTH = 24  # as dis lays out its columns
+CONSTANT_OPS = frozenset({"LOAD_CONST", "RETURN_CONST", "LOAD_SMALL_INT"})
+DEVICE_REGISTERS = range(IO_BASE, MEMORY_WORDS)
+
+
+def shown_argrepr(line: BytecodeLine, loaded: Sequence[range]) -> str:
+    """What `dis` shows for the argument, with an integer that is an address in hex (x3010)."""
+    text = line.argrepr
+    if line.opname in CONSTANT_OPS and text.isdigit():
+        value = int(text)
+        if value in DEVICE_REGISTERS or any(value in words for words in loaded):
+            return format_address(value)
+    return text
+
+
+def bytecode_text(line: BytecodeLine, loaded: Sequence[range]) -> str:
+    """One bytecode instruction in the columns `dis` uses (jump target mark, offset, name, argument)."""
+    marker = ">>" if line.jump_target else "  "
+    arg = "" if line.arg is None else str(line.arg)
+    argrepr = shown_argrepr(line, loaded)
+    argrepr = f"({argrepr})" if argrepr else ""
+    padding = " " * max(1, OPNAME_WIDTH - len(line.opname))
+    return f"{marker}{line.offset:>5} {line.opname}{padding}{arg:>4} {argrepr}".rstrip()

@@ -14,14 +14,10 @@ from typing import TextIO
 from rich.console import Console as RichConsole
 from rich.text import Text
 
-from lc3jit.inspection.dump import BlockDump, BytecodeLine, Dump, RegionDump
+from lc3jit.inspection.dump import BlockDump, BytecodeLine, Dump, RegionDump, bytecode_text
 from lc3jit.toolchain.disasm import format_line
 from lc3jit.toolchain.numbers import format_address
 from lc3jit.translator.blocks import Successor
-from lc3jit_runtime.isa import MEMORY_WORDS
-from lc3jit_runtime.machine import IO_BASE
-
-OPNAME_WIDTH = 24  # as dis lays out its columns
 
 
 def _successor_text(successor: Successor, labels: Mapping[int, str]) -> str:
@@ -75,30 +71,6 @@ def _region_heading(r: RegionDump, labels: Mapping[int, str]) -> Text:
         text.append("  ")
         text.append("[dropped]", style="red")
     return text
-
-
-CONSTANT_OPS = frozenset({"LOAD_CONST", "RETURN_CONST", "LOAD_SMALL_INT"})
-DEVICE_REGISTERS = range(IO_BASE, MEMORY_WORDS)
-
-
-def shown_argrepr(line: BytecodeLine, loaded: Sequence[range]) -> str:
-    """What `dis` shows for the argument, with an integer that is an address in hex (x3010)."""
-    text = line.argrepr
-    if line.opname in CONSTANT_OPS and text.isdigit():
-        value = int(text)
-        if value in DEVICE_REGISTERS or any(value in words for words in loaded):
-            return format_address(value)
-    return text
-
-
-def bytecode_text(line: BytecodeLine, loaded: Sequence[range]) -> str:
-    """One bytecode instruction in the columns `dis` uses (jump target mark, offset, name, argument)."""
-    marker = ">>" if line.jump_target else "  "
-    arg = "" if line.arg is None else str(line.arg)
-    argrepr = shown_argrepr(line, loaded)
-    argrepr = f"({argrepr})" if argrepr else ""
-    padding = " " * max(1, OPNAME_WIDTH - len(line.opname))
-    return f"{marker}{line.offset:>5} {line.opname}{padding}{arg:>4} {argrepr}".rstrip()
 
 
 def _bytecode_text(line: BytecodeLine, loaded: Sequence[range]) -> Text:

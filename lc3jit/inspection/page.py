@@ -21,15 +21,16 @@ import math
 import platform
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from lc3jit.inspection.bench import ProgramBench, write_table
-from lc3jit.inspection.chart import chart_svg
-from lc3jit.inspection.dump import BlockDump, BytecodeLine, Dump, RegionDump
-from lc3jit.inspection.dump_text import bytecode_text
+from lc3jit.inspection.dump import BlockDump, BytecodeLine, Dump, RegionDump, bytecode_text
 from lc3jit.inspection.layout import NODE_HEIGHT, NODE_WIDTH, Edge, Layout, Node, lay_out
 from lc3jit.toolchain.disasm import ListingLine
 from lc3jit.toolchain.numbers import format_address
 from lc3jit.translator.blocks import HALT_VECTOR, Exit, Successor
+
+if TYPE_CHECKING:
+    from lc3jit.inspection.bench import ProgramBench
 
 MARGIN = 12.0
 
@@ -324,6 +325,9 @@ def render(dump: Dump, symbolic: Sequence[tuple[str, Sequence[str]]] = ()) -> st
 
 def bench_page(benches: Sequence[ProgramBench]) -> str:
     """`lc3jit bench --html`: the chart, and the table as text beneath it."""
+    from lc3jit.inspection.bench import write_table  # (rich, typer's: not in the web page)
+    from lc3jit.inspection.chart import chart_svg
+
     table = io.StringIO()
     write_table(benches, table, color=False)
     body = (
@@ -494,3 +498,20 @@ document.getElementById("graph").addEventListener("click", ev => {
 if (data.first) select(data.first, true);
 document.body.dataset.ready = "yes";
 """
+
+
+def program_page(paths: Sequence[str], engine: str = "regions", edition: int = 3, os: bool = False) -> str:
+    """`lc3jit dump --html` of program files, as `dump` loads them: the web page's view of
+    the translation (engine: as translated for it; the interpreter's programs are shown as
+    regions translates them)."""
+    from pathlib import Path
+
+    from lc3jit.inspection.dump import inspect_program
+    from lc3jit.session import boot, load_images, os_images
+    from lc3jit_runtime.capture import CapturedConsole
+
+    images = load_images([Path(p) for p in paths])
+    system = os_images(edition, None) if os else []
+    machine = boot(images, CapturedConsole(), edition, system=system)
+    shown = engine if engine in ("regions", "blocks") else "regions"
+    return render(inspect_program(machine, [*system, *images], Path(paths[0]).name, shown))
