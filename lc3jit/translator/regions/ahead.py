@@ -98,6 +98,7 @@ class AheadSelection:
         #: translating them would, so choosing is bounded by the budget, as translating is.
         self.refusals = machine.translation_budget
         self.inside: set[int] = set()
+        self.small: dict[int, bool] = {}  # callees known small or not (region_blocks)
         self.regions: list[list[Block]] = []
 
     def select(self) -> list[list[Block]]:
@@ -125,7 +126,7 @@ class AheadSelection:
                 continue
             if self.done():
                 return []
-            region = region_blocks(self.blocks, root, self.hints)
+            region = region_blocks(self.blocks, root, self.hints, self.small)
             if not self.policy.whole and root not in self.policy.entries:
                 region = closing_copies(region, self.inside, self.hints)
             if self.take(region) and not self.policy.whole:

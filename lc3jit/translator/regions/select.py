@@ -82,19 +82,22 @@ def copied_in(blocks: Mapping[int, Block], callee: int) -> bool:
     return len(reach(blocks, callee, lambda _: False, limit=INLINE_BLOCKS + 1)) <= INLINE_BLOCKS
 
 
-def region_blocks(blocks: Mapping[int, Block], root: int, hints: Hints = NO_HINTS) -> list[Block]:
+def region_blocks(
+    blocks: Mapping[int, Block], root: int, hints: Hints = NO_HINTS, small: dict[int, bool] | None = None
+) -> list[Block]:
     """The function at root: its own blocks, and the blocks of the small subroutines it calls
     (with JSR, or with JSRR to a target it was seen calling).
 
     Copying a small callee in makes its call and RET direct jumps; a large one stays a
-    region of its own, entered through the dispatcher.
+    region of its own, entered through the dispatcher. `small`: whether each callee is
+    small (copied_in), as far as known, for the regions of the same blocks to share.
     """
-    small: dict[int, bool] = {}
+    known: dict[int, bool] = {} if small is None else small
 
     def is_small(callee: int) -> bool:
-        if callee not in small:
-            small[callee] = copied_in(blocks, callee)
-        return small[callee]
+        if callee not in known:
+            known[callee] = copied_in(blocks, callee)
+        return known[callee]
 
     return layout([blocks[s] for s in reach(blocks, root, is_small, hints)])
 
