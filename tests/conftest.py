@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
 
+import lc3jit.translator.blocks as blocks_module
 from lc3jit.session import ENGINES
 from lc3jit.translator.regions.engine import STRICT_REGIONS
 from lc3jit_runtime.console import Console
@@ -58,6 +59,20 @@ class Run:
     machine: Machine
     outcome: Outcome
     output: bytes
+
+
+@pytest.fixture
+def decoded(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """Counts the words the block finder decodes."""
+    count = [0]
+    decode = blocks_module.decode
+
+    def counting(word: int, address: int = 0):  # type: ignore[no-untyped-def]
+        count[0] += 1
+        return decode(word, address)
+
+    monkeypatch.setattr(blocks_module, "decode", counting)
+    yield count
 
 
 def make_machine(

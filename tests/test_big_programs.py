@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import importlib.util
 import io
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-import lc3jit.translator.blocks as blocks_module
 import lc3jit.translator.regions.ahead as ahead_module
 import lc3jit.translator.regions.engine as engine_module
 from lc3jit.session import ENGINES, boot, load_images
@@ -68,20 +67,6 @@ def test_synthetic_programs_end_the_same_on_every_engine(words: int, passes: int
             expected,
             run(source, lambda m, after=after: TieredEngine(m, "regions", ENGINES["regions"], after)),
         )
-
-
-@pytest.fixture
-def decoded(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
-    """Counts the words the block finder decodes."""
-    count = [0]
-    decode = blocks_module.decode
-
-    def counting(word: int, address: int = 0):  # type: ignore[no-untyped-def]
-        count[0] += 1
-        return decode(word, address)
-
-    monkeypatch.setattr(blocks_module, "decode", counting)
-    yield count
 
 
 def translated_words(engine: object) -> set[int]:

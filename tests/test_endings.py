@@ -408,10 +408,11 @@ def test_a_signal_while_translating_ahead_ends_the_run_at_once(
     code: int,
     message: str,
 ) -> None:
-    """Translating 20k words of branchy code ahead of the run takes seconds: a signal then
-    stops the translation, and the run ends as a signal ends it, before its first
-    instruction, with its message and its state file (nothing of it saved in the cache)."""
-    program = write_hex(tmp_path / "branchy.hex", branchy(20_000))
+    """Translating 52k words of branchy code (all that fits) ahead of the run takes seconds:
+    a signal then stops the translation, and the run ends as a signal ends it, before its
+    first instruction, with its message and its state file (nothing of it saved in the
+    cache)."""
+    program = write_hex(tmp_path / "branchy.hex", branchy(52_736))
     state_json = tmp_path / "state.json"
     process = spawn("run", program, "--translate-after", "0", "--state-json", state_json)
     deadline = time.monotonic() + TIMEOUT

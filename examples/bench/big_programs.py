@@ -43,9 +43,14 @@ from lc3jit_runtime.console import Console
 ENGINES = {"interp": ["--engine", "interp"], "regions -t0": ["--translate-after", "0"], "tiered": []}
 
 
-def translation_work(program: Path) -> dict[str, float]:
-    """What regions translate before and during a run (--translate-after 0), in this process."""
+def translation_work(
+    program: Path, budget: int | None = None, max_steps: int | None = None
+) -> dict[str, float]:
+    """What regions translate before and during a run (--translate-after 0), in this process;
+    with `budget`, the machine's translation budget, and the run at most `max_steps` long."""
     machine = boot(load_images([program]), Console(None, io.BytesIO()), 3)
+    if budget is not None:
+        machine.translation_budget = budget
     began = time.process_time()
     engine = region_engine(machine)
     ahead = time.process_time() - began
@@ -64,7 +69,7 @@ def translation_work(program: Path) -> dict[str, float]:
 
     engine.translator = timed  # type: ignore[assignment]
     engine.translator.left_through = translator.left_through  # type: ignore[attr-defined]
-    engine.run()
+    engine.run(max_steps)
     late = [r for root, r in translator.regions.items() if before.get(root) is not r]
     regions = [*before.values(), *late]
     return {

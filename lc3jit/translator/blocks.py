@@ -207,12 +207,22 @@ def find_blocks(
     """Every block reachable from the entries, by start address; with `limit`, those of the
     first `limit` or so words reached, nearest to the entries first.
 
-    First the code is found (words reached by following flow, breadth first), then blocks
-    are cut at every leader: an entry, a label on code, a branch or call target, the word
-    after a control transfer. A translator working on part of a big program asks for the
-    part it will translate: its work is then proportional to that part, not to the whole.
-    The blocks at the edge of a limited search run on to their natural ends.
+    First the code is found (words reached by following flow, breadth first: find_code),
+    then blocks are cut at every leader: an entry, a label on code, a branch or call
+    target, the word after a control transfer. A translator working on part of a big
+    program asks for the part it will translate: its work is then proportional to that
+    part, not to the whole. The blocks at the edge of a limited search run on to their
+    natural ends.
     """
+    return cut_blocks(mem, *find_code(mem, entries, limit), labels)
+
+
+def find_code(
+    mem: Sequence[int], entries: Iterable[int], limit: int | None = None
+) -> tuple[dict[int, Instruction], set[int]]:
+    """The words reached from the entries (the first `limit` or so), each decoded, and the
+    leaders among them and the words they lead to: the entries, and the targets and next
+    words of the control transfers."""
     entry_list = [e & WORD_MASK for e in entries]
     leaders = set(entry_list)
     code: dict[int, Instruction] = {}  # each word reached, decoded once
@@ -229,7 +239,14 @@ def find_blocks(
                     leaders.add(successor.address)
                     work.append(successor.address)
             break
-    leaders |= code.keys() & (labels if isinstance(labels, set | frozenset) else set(labels))
+    return code, leaders
+
+
+def cut_blocks(
+    mem: Sequence[int], code: Mapping[int, Instruction], leaders: set[int], labels: Iterable[int] = ()
+) -> dict[int, Block]:
+    """The code found (find_code) cut into blocks at its leaders and labels, by start."""
+    leaders = leaders | (code.keys() & (labels if isinstance(labels, set | frozenset) else set(labels)))
     blocks = {}
     for start in sorted(leaders & code.keys()):
         blocks[start] = block_at(mem, start, leaders, code)

@@ -84,7 +84,9 @@ def block_engine(machine: Machine, profile: bool = False, entries: Sequence[int]
     `entries` replaces the entry points (`lc3jit compile` finds more).
     """
     entries = entry_points(machine) if entries is None else entries
-    blocks = find_blocks(machine.mem, [*entries, machine.pc], machine.labels)  # the PC reached starts one
+    # The PC reached starts one; no more words are looked at than the budget may translate.
+    budget = max(machine.translation_budget, 0)
+    blocks = find_blocks(machine.mem, [*entries, machine.pc], machine.labels, budget)
     translator = BlockTranslator(machine.edition, frozenset(blocks), machine.access_control)
     dispatcher = Dispatcher(machine, translator, profile)
     for block in list(blocks.values())[:MAX_AHEAD]:

@@ -43,22 +43,23 @@ class AheadPolicy:
     points, at the call targets too big to be copied into their callers, and where a
     region too big for one code object leaves; built mid-run (a tiered switch: the run may
     end soon), only the `limit` words nearest to the entry points are looked at and
-    translated."""
+    translated. Nor are more words looked at than the translation budget may translate:
+    the search costs what the budget allows, and nothing at `--translation-budget 0`."""
 
     entries: Sequence[int]
     whole: bool
-    limit: int | None
+    limit: int
 
     @classmethod
     def of(cls, machine: Machine, entries: Sequence[int] | None) -> AheadPolicy:
         whole = entries is not None
-        limit = AHEAD_WORDS if machine.start_pc is not None and not whole else None
+        budget = max(machine.translation_budget, 0)
+        limit = min(AHEAD_WORDS, budget) if machine.start_pc is not None and not whole else budget
         return cls(entry_points(machine) if entries is None else entries, whole, limit)
 
     def copies(self, blocks: Mapping[int, Block]) -> int:
         """The words all the regions may hold, copies counted."""
-        copies = AHEAD_COPIES * sum(block.length for block in blocks.values())
-        return copies if self.limit is None else min(copies, self.limit)
+        return min(AHEAD_COPIES * sum(block.length for block in blocks.values()), self.limit)
 
     def left_to_callers(
         self, root: int, blocks: Mapping[int, Block], inside: set[int], small: set[int]
@@ -97,6 +98,7 @@ class AheadSelection:
         #: translating them would, so choosing is bounded by the budget, as translating is.
         self.refusals = machine.translation_budget
         self.inside: set[int] = set()
+        self.small: dict[int, bool] = {}  # callees known small or not (region_blocks)
         self.regions: list[list[Block]] = []
 
     def select(self) -> list[list[Block]]:
@@ -124,7 +126,7 @@ class AheadSelection:
                 continue
             if self.done():
                 return []
-            region = region_blocks(self.blocks, root, self.hints)
+            region = region_blocks(self.blocks, root, self.hints, self.small)
             if not self.policy.whole and root not in self.policy.entries:
                 region = closing_copies(region, self.inside, self.hints)
             if self.take(region) and not self.policy.whole:

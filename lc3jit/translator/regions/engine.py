@@ -11,7 +11,7 @@ from itertools import chain
 from types import CodeType
 from typing import ParamSpec, TypeVar
 
-from lc3jit.translator.blocks import Block, block_words, find_blocks
+from lc3jit.translator.blocks import Block, block_words, cut_blocks, find_code
 from lc3jit.translator.codegen.assembler import chosen_assembler
 from lc3jit.translator.codegen.compiler import make_function
 from lc3jit.translator.regions.ahead import AheadPolicy, AheadSelection, found_code
@@ -39,6 +39,11 @@ shared_code: dict[tuple[object, ...], CodeType] | None = None
 #: MAX_REGION_BLOCKS blocks of them): its cost stays that of a region, not of the code
 #: the PC can reach.
 REGION_SEARCH = 2048
+#: Words searched that cost the translation budget one instruction: a search decodes a word
+#: in a sixteenth of the time a region takes to translate one. A region of a few words whose
+#: search went on through a big callee then pays for that search, so that the budget bounds
+#: the time translating at run time takes, searches included.
+SEARCHED_PER_INSTRUCTION = 16
 
 #: The roots of the regions refused because the compiler's own checks failed
 #: (FactsDisagreeError): their code ran on the interpreter. Never expected: the tests fail on
@@ -91,16 +96,22 @@ class RegionTranslator(BlockTranslator):
         machine = dispatcher.machine
         targets = {target for seen in self.hints.values() for target in seen}
         leaders = {*stops, *self.leaders} if stops else self.leaders  # all the blocks: no copy
-        found = find_blocks(machine.mem, [pc, *targets], leaders, REGION_SEARCH)
+        found, searched = search(machine.mem, [pc, *targets], leaders)
         if guesses := guessed(machine, found, self.hints):
             self.hints.update(guesses)
             more = {t for seen in guesses.values() for t in seen}
             if not found.keys() >= more:
-                found = find_blocks(machine.mem, [pc, *targets, *more], leaders, REGION_SEARCH)
+                found, again = search(machine.mem, [pc, *targets, *more], leaders)
+                searched += again
         blocks = {start: block for start, block in found.items() if start not in stops}
         if pc not in blocks:  # x0000 at pc: not followed statically; a plain block will do
-            return super().__call__(dispatcher, pc)
-        return self.translate_region(dispatcher, region_blocks(blocks, pc, self.hints))
+            translations = super().__call__(dispatcher, pc)
+        else:
+            translations = self.translate_region(dispatcher, region_blocks(blocks, pc, self.hints))
+        # The dispatcher takes the words translated from the budget; the search's beyond them here.
+        translated = len(tuple(translations[0].covered())) if translations else 0
+        machine.translation_budget -= max(0, searched // SEARCHED_PER_INSTRUCTION - translated)
+        return translations
 
     def left_through(self, dispatcher: Dispatcher, site: int, target: int) -> None:
         self.learner.left_through(dispatcher, site, target)
@@ -141,6 +152,15 @@ class RegionTranslator(BlockTranslator):
             Translation(entry, 0, make_function(code, dispatcher.globals, (entry,)), words)
             for entry in entries
         ]
+
+
+def search(
+    mem: Sequence[int], entries: Sequence[int], leaders: Container[int]
+) -> tuple[dict[int, Block], int]:
+    """The blocks of the first REGION_SEARCH or so words reached from the entries, and how
+    many words were looked at."""
+    code, starts = find_code(mem, entries, REGION_SEARCH)
+    return cut_blocks(mem, code, starts, leaders), len(code)
 
 
 @collector_paused

@@ -82,19 +82,22 @@ def copied_in(blocks: Mapping[int, Block], callee: int) -> bool:
     return len(reach(blocks, callee, lambda _: False, limit=INLINE_BLOCKS + 1)) <= INLINE_BLOCKS
 
 
-def region_blocks(blocks: Mapping[int, Block], root: int, hints: Hints = NO_HINTS) -> list[Block]:
+def region_blocks(
+    blocks: Mapping[int, Block], root: int, hints: Hints = NO_HINTS, small: dict[int, bool] | None = None
+) -> list[Block]:
     """The function at root: its own blocks, and the blocks of the small subroutines it calls
     (with JSR, or with JSRR to a target it was seen calling).
 
     Copying a small callee in makes its call and RET direct jumps; a large one stays a
-    region of its own, entered through the dispatcher.
+    region of its own, entered through the dispatcher. `small`: whether each callee is
+    small (copied_in), as far as known, for the regions of the same blocks to share.
     """
-    small: dict[int, bool] = {}
+    known: dict[int, bool] = {} if small is None else small
 
     def is_small(callee: int) -> bool:
-        if callee not in small:
-            small[callee] = copied_in(blocks, callee)
-        return small[callee]
+        if callee not in known:
+            known[callee] = copied_in(blocks, callee)
+        return known[callee]
 
     return layout([blocks[s] for s in reach(blocks, root, is_small, hints)])
 
@@ -102,13 +105,16 @@ def region_blocks(blocks: Mapping[int, Block], root: int, hints: Hints = NO_HINT
 def closing_copies(region: list[Block], translated: Container[int], hints: Hints = NO_HINTS) -> list[Block]:
     """The region without the copies that lead nowhere new: of the blocks an earlier region
     holds (`translated`), only those from which the region's own code is reached again
-    (a loop closing through them, a small callee returning into it) stay.
+    stay: a small callee returning into it, and a loop closing through them while the
+    loop's copies are no more words than the region's own code.
 
     A region rooted where an earlier one stopped growing (160 blocks) follows the code
     on, and a loop as long as the program (a JMP back to its start) led it back into the
     earlier region's code, copying 99 of its blocks: 440 words of 970 translated again for
     a 1k-word program. Leaving there for the earlier region's entry costs one exit, as
-    leaving the copy at its end did.
+    leaving the copy at its end did. Where everything leads back to everything (random
+    code), the loops' copies were most of every region: 3.9 words translated for each
+    word of code found, each of the many regions made mostly of the others.
     """
     by_start = {b.start: b for b in region}
     comes_from: dict[int, list[int]] = {start: [] for start in by_start}
@@ -116,17 +122,31 @@ def closing_copies(region: list[Block], translated: Container[int], hints: Hints
         for successor in successors_of(block, hints):
             if successor.address in by_start:
                 comes_from[successor.address].append(block.start)  # type: ignore[index]
-    for ret, points in return_points(region, hints).items():
+    subroutines = copied_subroutines(by_start, hints)
+    for ret, points in returns_of(by_start, subroutines).items():
         for point in points:
             comes_from[point].append(ret)
-    kept = [start for start in by_start if start not in translated]
-    keep = set(kept)
-    for start in kept:  # grows: what leads to a kept block is kept
+    own = [start for start in by_start if start not in translated]
+    keep = leading_to(own, comes_from)
+    bodies = {start for _, body in subroutines if len(body) <= INLINE_BLOCKS for start in body}
+    loops = sum(by_start[start].length for start in keep if start in translated and start not in bodies)
+    if loops > sum(by_start[start].length for start in own):
+        keep = leading_to(own, comes_from, lambda start: start in bodies or start not in translated)
+    return region if len(keep) == len(region) else layout([b for b in region if b.start in keep])
+
+
+def leading_to(
+    starts: list[int], comes_from: Mapping[int, list[int]], may: Callable[[int], bool] = lambda _: True
+) -> set[int]:
+    """`starts` and the blocks that lead to them (`comes_from`: each block's ways in), through
+    blocks `may` allows."""
+    kept, keep = list(starts), set(starts)
+    for start in kept:
         for before in comes_from[start]:
-            if before not in keep:
+            if before not in keep and may(before):
                 keep.add(before)
                 kept.append(before)
-    return region if len(keep) == len(region) else layout([b for b in region if b.start in keep])
+    return keep
 
 
 def layout(region: list[Block]) -> list[Block]:
@@ -161,18 +181,31 @@ def return_points(region: Sequence[Block], hints: Hints = NO_HINTS) -> dict[int,
     that block. A subroutine's calls to itself come first: in a recursion they are the
     ones that return most."""
     by_start = {b.start: b for b in region}
+    return returns_of(by_start, copied_subroutines(by_start, hints))
+
+
+#: A subroutine inside a region: the blocks that call it, and its body's block starts.
+Subroutine = tuple[list[Block], list[int]]
+
+
+def copied_subroutines(by_start: Mapping[int, Block], hints: Hints) -> list[Subroutine]:
+    """The subroutines the region holds and calls with a return point inside, in the order
+    of their first call."""
     calls: dict[int, list[Block]] = {}  # callee -> the blocks that call it
-    for b in region:
+    for b in by_start.values():
         if b.exit in CALLS and b.last.next_pc in by_start:
             for successor in successors_of(b, hints):
-                if successor.kind is Kind.CALL:
+                if successor.kind is Kind.CALL and successor.address in by_start:
                     calls.setdefault(successor.address, []).append(b)  # type: ignore[arg-type]
+    return [(callers, reach(by_start, callee, lambda _: False)) for callee, callers in calls.items()]
+
+
+def returns_of(by_start: Mapping[int, Block], subroutines: list[Subroutine]) -> dict[int, list[int]]:
+    """return_points of the region's subroutines."""
     returns: dict[int, list[int]] = {}
-    for callee, callers in calls.items():
-        if callee not in by_start:
-            continue
-        body = set(reach(by_start, callee, lambda _: False))
-        points = [c.last.next_pc for c in sorted(callers, key=lambda c: c.start not in body)]
+    for callers, body in subroutines:
+        inside = set(body)
+        points = [c.last.next_pc for c in sorted(callers, key=lambda c: c.start not in inside)]
         for start in body:
             if by_start[start].exit in RETURNS:
                 returns[start] = list(dict.fromkeys(returns.get(start, []) + points))
