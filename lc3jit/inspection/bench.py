@@ -271,7 +271,7 @@ def bench_program(
             floor_times.seconds.append(_time_floor(program, floor, floor_run, reference))
             tick()
     assert reference is not None
-    return ProgramBench(program, reference, times + [floor_times] * (floor is not None))
+    return ProgramBench(program, reference, times if floor is None else [*times, floor_times])
 
 
 def _time_floor(program: str, path: Path, run: Callable[[], str], reference: Observation) -> float:
