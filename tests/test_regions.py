@@ -403,6 +403,32 @@ def test_the_way_back_to_a_loop_head_counts_once_and_leaves_the_codes_in_their_r
     assert 12 <= stored["n"] <= 12 + 2, stored  # the grant, the first count, one a time round
 
 
+def test_a_branch_off_the_chain_gives_back_and_counts_its_target_in_one_store() -> None:
+    """A branch taken off a prepaid chain, into a block with two ways in (which counts
+    itself), gives back the chain's count not run and counts the block as one `n -= k`,
+    going past the block's own count: two stores to `n` a time round (that one and the
+    way back's), not three; the count stays exact."""
+    source = """
+        .ORIG x3000
+        AND R1, R1, #0
+        ADD R2, R1, #10
+LOOP    ADD R1, R1, #1
+        ADD R3, R1, #-16
+        BRn SKIP
+        ADD R4, R4, #1
+        ADD R4, R4, #2
+SKIP    ADD R2, R2, #-1
+        BRp LOOP
+        HALT
+        .END"""
+    machine, _ = make_machine(assembled(source), ORIGIN)
+    engine = ENGINES["regions"](machine)
+    stored = locals_stored(f"region_x{ORIGIN:04X}", lambda: engine.run(None))
+    assert machine.icount == 2 + 10 * 5 + 1  # each time round: LOOP to BRn, then SKIP's two
+    assert (machine.reg[1], machine.reg[2], machine.reg[4]) == (10, 0, 0)
+    assert 2 * 10 <= stored["n"] <= 2 * 10 + 3, stored  # the grant, the first count, two a time round
+
+
 def test_a_difference_only_branched_on_is_not_wrapped() -> None:
     """The usual compare (ADD R3, R2, R4 then BRzp, R3 written again before anything
     reads it) costs no wrap in a region: only the sums the loop goes on to use do."""

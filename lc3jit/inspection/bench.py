@@ -10,7 +10,8 @@ wrong translation is worthless, so a difference is an `MismatchError`, not a foo
 
 A hand-written Python equivalent of a program (`PROG.py` beside `PROG.asm`, with a
 `run() -> str` giving the text the program prints before HALT) can join as the "floor":
-what the same work costs in plain Python with no emulation at all. Its output is checked
+what the same work costs in plain Python with no emulation at all, timed in CPU time in the
+same rounds as the engines (interp, python, interp, python, ...). Its output is checked
 too; its MIPS count the LC-3 program's instructions. It is the floor of a translation, what
 a translator's output would be if it could drop the 16-bit wrap and the condition codes
 (so not a valid translation), and is written by these rules:
@@ -247,6 +248,8 @@ def bench_program(
     whole `lc3jit run` process (see observe_process).
     """
     times = [EngineTimes(name) for name in engines]
+    floor_run = None if floor is None else _floor_run(floor)
+    floor_times = EngineTimes(FLOOR)
     reference: Observation | None = None
     for _ in range(repeat):
         for entry in times:
@@ -264,29 +267,26 @@ def bench_program(
             if setup is not None:
                 entry.setup_seconds.append(setup)
             tick()
+        if floor_run is not None:
+            assert floor is not None and reference is not None
+            floor_times.seconds.append(_time_floor(program, floor, floor_run, reference))
+            tick()
     assert reference is not None
-    if floor is not None:
-        times.append(_time_floor(program, floor, reference, repeat, tick))
-    return ProgramBench(program, reference, times)
+    return ProgramBench(program, reference, times if floor is None else [*times, floor_times])
 
 
-def _time_floor(
-    program: str, path: Path, reference: Observation, repeat: int, tick: Callable[[], None]
-) -> EngineTimes:
-    """Time the Python equivalent; its text must be what the program printed before HALT."""
-    run = _floor_run(path)
-    entry = EngineTimes(FLOOR)
-    for _ in range(repeat):
-        began = time.perf_counter()
-        text = run()
-        entry.seconds.append(time.perf_counter() - began)
-        tick()
-        if not reference.output.startswith(text.encode("latin-1")):
-            raise MismatchError(
-                f"{program}: {path} printed {_excerpt(text.encode('latin-1'))}, "
-                f"the program {_excerpt(reference.output)}"
-            )
-    return entry
+def _time_floor(program: str, path: Path, run: Callable[[], str], reference: Observation) -> float:
+    """One run of the Python equivalent, in CPU time as the engines' runs are timed, in the
+    same rounds as theirs; its text must be what the program printed before HALT."""
+    began = time.process_time()
+    text = run()
+    seconds = time.process_time() - began
+    if not reference.output.startswith(text.encode("latin-1")):
+        raise MismatchError(
+            f"{program}: {path} printed {_excerpt(text.encode('latin-1'))}, "
+            f"the program {_excerpt(reference.output)}"
+        )
+    return seconds
 
 
 def runs_needed(programs: int, engines: int, repeat: int, floors: int) -> int:

@@ -74,6 +74,9 @@ class AcrossBlocks(BlockState):
         self.way_out = Label()
         #: for each loop head, the label past its count and budget check (checks_on_the_way)
         self.checked = {start: Label() for start in facts.budget.checks}
+        #: for blocks jumped to past their own count (Budget.go_counted), the label there
+        self.counted: dict[int, Label] = {}
+        self.emitted: set[int] = set()  # the blocks emitted so far
         self.current = root
         self.tables: set[str] = set()  # of TABLES, those the code indexes
         self.unwrapped_out: set[int] = set()  # registers some way to `way_out` may leave unwrapped
@@ -199,14 +202,32 @@ class AcrossBlocks(BlockState):
         self.go_to(pc)
         e.place(other)
 
-    def go_to(self, pc: int, jump: Callable[[Label], None] | None = None, checked: bool = False) -> None:
+    def go_to(
+        self,
+        pc: int,
+        jump: Callable[[Label], None] | None = None,
+        checked: bool = False,
+        counted: bool = False,
+    ) -> None:
         """Jump (with `jump`, conditionally) to the region's block at pc (`checked`: past
-        its count and budget check, done on the way), telling it the bounds of the
-        registers' locals on this way in."""
+        its count and budget check, done on the way; `counted`: past its count only),
+        telling it the bounds of the registers' locals on this way in."""
         if not self.dirty <= self.dirty_in[pc]:  # known.dirty_at_entry missed a way in
             raise FactsDisagreeError(f"block x{pc:04X} entered with {sorted(self.dirty)} not written back")
         self.arriving[pc].append((dict(self.ranges), self.cc_alias))
-        (jump or self.e.jump)(self.checked[pc] if checked else self.labels[pc])
+        label = self.checked[pc] if checked else self.counted[pc] if counted else self.labels[pc]
+        (jump or self.e.jump)(label)
+
+    def past_count(self, pc: int) -> bool:
+        """Can a jump to the block at pc go past its own count (counting it on the way)?
+        Where the block counts itself (no chain before it pays for it), and the label past
+        its count is placed there when the block is emitted, or was for an earlier jump."""
+        if pc in self.facts.paid_by:
+            return False
+        if pc in self.emitted:
+            return pc in self.counted  # placed there, for a jump before it
+        self.counted.setdefault(pc, Label())
+        return True
 
     def entry_ranges(self, block: Block) -> dict[int, tuple[int, int]]:
         """The bounds of the registers where the block starts: what every way in told it

@@ -45,9 +45,17 @@ class Budget:
     def __init__(self, state: AcrossBlocks) -> None:
         self.state = state
 
-    def refund(self, pc: int) -> None:
-        """Before going to pc off the chain: give back the count of the chain not run."""
-        self.add_to_count(self.state.given_back(pc))
+    def go_counted(self, pc: int) -> None:
+        """Go to the block at pc, giving back the count of the chain not run (off the
+        chain): where pc counts itself, as one `n -= k` with its count, past its own."""
+        s = self.state
+        given_back = s.given_back(pc)
+        if given_back and s.past_count(pc):
+            self.count_in(s.graph.by_start[pc], given_back)
+            s.go_to(pc, counted=True)
+        else:
+            self.add_to_count(given_back)
+            s.go_to(pc)
 
     def add_to_count(self, k: int) -> None:
         """`n += k`, as `n -= -k` where k is negative: nothing where it is 0."""

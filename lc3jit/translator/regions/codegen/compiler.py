@@ -70,8 +70,11 @@ class RegionCompiler:
         s.dirty = set(s.dirty_in[block.start])
         e.line = block.start
         e.place(s.labels[block.start])
+        s.emitted.add(block.start)
         if block.start not in self.facts.paid_by:
             self.budget.count_in(block)
+            if block.start in s.counted:
+                e.place(s.counted[block.start])
         if block.start in self.facts.budget.checks:  # counting first, then checking, is the cheaper order
             self.budget.check_room(block)
             e.place(s.checked[block.start])

@@ -38,8 +38,7 @@ class RegionExits(BlockExits):
             if checked:
                 self.budget.check_on_the_way(pc)
             else:
-                self.budget.refund(pc)
-                s.go_to(pc)
+                self.budget.go_counted(pc)
         else:
             s.e.const(pc)
             s.leave(s.facts.ahead[s.current.start])
@@ -71,6 +70,7 @@ class RegionExits(BlockExits):
             s.e.jump_if(refund, when, is_bool)
             alias = None if s.codes_seen_at(pc) else s.cc_alias  # as exit_to will leave it
             s.arriving[pc].append((dict(s.ranges), alias))  # what the way out of line tells
+            s.past_count(pc)  # asked now: the way out of line may be emitted after the block
             s.slow_path(refund, lambda: self.exit_to(pc))
         else:
             if s.codes_seen_at(pc):
