@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from .gradescope import check_results_schema
+
 GRADING = Path(__file__).parent.parent / "examples" / "grading"
 
 
@@ -156,33 +158,6 @@ def test_ini_options_stand_for_the_command_line_which_wins(tmp_path: Path) -> No
     assert "did not return: it was still running after 7,000 instructions" in result.stdout
 
 
-def check_gradescope(results: dict[str, object]) -> None:
-    """Every field against Gradescope's documented results.json (autograder specifications)."""
-    assert set(results) <= {
-        "score", "execution_time", "output", "output_format", "test_output_format", "test_name_format",
-        "visibility", "stdout_visibility", "extra_data", "tests", "leaderboard",
-    }  # fmt: skip
-    assert isinstance(results["score"], int | float)
-    assert isinstance(results["execution_time"], int | float) and results["execution_time"] >= 0
-    assert isinstance(results["output"], str)
-    assert results["visibility"] in ("hidden", "after_due_date", "after_published", "visible")
-    assert results["stdout_visibility"] in ("hidden", "after_due_date", "after_published", "visible")
-    tests = results["tests"]
-    assert isinstance(tests, list) and tests
-    for test in tests:
-        assert set(test) <= {
-            "score", "max_score", "status", "name", "name_format", "number", "output", "output_format",
-            "tags", "visibility", "extra_data",
-        }  # fmt: skip
-        assert isinstance(test["score"], int | float) and isinstance(test["max_score"], int | float)
-        assert 0 <= test["score"] <= test["max_score"]
-        assert test["status"] in ("passed", "failed")
-        assert isinstance(test["name"], str) and isinstance(test["number"], str)
-        assert isinstance(test["output"], str)
-        assert test["visibility"] in ("hidden", "after_due_date", "after_published", "visible")
-    assert results["score"] == pytest.approx(sum(t["score"] for t in tests))
-
-
 def test_gradescope_results_and_report_for_a_buggy_submission(tmp_path: Path) -> None:
     gradescope, report = tmp_path / "results.json", tmp_path / "report.json"
     result = pytest_run(
@@ -200,7 +175,10 @@ def test_gradescope_results_and_report_for_a_buggy_submission(tmp_path: Path) ->
     assert result.returncode == 1
     assert "total                                                10 / 13" in result.stdout
     results = json.loads(gradescope.read_text())
-    check_gradescope(results)
+    check_results_schema(results)
+    # what lc3jit always writes, though Gradescope lets some of it out
+    assert {"score", "execution_time", "output", "visibility", "stdout_visibility"} <= set(results)
+    assert results["tests"] and all({"status", "output", "visibility"} <= set(t) for t in results["tests"])
     by_name = {t["name"]: t for t in results["tests"]}
     kept = by_name["test_other_registers_are_kept"]
     assert (kept["score"], kept["max_score"], kept["status"], kept["output"]) == (2, 2, "passed", "")

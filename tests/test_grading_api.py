@@ -7,6 +7,8 @@ from __future__ import annotations
 import gc
 import json
 import re
+import subprocess
+import sys
 import textwrap
 import tracemalloc
 from pathlib import Path
@@ -274,3 +276,79 @@ def test_a_class_is_graded_whatever_its_submissions_do(tmp_path: Path) -> None:
         "between x3001 <TWICE> and x3001 <TWICE>: 1 instructions, none of them left in the next 20,000"
     )
     assert "wrong.asm" in (out / "scores.html").read_text()
+
+
+COURSE_TESTS = """
+import logging
+
+import pytest
+
+
+@pytest.mark.points(2)
+def test_twice(lc3, verify):
+    sim = lc3()
+    verify.equal(sim.call("TWICE", 21), 42, "21 twice")
+    verify.equal(sim.call("TWICE", 0), 0, "0 twice")
+
+
+def test_prints(lc3, capsys):
+    print("twice 1 is", lc3().call("TWICE", 1))
+    assert capsys.readouterr().out == "twice 1 is 2\\n"
+
+
+def test_logs(lc3, caplog):
+    logging.getLogger("course").warning("twice 2 is %d", lc3().call("TWICE", 2))
+    assert caplog.messages == ["twice 2 is 4"]
+
+
+@pytest.mark.visibility("hidden")
+def test_halts(lc3):
+    lc3().run()
+"""
+
+
+def test_a_worker_grades_many_submissions_with_one_collection_as_pytest_would_each(tmp_path: Path) -> None:
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    (tests / "test_course.py").write_text(COURSE_TESTS)
+    collections = tmp_path / "collections.txt"
+    (tests / "conftest.py").write_text(
+        f"def pytest_collection_finish(session):\n    open({str(collections)!r}, 'a').write('collected\\n')\n"
+    )
+    bodies = {
+        "good": "TWICE ADD R0, R0, R0\nRET\nHALT",
+        "wrong": "TWICE ADD R0, R0, #1\nRET\nHALT",
+        "broken": "TWICE ADD R0, R0, R9\nRET",
+        "loops": "TWICE BR TWICE",
+    }
+    folder = tmp_path / "class"
+    folder.mkdir()
+    submissions = []
+    for copy in range(2):
+        for name, body in bodies.items():
+            path = folder / f"{name}{copy}.asm"
+            path.write_text(f".ORIG x3000\nBR START\n{body}\nSTART HALT\n.END\n")
+            submissions.append(path)
+    options = ["--lc3-max-steps", "20000", "--lc3-coverage"]
+    records = grade_class(tests, submissions, tmp_path / "out", jobs=1, options=options)
+    assert collections.read_text() == "collected\n"  # one worker, one collection, 8 submissions
+    by_name = {r.program: r.as_dict() for r in records}
+    assert {name: (r["score"], r["max_score"]) for name, r in by_name.items()} == {
+        **{f"good{c}.asm": (5, 5) for c in range(2)},
+        **{f"wrong{c}.asm": (2, 5) for c in range(2)},  # 1 + 1 is 2 x 1: test_prints passes
+        **{f"broken{c}.asm": (0, 5) for c in range(2)},
+        **{f"loops{c}.asm": (1, 5) for c in range(2)},  # test_halts
+    }
+    for name in bodies:  # pytest alone on each submission (as quiet): the same records, word for word
+        report = tmp_path / f"{name}.json"
+        result = subprocess.run(
+            [sys.executable, "-m", "pytest", str(tests), "-qq", "-p", "no:cacheprovider", "--lc3-program",
+             str(folder / f"{name}0.asm"), "--lc3-report", str(report), "--lc3-relative-to", str(folder),
+             *options],
+            capture_output=True, text=True, timeout=300, cwd=tmp_path,
+        )  # fmt: skip
+        assert result.returncode in (0, 1), result.stdout + result.stderr
+        [alone] = json.loads(report.read_text())["submissions"]
+        graded = by_name[f"{name}0.asm"]
+        assert (alone["program"], alone["problem"]) == (graded["program"], graded["problem"])
+        assert alone["tests"] == graded["tests"]

@@ -27,7 +27,6 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 
 import pytest
-from _pytest.runner import runtestprotocol
 
 from lc3jit.grader import pytest_plugin as plugin
 from lc3jit.grading import report
@@ -36,6 +35,17 @@ from lc3jit.grading import report
 LINK_OUT = "a link to a file outside the submissions' folder: not graded"
 #: Seconds a worker may spend on one submission before it is killed.
 SUBMISSION_TIMEOUT = 600.0
+#: pytest's plugins whose work at each test only feeds what a report or the terminal shows
+#: (captured output, log sections, the fixtures set up), which no one reads from a worker,
+#: with the fixtures and options that need them: a worker leaves each out unless a test
+#: asks for one of its fixtures or one of its options is given (on the command line or in
+#: the ini file).
+UNSHOWN_PLUGINS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "capturemanager": (("capsys", "capsysbinary", "capfd", "capfdbinary", "capteesys"), ()),
+    "logging-plugin": (("caplog",), ("log_file",)),
+    "setuponly": ((), ("setuponly", "setupshow")),
+    "setupplan": ((), ("setupplan",)),
+}
 
 
 class ClassRunner:
@@ -48,11 +58,11 @@ class ClassRunner:
     def pytest_runtestloop(self, session: pytest.Session) -> bool:
         config = session.config
         records = config.stash[plugin.RECORDS]
-        collector = plugin.Collector(records)
         items = session.items
         # Nobody reads a worker's terminal: its reporter would keep every report of every
         # submission and, at the end, go through them once per failure (quadratic).
         config.pluginmanager.unregister(name="terminalreporter")
+        leave_out_unshown(config, items)
         for item in items:  # a failure's text comes from its exception: no traceback drawn
             item.repr_failure = item._repr_failure_py = plugin.short_failure  # type: ignore[method-assign]
         self.connection.send(("ready", None))
@@ -60,20 +70,37 @@ class ClassRunner:
             start = time.monotonic()
             program = [Path(path)]
             config.stash[plugin.SETTINGS].program = program
+            plugin.load.cache_clear()  # one submission's images at a time, however big the class
             config.stash[plugin.PROGRAM] = plugin.load(plugin.absolute(program))
             records.clear()
             for index, item in enumerate(items):
-                if isinstance(item, pytest.Function):
-                    item._initrequest()  # a fresh request, as pytest-rerunfailures does
                 following = items[index + 1] if index + 1 < len(items) else None
-                # The protocol without its log hooks (no one watches a worker's progress):
-                # the records come from the reports themselves.
-                for report_ in runtestprotocol(item, nextitem=following, log=False):
-                    collector.pytest_runtest_logreport(report_)
+                # pytest's own protocol, as `pytest` runs each test (the records come from
+                # its reports), which makes each test's request afresh
+                item.ihook.pytest_runtest_protocol(item=item, nextitem=following)
             record = plugin.submission(config, time.monotonic() - start)
             record.program = path
             self.connection.send(("done", record.as_dict()))
         return True
+
+
+def leave_out_unshown(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Unregister the UNSHOWN_PLUGINS that no test and no option needs."""
+    used = {name for item in items for name in getattr(item, "fixturenames", ())}
+    for name, (fixtures, options) in UNSHOWN_PLUGINS.items():
+        needed = not used.isdisjoint(fixtures) or any(_given(config, option) for option in options)
+        if not needed and config.pluginmanager.get_plugin(name) is not None:
+            config.pluginmanager.unregister(name=name)
+
+
+def _given(config: pytest.Config, option: str) -> bool:
+    """Is the option given, on the command line or (for those that have one) in the ini file?"""
+    if config.getoption(option, None):
+        return True
+    try:
+        return bool(config.getini(option))
+    except ValueError:  # no ini value of that name
+        return False
 
 
 def _worker(connection: Connection, arguments: list[str]) -> None:

@@ -34,7 +34,7 @@ import os
 import time
 from collections.abc import Callable, Generator, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import pytest
 
@@ -81,10 +81,7 @@ OPTIONS: dict[str, tuple[str, object, str]] = {
 
 Loaded = tuple[tuple[Image, ...], str]  # the images, or the load error's text
 PROGRAM = pytest.StashKey[Loaded | None]()
-SIMS = pytest.StashKey[list[Simulator]]()
 RECORDS = pytest.StashKey[dict[str, report.TestRecord]]()
-#: Set on a test that could not run the program (it does not assemble or load).
-NOT_RUN = pytest.StashKey[bool]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -153,6 +150,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[SETTINGS] = settings = Settings(config)
     config.stash[RECORDS] = {}
     config.pluginmanager.register(Collector(config.stash[RECORDS]), "lc3jit-records")
+    config.pluginmanager.register(Fixtures(config), "lc3jit-fixtures")
     config.stash[PROGRAM] = load(absolute(settings.program)) if settings.program else None
     if regions.shared_code is None:  # compiled again after a stop (watch_calls): shared too
         regions.shared_code = {}
@@ -208,51 +206,62 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         )
 
 
-@pytest.fixture
-def lc3_program(request: pytest.FixtureRequest) -> list[Path]:
-    """The files of --lc3-program; a test module may override this fixture to name its own."""
-    return list(request.config.stash[SETTINGS].program)
+class Fixtures:
+    """The fixtures that read the session's settings, as methods of an object registered
+    when pytest is configured: they reach the settings through it, not through pytest's
+    `request` (for each fixture that asks for `request`, pytest builds a fixture definition
+    at every test, twice, reading the signature of a function: some 5% of a class's CPU)."""
 
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
 
-@pytest.fixture
-def lc3(request: pytest.FixtureRequest, lc3_program: list[Path]) -> Generator[Factory, None, None]:
-    """A factory of Simulators: lc3() loads the program under test; lc3(*files, source=...,
-    keys=..., edition=..., os=..., seed=..., strict=...) takes the Simulator's own
-    arguments. All of a test's Simulators share its wall-clock limit.
+    @pytest.fixture
+    def lc3_program(self) -> list[Path]:
+        """The files of --lc3-program; a test module may override this fixture to name its own."""
+        return list(self.config.stash[SETTINGS].program)
 
-    The test's Simulators are closed when it ends (its report, made before, has what it
-    needs of them): their memory goes back at once (see Simulator.close)."""
-    config, node = request.config, request.node
-    settings = config.stash[SETTINGS]
-    deadline = time.monotonic() + settings.time_limit
-    sims: list[Simulator] = []
-    node.stash[SIMS] = sims
-    node.stash[NOT_RUN] = False  # a class's worker runs the same test for the next submission
+    @pytest.fixture
+    def lc3(self, lc3_program: list[Path]) -> Generator[Factory, None, None]:
+        """A factory of Simulators: lc3() loads the program under test; lc3(*files, source=...,
+        keys=..., edition=..., os=..., seed=..., strict=...) takes the Simulator's own
+        arguments. All of a test's Simulators share its wall-clock limit.
 
-    def make(*programs: str | Path, **options: object) -> Simulator:
-        __tracebackhide__ = True
-        options.setdefault("engine", settings.engine)
-        options.setdefault("coverage", settings.coverage)
-        options.setdefault("translations", shared_translations())
-        options.setdefault("max_steps", settings.max_steps)
-        options.setdefault("time_limit", settings.time_limit)
-        options.setdefault("deadline", deadline)
-        options.setdefault("max_output", settings.max_output)
-        options.setdefault("translate_after", TRANSLATE_AFTER)
-        files = programs or (() if "source" in options else tuple(lc3_program))
-        images, problem = load(resolved(files, os.getcwd()))
-        if problem:
-            node.stash[NOT_RUN] = True
-            pytest.fail(f"not run: {report.not_loaded(problem)}", pytrace=False)
-        many_machines_ahead(config)
-        sim = Simulator(*images, **options)  # type: ignore[arg-type]  # the Simulator checks them
-        sims.append(sim)
-        return sim
+        The test's Simulators are closed when it ends (its report, made before, has what it
+        needs of them): their memory goes back at once (see Simulator.close)."""
+        config = self.config
+        settings = config.stash[SETTINGS]
+        deadline = time.monotonic() + settings.time_limit
 
-    yield Factory(make, f"lc3({', '.join(p.name for p in lc3_program)})")
-    for sim in sims:
-        sim.close()
-    sims.clear()
+        def make(*programs: str | Path, **options: object) -> Simulator:
+            __tracebackhide__ = True
+            options.setdefault("engine", settings.engine)
+            options.setdefault("coverage", settings.coverage)
+            options.setdefault("translations", shared_translations())
+            options.setdefault("max_steps", settings.max_steps)
+            options.setdefault("time_limit", settings.time_limit)
+            options.setdefault("deadline", deadline)
+            options.setdefault("max_output", settings.max_output)
+            options.setdefault("translate_after", TRANSLATE_AFTER)
+            files = programs or (() if "source" in options else tuple(lc3_program))
+            images, problem = load(resolved(files, os.getcwd()))
+            if problem:
+                factory.not_run = True
+                pytest.fail(f"not run: {report.not_loaded(problem)}", pytrace=False)
+            many_machines_ahead(config)
+            sim = Simulator(*images, **options)  # type: ignore[arg-type]  # the Simulator checks them
+            factory.sims.append(sim)
+            return sim
+
+        factory = Factory(make, f"lc3({', '.join(p.name for p in lc3_program)})")
+        yield factory
+        for sim in factory.sims:
+            sim.close()
+        factory.sims.clear()
+
+    @pytest.fixture
+    def verify(self) -> Verify:
+        """Soft checks with points: `verify(condition, message, points=1)`, `verify.equal(...)`."""
+        return Verify()
 
 
 #: The garbage collector's first threshold while a session makes Simulators (CPython's is
@@ -294,11 +303,15 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 class Factory:
-    """The lc3 fixture: makes Simulators; its repr is what pytest's assertion messages show."""
+    """The lc3 fixture: makes Simulators; its repr is what pytest's assertion messages show.
+    It keeps the test's Simulators and whether the program could not be loaded, for the
+    test's report."""
 
     def __init__(self, make: Callable[..., Simulator], name: str) -> None:
         self.make = make
         self.name = name
+        self.sims: list[Simulator] = []
+        self.not_run = False
 
     def __call__(self, *programs: str | Path, **options: object) -> Simulator:
         __tracebackhide__ = True
@@ -338,25 +351,35 @@ class Verify:
         return [c for c in self.checks if not c.passed]
 
 
-CHECKS = pytest.StashKey[Verify]()
+class Marks(NamedTuple):
+    """What a test's fixtures and marks say about its grading."""
+
+    graded: bool  # a grader's test: it uses the lc3 fixture or soft checks, or is worth points
+    points: float | None  # its points mark's
+    visibility: str | None  # its visibility mark's
 
 
-@pytest.fixture
-def verify(request: pytest.FixtureRequest) -> Verify:
-    """Soft checks with points: `verify(condition, message, points=1)`, `verify.equal(...)`."""
-    checks = request.node.stash[CHECKS] = Verify()
-    return checks
+MARKS = pytest.StashKey[Marks]()
 
 
-def graded(item: pytest.Item) -> bool:
-    """A grader's test: it uses the lc3 fixture or soft checks, or is worth points."""
+def marks(item: pytest.Item) -> Marks:
+    """The test's Marks, read once (a class's worker reports each test once a submission)."""
+    if (known := item.stash.get(MARKS, None)) is not None:
+        return known
     names = getattr(item, "fixturenames", ())
-    return "lc3" in names or "verify" in names or item.get_closest_marker("points") is not None
+    points = item.get_closest_marker("points")
+    visibility = item.get_closest_marker("visibility")
+    known = item.stash[MARKS] = Marks(
+        "lc3" in names or "verify" in names or points is not None,
+        float(points.args[0]) if points is not None and points.args else None,
+        str(visibility.args[0]) if visibility is not None else None,
+    )
+    return known
 
 
-def points_of(item: pytest.Item) -> float | None:
-    mark = item.get_closest_marker("points")
-    return float(mark.args[0]) if mark is not None and mark.args else None
+def fixture_value(item: pytest.Item, name: str) -> object:
+    """The value of a fixture the test uses (None if it does not), while it is reported."""
+    return (getattr(item, "funcargs", None) or {}).get(name)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -368,11 +391,14 @@ def pytest_runtest_makereport(
     rep: pytest.TestReport = yield
     if call.when != "call" and not (call.when == "setup" and rep.failed):
         return rep
-    if not graded(item):
+    known = marks(item)
+    if not known.graded:
         return rep
     excinfo = call.excinfo
     message = ""
-    ran = not item.stash.get(NOT_RUN, False)
+    factory = fixture_value(item, "lc3")
+    sims = factory.sims if isinstance(factory, Factory) else []
+    ran = not (isinstance(factory, Factory) and factory.not_run)
     if not ran:
         message = str(excinfo.value) if excinfo is not None else ""
     elif excinfo is not None and isinstance(excinfo.value, RunError | LC3Error):
@@ -380,13 +406,14 @@ def pytest_runtest_makereport(
         rep.longrepr = message
     elif rep.failed:
         message = _failure_text(excinfo, rep)
-    checks = item.stash.get(CHECKS, None)
+    checks = fixture_value(item, "verify")
+    checks = checks if isinstance(checks, Verify) else None
     soft = checks.checks if checks is not None else []
     if checks is not None and checks.failed and rep.passed:
         rep.outcome = "failed"
         rep.longrepr = "\n".join(f"check failed ({c.points:g} pt): {c.message}" for c in checks.failed)
         message = str(rep.longrepr)
-    marked = points_of(item)
+    marked = known.points
     total = sum(c.points for c in soft)
     maximum = marked if marked is not None else (total or 1.0)
     if soft:
@@ -398,10 +425,8 @@ def pytest_runtest_makereport(
     settings = item.config.stash[SETTINGS]
     unran: list[tuple[int, str]] = []
     if rep.failed and ran and settings.coverage:
-        sims = item.stash.get(SIMS, [])
         source = {a: line for sim in sims for image in sim.images for a, line in image.source.items()}
         unran = explain.unran([sim.machine for sim in sims], source)
-    mark = item.get_closest_marker("visibility")
     record = report.TestRecord(
         name=item.nodeid.split("::", 1)[-1],
         passed=not rep.failed,
@@ -411,7 +436,7 @@ def pytest_runtest_makereport(
         explanation=explain.explain(kind, message) if rep.failed and ran else "",
         unran=unran,
         checks=soft,
-        visibility=str(mark.args[0]) if mark is not None else settings.visibility,
+        visibility=settings.visibility if known.visibility is None else known.visibility,
         ran=ran,
     )
     rep.user_properties.append(("lc3_record", json.dumps(record.as_dict())))
