@@ -250,6 +250,13 @@ def extension(path: StrPath) -> str:
     return name[dot:] if 0 < dot < len(name) - 1 else ""
 
 
+def with_extension(path: StrPath, suffix: str) -> str:
+    """The file beside path of the same name with another extension, as
+    `Path.with_suffix` names it (`game.obj` -> `game.sym`)."""
+    text = os.fspath(path)
+    return text[: len(text) - len(extension(text))] + suffix
+
+
 #: What the file name's extension says a program file holds (`.asm` is assembled by lc3jit).
 FORMATS = (".obj", ".hex", ".bin", ".asm")
 
@@ -280,7 +287,7 @@ def load_file(path: StrPath, warn: Callable[[str], None] | None = None) -> tuple
         if data.startswith(LC3TOOLS_MAGIC)
         else (_classic_obj(data, path),)
     )
-    sym = os.path.splitext(path)[0] + ".sym"
+    sym = with_extension(path, ".sym")
     if not os.path.exists(sym):
         return images
     try:

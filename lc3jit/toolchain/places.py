@@ -12,7 +12,7 @@ import os
 
 from lc3jit_runtime.errors import LC3Error
 from lc3jit_runtime.lean import cached_property
-from lc3jit_runtime.loader import Image, SourceLine, extension
+from lc3jit_runtime.loader import Image, SourceLine, extension, with_extension
 
 TYPE_CHECKING = False  # typing's flag without importing typing: docs/development.md, "Start-up"
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ def _beside(image: Image) -> dict[int, SourceLine]:
     """The source lines of an .obj from the .asm beside it, if that assembles to its words."""
     if extension(image.name).lower() == ".asm":
         return {}
-    source = os.path.splitext(image.name)[0] + ".asm"
+    source = with_extension(image.name, ".asm")
     if not os.path.isfile(source):
         return {}
     from lc3jit.toolchain.asm import assemble_file  # only where such a file is there
