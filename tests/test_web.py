@@ -10,6 +10,7 @@ CI=true, where they fail.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -26,7 +27,7 @@ import pytest
 from lc3jit.api import Simulator
 from lc3jit.web.machine import MAX_SOURCE, MAX_TYPED, PageMachine, diagnostics, load
 from lc3jit.web.serve import make_server
-from lc3jit.web.site import PYODIDE_CDN, PYODIDE_FILES, STATIC, SiteError, build_site
+from lc3jit.web.site import PYODIDE_CDN, PYODIDE_FILES, SNAPSHOT, STATIC, SiteError, build_site
 from tests.browser import Browser, find_chromium, png_colours
 from tests.web_page import NPM_PYODIDE, link, open_page, run_speed, served_site, settle
 
@@ -35,6 +36,10 @@ EXAMPLES = ROOT / "examples"
 PAGE = ROOT / "lc3jit" / "web" / "page"
 LOOP = ".ORIG x3000\nLOOP BRnzp LOOP\n.END\n"
 BAD = ".ORIG x3000\nADD R1, R9\n.END\n"
+COLOURS = (  # a program that writes in colours: terminal escapes (the assembler reads \e as ESC)
+    ".ORIG x3000\nLEA R0, TEXT\nPUTS\nHALT\n"
+    'TEXT .STRINGZ "\\e[31mred\\e[0m and \\e[1;32mgreen\\e[0m\\n"\n.END\n'
+)
 FRAME = "document.getElementById('translation-frame').contentDocument"
 
 
@@ -158,6 +163,8 @@ def test_site_holds_the_page_the_sources_and_the_cdn(tmp_path: Path) -> None:
     assert build_site(tmp_path) == PYODIDE_CDN
     page = (tmp_path / "index.html").read_text()
     assert f'content="{PYODIDE_CDN}"' in page
+    assert 'name="snapshot" content=""' in page  # no snapshot without a local Pyodide
+    assert not (tmp_path / SNAPSHOT).exists()
     with zipfile.ZipFile(tmp_path / "lc3jit.zip") as archive:
         names = set(archive.namelist())
     assert {"lc3jit/web/machine.py", "lc3jit/api.py", "lc3jit_runtime/lc3os.obj"} <= names
@@ -176,6 +183,19 @@ def test_a_folder_that_is_not_pyodide_is_one_line(tmp_path: Path) -> None:
     (tmp_path / "package.json").write_text('{"version": "0.27.7"}')
     with pytest.raises(SiteError, match=r"0\.27\.7; the page needs a 314\.x"):
         build_site(tmp_path / "site", str(tmp_path))
+
+
+def test_a_snapshot_is_there_only_when_node_made_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    empty = tmp_path / "pyodide"
+    empty.mkdir()
+    for name in PYODIDE_FILES:
+        (empty / name).write_bytes(b"")
+    build_site(tmp_path / "failed", str(empty))  # node, if there is one, fails on it
+    monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))  # no node
+    build_site(tmp_path / "no-node", str(empty))
+    for site in (tmp_path / "failed", tmp_path / "no-node"):
+        assert 'name="snapshot" content=""' in (site / "index.html").read_text()
+        assert sorted(p.name for p in site.glob(f"{SNAPSHOT}*")) == []
 
 
 @pytest.fixture
@@ -265,8 +285,18 @@ def site_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         pytest.skip("the page runs Pyodide's Python whatever Python serves it: .ci/run opens it on 3.11 only")
     if not (NPM_PYODIDE / "pyodide.asm.wasm").is_file():
         unavailable("the page tests need the npm Pyodide: `npm ci --prefix lc3jit/web/page`")
-    beside = {"mine/fib.asm": EXAMPLES / "fib.asm", "mine/sieve.asm": EXAMPLES / "bench" / "sieve.asm"}
-    with served_site(tmp_path_factory.mktemp("web") / "site", beside) as url:  # .asm files beside the page
+    folder = tmp_path_factory.mktemp("web")
+    (folder / "colours.asm").write_text(COLOURS)
+    beside = {
+        "mine/fib.asm": EXAMPLES / "fib.asm",
+        "mine/sieve.asm": EXAMPLES / "bench" / "sieve.asm",
+        "mine/colours.asm": folder / "colours.asm",
+    }
+    with served_site(folder / "site", beside) as url:  # .asm files beside the page
+        page = (folder / "site" / "index.html").read_text()
+        # the same page with a snapshot that does not load (not one: a program)
+        bad = page.replace(f'content="{SNAPSHOT}"', 'content="examples/hello.obj"')
+        (folder / "site" / "bad-snapshot.html").write_text(bad)
         yield url
 
 
@@ -286,6 +316,7 @@ def text(page: Browser, element: str) -> str:
 
 def test_links_run_an_obj_and_an_asm_beside_the_page(page: Browser, site_url: str) -> None:
     open_page(page, link(site_url, program="examples/hello.obj", run="1"))
+    assert page.evaluate("document.body.dataset.snapshot") == "true"  # node made the site's
     assert settle(page) == "ended"
     assert text(page, "output") == "Hello, World!\nHALT\n"
     assert "x3000" in text(page, "registers") or "PC=" in text(page, "registers")
@@ -295,6 +326,25 @@ def test_links_run_an_obj_and_an_asm_beside_the_page(page: Browser, site_url: st
     expected.run()
     assert text(page, "output") == expected.output
     assert page.evaluate("document.querySelector('#speed').dataset.engine") == "regions"
+    assert page.errors() == []
+
+
+def test_output_as_text_leaves_the_terminals_escapes_out(page: Browser, site_url: str) -> None:
+    open_page(page, link(site_url, program="mine/colours.asm", run="1"))
+    assert settle(page) == "ended"
+    expected = Simulator(source=COLOURS)
+    expected.run()
+    assert "\x1b[31mred" in expected.output
+    assert text(page, "output") == re.sub(r"\x1b\[[0-9;]*m", "", expected.output)
+    assert text(page, "output").startswith("red and green\n")
+
+
+def test_a_snapshot_that_does_not_load_is_done_without(page: Browser, site_url: str) -> None:
+    page_url = site_url.replace("index.html", "bad-snapshot.html")
+    open_page(page, link(page_url, program="examples/hello.obj", run="1"))
+    assert page.evaluate("document.body.dataset.snapshot") == "false"
+    assert settle(page) == "ended"
+    assert text(page, "output") == "Hello, World!\nHALT\n"
     assert page.errors() == []
 
 

@@ -24,10 +24,11 @@ READY = "document.body.dataset.ready === 'yes' || document.body.dataset.state ==
 
 
 @contextlib.contextmanager
-def served_site(site: Path, beside: dict[str, Path]) -> Iterator[str]:
-    """The site built with the npm Pyodide into site, with more files beside the page
-    (their names in the site: the files), served on 127.0.0.1: the page's URL."""
-    build_site(site, str(NPM_PYODIDE))
+def served_site(site: Path, beside: dict[str, Path], snapshot: bool = True) -> Iterator[str]:
+    """The site built with the npm Pyodide into site (with its memory snapshot unless told
+    not), with more files beside the page (their names in the site: the files), served on
+    127.0.0.1: the page's URL."""
+    build_site(site, str(NPM_PYODIDE), snapshot)
     for name, source in beside.items():
         (site / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, site / name)
@@ -41,10 +42,10 @@ def served_site(site: Path, beside: dict[str, Path]) -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def temporary_site(beside: dict[str, Path]) -> Iterator[str]:
+def temporary_site(beside: dict[str, Path], snapshot: bool = True) -> Iterator[str]:
     with (
         tempfile.TemporaryDirectory(prefix="lc3jit-site-") as folder,
-        served_site(Path(folder), beside) as url,
+        served_site(Path(folder), beside, snapshot) as url,
     ):
         yield url
 

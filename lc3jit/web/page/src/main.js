@@ -14,7 +14,9 @@ const STOP_GRACE_MS = 1000; // a worker that has not stopped by then is ended an
 const TEXT_KEPT = 200000; // characters of output (and of the debugger's lines) kept as text
 
 const $ = (id) => document.getElementById(id);
-const pyodideUrl = new URL(document.querySelector('meta[name="pyodide"]').content, document.baseURI).href;
+const meta = (name) => document.querySelector(`meta[name="${name}"]`)?.content;
+const pyodideUrl = new URL(meta("pyodide"), document.baseURI).href;
+const snapshotUrl = meta("snapshot") ? new URL(meta("snapshot"), document.baseURI).href : null;
 const buttons = ["run", "stop", "step", "back", "translate", "share"].map($);
 
 let worker = null;
@@ -23,6 +25,9 @@ let loaded = false; // the worker's machine is the program as shown
 let stopTimer = null;
 const pending = new Map(); // diagnostics asked for, by id
 let nextId = 0;
+
+// The worker first: Pyodide loads while the editor and the terminal are built.
+startWorker();
 
 const terminal = new Terminal({ convertEol: true, rows: 24, cols: 80, fontSize: 13 });
 terminal.open($("terminal"));
@@ -71,6 +76,20 @@ function append(element, text) {
   element.scrollTop = element.scrollHeight;
 }
 
+// The terminal's escapes (ESC [ ... a final byte: colours, cursor moves, clearing; ESC and
+// one character) are for the terminal: the text beneath it leaves them out. An escape cut
+// at the end of one report waits for the rest in the next.
+const ESCAPE = /\x1b(?:\[[0-?]*[ -/]*[@-~]|[^[])/g;
+const ESCAPE_CUT = /\x1b(?:\[[0-?]*[ -/]*)?$/;
+let escapeHeld = "";
+
+function plainText(output) {
+  const all = escapeHeld + output;
+  const cut = all.search(ESCAPE_CUT);
+  escapeHeld = cut < 0 ? "" : all.slice(cut);
+  return (cut < 0 ? all : all.slice(0, cut)).replace(ESCAPE, "");
+}
+
 const limits = { max_steps: undefined, max_output: undefined }; // from the link (max-steps=, max-output=)
 
 function options() {
@@ -111,6 +130,7 @@ function ensureLoaded() {
   if (loaded || !program) return;
   terminal.reset();
   $("output").textContent = "";
+  escapeHeld = "";
   $("debugger").textContent = "";
   worker.postMessage({ kind: "load", files: files(), options: options() });
   loaded = true;
@@ -123,7 +143,7 @@ function report(message) {
   }
   if (message.output) {
     terminal.write(message.output);
-    append($("output"), message.output);
+    append($("output"), plainText(message.output));
   }
   append($("debugger"), message.said);
   if (message.registers) $("registers").textContent = message.registers.join("\n");
@@ -146,10 +166,10 @@ function report(message) {
 }
 
 const receive = {
-  ready({ seconds, python, version }) {
+  ready({ seconds, python, version, snapshot }) {
     document.body.dataset.ready = "yes";
-    Object.assign(document.body.dataset, { readySeconds: seconds, pythonSeconds: python });
-    status(`Ready (Pyodide ${version}, ${seconds.toFixed(1)} s)`);
+    Object.assign(document.body.dataset, { readySeconds: seconds, pythonSeconds: python, snapshot });
+    status(`Ready (Pyodide ${version}${snapshot ? " from its snapshot" : ""}, ${seconds.toFixed(1)} s)`);
     if (program) buttons.forEach((b) => (b.disabled = false));
     startFromLink();
   },
@@ -180,7 +200,7 @@ function startWorker() {
   worker = new Worker(new URL("worker.js", document.baseURI), { type: "module" });
   worker.onmessage = ({ data }) => receive[data.kind](data);
   worker.onerror = (event) => status(`The machine failed: ${event.message}`);
-  worker.postMessage({ kind: "start", pyodideUrl });
+  worker.postMessage({ kind: "start", pyodideUrl, snapshotUrl });
 }
 
 $("run").onclick = () => {
@@ -202,13 +222,7 @@ $("stop").onclick = () => {
     loaded = false;
     document.body.dataset.ready = "no";
     append($("debugger"), "Stopped: the machine was started again.\n");
-    // A link to another source in this page (the fragment changed): that source, as a new page would.
-window.addEventListener("hashchange", () => {
-  linkDone = false;
-  startFromLink();
-});
-
-startWorker();
+    startWorker();
   }, STOP_GRACE_MS);
 };
 $("translate").onclick = () => {
@@ -280,4 +294,3 @@ window.addEventListener("hashchange", () => {
   startFromLink();
 });
 
-startWorker();

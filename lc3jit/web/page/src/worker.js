@@ -3,6 +3,8 @@
 // reads the page's messages (Stop, keys typed), so Stop takes effect at the next slice.
 // Every reply is a report of lc3jit.web.machine, posted as it is.
 
+import { unzip } from "./unzip.js";
+
 const SLICE_SECONDS = 0.03; // a slice's length: how soon Stop and keys are seen
 const SITE = "/lc3jit-site"; // where lc3jit's sources are unpacked in Pyodide's file system
 const PROGRAMS = "/programs"; // the program's files, as the page gave them
@@ -30,18 +32,53 @@ let resume = null;
 channel.port1.onmessage = () => resume();
 const yieldToMessages = () => new Promise((done) => { resume = done; channel.port2.postMessage(0); });
 
-async function start({ pyodideUrl }) {
-  const began = performance.now();
-  const sources = fetch(new URL("lc3jit.zip", self.location)).then((r) => r.arrayBuffer());
+// The memory snapshot (lc3jit web build makes one from a local Pyodide): Pyodide's memory
+// with CPython started and lc3jit imported, gzipped. A server that sent it decompressed
+// already (Content-Encoding) leaves nothing to inflate.
+async function fetchSnapshot(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url}: ${response.status}`);
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes;
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+// Pyodide started from the snapshot if there is one that loads, else from the start.
+async function startPyodide(pyodideUrl, snapshotUrl) {
+  const snapshot = snapshotUrl ? fetchSnapshot(snapshotUrl) : null;
+  snapshot?.catch(() => {}); // handled below, when loadPyodide awaits it
   const { loadPyodide } = await import(pyodideUrl + "pyodide.mjs");
-  pyodide = await loadPyodide({ indexURL: pyodideUrl });
+  if (snapshot) {
+    try {
+      return [await loadPyodide({ indexURL: pyodideUrl, _loadSnapshot: snapshot }), true];
+    } catch {
+      // A snapshot of another Pyodide build, or none: CPython started as without one.
+    }
+  }
+  return [await loadPyodide({ indexURL: pyodideUrl }), false];
+}
+
+async function start({ pyodideUrl, snapshotUrl }) {
+  const began = performance.now();
+  const sources = fetch(new URL("lc3jit.zip", self.location)).then((response) => {
+    if (!response.ok) throw new Error(`lc3jit.zip: ${response.status} ${response.statusText}`);
+    return response.arrayBuffer().then(unzip);
+  });
+  sources.catch(() => {}); // handled below, once Pyodide is loaded
+  let snapshot;
+  [pyodide, snapshot] = await startPyodide(pyodideUrl, snapshotUrl);
   const python = performance.now();
-  pyodide.unpackArchive(await sources, "zip", { extractDir: SITE });
+  for (const [name, data] of await sources) {
+    const path = `${SITE}/${name}`;
+    pyodide.FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
+    pyodide.FS.writeFile(path, data);
+  }
   pyodide.FS.mkdirTree(PROGRAMS);
-  pyodide.runPython(`import sys; sys.path.insert(0, ${JSON.stringify(SITE)})`);
+  pyodide.runPython(`import sys\nif ${JSON.stringify(SITE)} not in sys.path: sys.path.insert(0, ${JSON.stringify(SITE)})`);
   web = pyodide.pyimport("lc3jit.web.machine");
   const seconds = (performance.now() - began) / 1000;
-  post("ready", { seconds, python: (python - began) / 1000, version: pyodide.version });
+  post("ready", { seconds, python: (python - began) / 1000, version: pyodide.version, snapshot });
   const warming = performance.now();
   web.warm_up();
   post("warm", { seconds: (performance.now() - warming) / 1000 });
