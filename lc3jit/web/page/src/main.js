@@ -14,9 +14,6 @@ const STOP_GRACE_MS = 1000; // a worker that has not stopped by then is ended an
 const TEXT_KEPT = 200000; // characters of output (and of the debugger's lines) kept as text
 
 const $ = (id) => document.getElementById(id);
-const meta = (name) => document.querySelector(`meta[name="${name}"]`)?.content;
-const pyodideUrl = new URL(meta("pyodide"), document.baseURI).href;
-const snapshotUrl = meta("snapshot") ? new URL(meta("snapshot"), document.baseURI).href : null;
 const buttons = ["run", "stop", "step", "back", "translate", "share"].map($);
 
 let worker = null;
@@ -25,9 +22,6 @@ let loaded = false; // the worker's machine is the program as shown
 let stopTimer = null;
 const pending = new Map(); // diagnostics asked for, by id
 let nextId = 0;
-
-// The worker first: Pyodide loads while the editor and the terminal are built.
-startWorker();
 
 const terminal = new Terminal({ convertEol: true, rows: 24, cols: 80, fontSize: 13 });
 terminal.open($("terminal"));
@@ -188,6 +182,9 @@ const receive = {
     pending.get(id)?.(diagnostics);
     pending.delete(id);
   },
+  failed({ message }) {
+    status(`The machine failed: ${message}`);
+  },
   translation({ html }) {
     $("translation").hidden = false;
     $("translation-frame").srcdoc = html;
@@ -196,11 +193,12 @@ const receive = {
   },
 };
 
-function startWorker() {
-  worker = new Worker(new URL("worker.js", document.baseURI), { type: "module" });
+// The machine index.html started (startMachine), with what it said before this script ran.
+function takeMachine({ worker: started, early }) {
+  worker = started;
   worker.onmessage = ({ data }) => receive[data.kind](data);
-  worker.onerror = (event) => status(`The machine failed: ${event.message}`);
-  worker.postMessage({ kind: "start", pyodideUrl, snapshotUrl });
+  worker.onerror = (event) => receive.failed(event);
+  for (const data of early) receive[data.kind](data);
 }
 
 $("run").onclick = () => {
@@ -222,7 +220,7 @@ $("stop").onclick = () => {
     loaded = false;
     document.body.dataset.ready = "no";
     append($("debugger"), "Stopped: the machine was started again.\n");
-    startWorker();
+    takeMachine(startMachine());
   }, STOP_GRACE_MS);
 };
 $("translate").onclick = () => {
@@ -293,4 +291,6 @@ window.addEventListener("hashchange", () => {
   linkDone = false;
   startFromLink();
 });
+
+takeMachine(firstMachine);
 

@@ -33,15 +33,14 @@ channel.port1.onmessage = () => resume();
 const yieldToMessages = () => new Promise((done) => { resume = done; channel.port2.postMessage(0); });
 
 // The memory snapshot (lc3jit web build makes one from a local Pyodide): Pyodide's memory
-// with CPython started and lc3jit imported, gzipped. A server that sent it decompressed
-// already (Content-Encoding) leaves nothing to inflate.
+// with CPython started and lc3jit imported, gzipped, and inflated here as it comes. (Its
+// name does not end in .gz, so no server sends it as Content-Encoding: gzip, which the
+// browser would inflate itself.)
 async function fetchSnapshot(url) {
   const response = await fetch(url);
   if (!response.ok) throw new Error(`${url}: ${response.status}`);
-  const bytes = new Uint8Array(await response.arrayBuffer());
-  if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes;
-  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-  return new Uint8Array(await new Response(stream).arrayBuffer());
+  const inflated = response.body.pipeThrough(new DecompressionStream("gzip"));
+  return new Uint8Array(await new Response(inflated).arrayBuffer());
 }
 
 // Pyodide started from the snapshot if there is one that loads, else from the start.
