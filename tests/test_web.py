@@ -9,6 +9,7 @@ CI=true, where they fail.
 
 from __future__ import annotations
 
+import gzip
 import os
 import re
 import shutil
@@ -204,6 +205,7 @@ def served(tmp_path: Path) -> Iterator[str]:
     site.mkdir()
     (site / "index.html").write_text("page")
     (site / "a.wasm").write_bytes(b"\0asm")
+    (site / SNAPSHOT).write_bytes(gzip.compress(b"memory"))
     (tmp_path / "secret.txt").write_text("secret")
     (site / "link.txt").symlink_to(tmp_path / "secret.txt")
     server = make_server(site)
@@ -221,9 +223,19 @@ def fetch(url: str) -> tuple[int, str, bytes]:
         return error.code, "", b""
 
 
+def served_encoding(url: str, accepted: str) -> tuple[str | None, bytes]:
+    """The Content-Encoding a file is sent with, and its content (inflated if gzip)."""
+    request = urllib.request.Request(url, headers={"Accept-Encoding": accepted})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        encoding, body = response.headers["Content-Encoding"], response.read()
+    return encoding, gzip.decompress(body) if encoding == "gzip" else body
+
+
 def test_server_serves_the_site_and_nothing_else(served: str) -> None:
     assert fetch(f"{served}/") == (200, "text/html", b"page")
     assert fetch(f"{served}/a.wasm")[1] == "application/wasm"
+    assert served_encoding(f"{served}/{SNAPSHOT}", "gzip, deflate") == ("gzip", b"memory")
+    assert served_encoding(f"{served}/{SNAPSHOT}", "identity")[0] is None  # the gzip as it is
     for path in (
         "/../secret.txt",
         "/%2e%2e/secret.txt",
@@ -234,6 +246,20 @@ def test_server_serves_the_site_and_nothing_else(served: str) -> None:
     ):
         status = fetch(served + path)[0]
         assert status == (200 if path == "/?x=1/.." else 404), path
+
+
+def test_a_browser_gone_mid_answer_prints_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """What the server's thread does with an error while answering (socketserver calls
+    handle_error inside the except): a reset connection is the browser's going, not ours."""
+    with make_server(tmp_path) as server:
+        for error in (ConnectionResetError(104, "reset by peer"), BrokenPipeError(), ValueError("bug")):
+            try:
+                raise error
+            except Exception:
+                server.handle_error(None, ("127.0.0.1", 1))
+    printed = capsys.readouterr().err
+    assert "ValueError: bug" in printed
+    assert "ConnectionResetError" not in printed and "BrokenPipeError" not in printed
 
 
 def test_cli_serves_on_loopback(tmp_path: Path) -> None:
@@ -293,10 +319,13 @@ def site_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         "mine/colours.asm": folder / "colours.asm",
     }
     with served_site(folder / "site", beside) as url:  # .asm files beside the page
-        page = (folder / "site" / "index.html").read_text()
-        # the same page with a snapshot that does not load (not one: a program)
-        bad = page.replace(f'content="{SNAPSHOT}"', 'content="examples/hello.obj"')
-        (folder / "site" / "bad-snapshot.html").write_text(bad)
+        site = folder / "site"
+        page = (site / "index.html").read_text()
+        # the same page with a snapshot that does not load (not one: a program), and with the
+        # snapshot under another name, which the server sends as it is (no Content-Encoding)
+        (site / "bad-snapshot.html").write_text(page.replace(f'"{SNAPSHOT}"', '"examples/hello.obj"'))
+        shutil.copyfile(site / SNAPSHOT, site / "gzipped.snapshot")
+        (site / "gzipped-snapshot.html").write_text(page.replace(f'"{SNAPSHOT}"', '"gzipped.snapshot"'))
         yield url
 
 
@@ -339,13 +368,15 @@ def test_output_as_text_leaves_the_terminals_escapes_out(page: Browser, site_url
     assert text(page, "output").startswith("red and green\n")
 
 
-def test_a_snapshot_that_does_not_load_is_done_without(page: Browser, site_url: str) -> None:
-    page_url = site_url.replace("index.html", "bad-snapshot.html")
-    open_page(page, link(page_url, program="examples/hello.obj", run="1"))
-    assert page.evaluate("document.body.dataset.snapshot") == "false"
-    assert settle(page) == "ended"
-    assert text(page, "output") == "Hello, World!\nHALT\n"
-    assert page.errors() == []
+def test_the_snapshot_gzipped_or_not_loading(page: Browser, site_url: str) -> None:
+    """Sent gzipped (by another server than lc3jit's), the page inflates it; a snapshot
+    that does not load, the page starts without."""
+    for name, started_from_it in (("gzipped-snapshot.html", "true"), ("bad-snapshot.html", "false")):
+        open_page(page, link(site_url.replace("index.html", name), program="examples/hello.obj", run="1"))
+        assert page.evaluate("document.body.dataset.snapshot") == started_from_it
+        assert settle(page) == "ended"
+        assert text(page, "output") == "Hello, World!\nHALT\n"
+        assert page.errors() == []
 
 
 def test_keys_play_2048(page: Browser, site_url: str) -> None:

@@ -1,7 +1,8 @@
 // The web page's memory snapshot, made by `lc3jit web build` when the site has its own
 // Pyodide and node is there: Pyodide started under Node, lc3jit's sources unpacked where
 // the page's worker unpacks them (SITE, as in page/src/worker.js), lc3jit.web.machine
-// imported and the translator warmed up, then Pyodide's memory written out, gzipped.
+// imported and the translator warmed up, then Pyodide's memory written out after its
+// length (4 bytes, little-endian), gzipped (page/src/worker.js reads it).
 // The worker starts from it instead of starting CPython and importing lc3jit again.
 // `node snapshot.mjs PYODIDE_FOLDER SOURCES_ZIP OUT`
 import { readFileSync, writeFileSync } from "node:fs";
@@ -17,4 +18,7 @@ const pyodide = await loadPyodide({ indexURL, _makeSnapshot: true });
 pyodide.unpackArchive(new Uint8Array(readFileSync(sources)), "zip", { extractDir: SITE });
 pyodide.runPython(`import sys; sys.path.insert(0, ${JSON.stringify(SITE)})`);
 pyodide.pyimport("lc3jit.web.machine").warm_up();
-writeFileSync(out, gzipSync(pyodide.makeMemorySnapshot(), { level: 6 }));
+const memory = pyodide.makeMemorySnapshot();
+const length = Buffer.alloc(4);
+length.writeUInt32LE(memory.length);
+writeFileSync(out, gzipSync(Buffer.concat([length, memory]), { level: 6 }));

@@ -33,29 +33,83 @@ channel.port1.onmessage = () => resume();
 const yieldToMessages = () => new Promise((done) => { resume = done; channel.port2.postMessage(0); });
 
 // The memory snapshot (lc3jit web build makes one from a local Pyodide): Pyodide's memory
-// with CPython started and lc3jit imported, gzipped, and inflated here as it comes. (Its
-// name does not end in .gz, so no server sends it as Content-Encoding: gzip, which the
-// browser would inflate itself.)
+// with CPython started and lc3jit imported, after its length (4 bytes, little-endian), all
+// gzipped. lc3jit web serve sends it as Content-Encoding: gzip, so that the browser
+// inflates it away from this thread; from another server it is inflated here (its name
+// does not end in .gz, so none sends it so by mistake). It is read into an array made once
+// the length is known: Pyodide sizes its memory by it and instantiates its WebAssembly
+// meanwhile, and waits for `filled` only to copy the snapshot in.
+const MAX_SNAPSHOT = 1 << 30;
+const GZIP = [0x1f, 0x8b]; // a gzip stream's first bytes; never a snapshot's length's
+
 async function fetchSnapshot(url) {
   const response = await fetch(url);
   if (!response.ok) throw new Error(`${url}: ${response.status}`);
-  const inflated = response.body.pipeThrough(new DecompressionStream("gzip"));
-  return new Uint8Array(await new Response(inflated).arrayBuffer());
+  const reader = response.body.getReader();
+  const first = await reader.read();
+  if (first.done) throw new Error(`${url}: empty`);
+  let body = new ReadableStream({
+    start: (controller) => controller.enqueue(first.value),
+    pull: async (controller) => {
+      const { done, value } = await reader.read();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+  });
+  if (first.value[0] === GZIP[0] && first.value[1] === GZIP[1]) {
+    body = body.pipeThrough(new DecompressionStream("gzip"));
+  }
+  const parts = body.getReader();
+  let head = new Uint8Array(0);
+  while (head.length < 4) {
+    const { done, value } = await parts.read();
+    if (done) throw new Error(`${url}: cut short`);
+    const longer = new Uint8Array(head.length + value.length);
+    longer.set(head);
+    longer.set(value, head.length);
+    head = longer;
+  }
+  const length = new DataView(head.buffer).getUint32(0, true);
+  if (length > MAX_SNAPSHOT) throw new Error(`${url}: ${length} bytes`);
+  const memory = new Uint8Array(length);
+  const filled = (async () => {
+    let at = 0;
+    for (let part = { value: head.subarray(4) }; !part.done; part = await parts.read()) {
+      if (at + part.value.length > length) throw new Error(`${url}: longer than it says`);
+      memory.set(part.value, at);
+      at += part.value.length;
+    }
+    if (at !== length) throw new Error(`${url}: shorter than it says`);
+  })();
+  filled.catch(() => {}); // handled where Pyodide waits for it
+  return { memory, filled };
 }
 
 // Pyodide started from the snapshot if there is one that loads, else from the start.
 async function startPyodide(pyodideUrl, snapshotUrl) {
   const snapshot = snapshotUrl ? fetchSnapshot(snapshotUrl) : null;
   snapshot?.catch(() => {}); // handled below, when loadPyodide awaits it
-  const { loadPyodide } = await import(pyodideUrl + "pyodide.mjs");
+  const [{ loadPyodide }, { default: createModule }] = await Promise.all([
+    import(pyodideUrl + "pyodide.mjs"),
+    import(pyodideUrl + "pyodide.asm.mjs"),
+  ]);
   if (snapshot) {
     try {
-      return [await loadPyodide({ indexURL: pyodideUrl, _loadSnapshot: snapshot }), true];
+      const fromSnapshot = await loadPyodide({
+        indexURL: pyodideUrl,
+        _loadSnapshot: snapshot.then(({ memory }) => memory),
+        createPyodideModule: async (settings) => {
+          const module = await createModule(settings);
+          await (await snapshot).filled;
+          return module;
+        },
+      });
+      return [fromSnapshot, true];
     } catch {
       // A snapshot of another Pyodide build, or none: CPython started as without one.
     }
   }
-  return [await loadPyodide({ indexURL: pyodideUrl }), false];
+  return [await loadPyodide({ indexURL: pyodideUrl, createPyodideModule: createModule }), false];
 }
 
 async function start({ pyodideUrl, snapshotUrl }) {
