@@ -293,4 +293,3 @@ window.addEventListener("hashchange", () => {
 });
 
 takeMachine(firstMachine);
-

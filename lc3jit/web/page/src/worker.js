@@ -40,7 +40,7 @@ const yieldToMessages = () => new Promise((done) => { resume = done; channel.por
 // the length is known: Pyodide sizes its memory by it and instantiates its WebAssembly
 // meanwhile, and waits for `filled` only to copy the snapshot in.
 const MAX_SNAPSHOT = 1 << 30;
-const GZIP = [0x1f, 0x8b]; // a gzip stream's first bytes; never a snapshot's length's
+const GZIP = [0x1f, 0x8b]; // a gzip stream's first bytes (a length, a multiple of 16, never starts so)
 
 async function fetchSnapshot(url) {
   const response = await fetch(url);
