@@ -77,13 +77,14 @@ def web_build(
     pyodide: Annotated[str | None, PYODIDE] = None,
 ) -> None:
     """Write the web page as a static site (for any static host, or `web serve --dir`)."""
-    from lc3jit.web.site import SiteError, build_site
+    from lc3jit.web.site import SNAPSHOT, SiteError, build_site
 
     try:
         url = build_site(directory, pyodide)
     except SiteError as error:
         raise fail(str(error)) from None
-    typer.echo(f"{directory}/index.html (Pyodide from {url})")
+    snapshot = f", and its memory snapshot {SNAPSHOT}" if (directory / SNAPSHOT).is_file() else ""
+    typer.echo(f"{directory}/index.html (Pyodide from {url}{snapshot})")
 
 
 @web.command("serve", cls=PlainCommand)
