@@ -470,3 +470,18 @@ def test_a_worker_gives_each_test_the_outcome_plain_pytest_gives(
         ["tests/test_outcomes.py::test_tears_down_badly", "call", "passed", None],
         ["tests/test_outcomes.py::test_tears_down_badly", "teardown", "failed", None],
     ]
+
+
+def test_a_seed_fills_the_same_words_however_earlier_machines_changed_theirs() -> None:
+    """The words of a seed are made once and shared: a program's stores and a grader's writes
+    never reach the next machine filled from the seed."""
+    first = Simulator(EXAMPLES / "solution.asm", seed=7)
+    expected = ([21222, 62119, 9886, 25875, 42659, 3164, 4747, 53823], [0xDC0C, 0x7AC1, 0x4355, 0xEC4F])
+    assert (list(first.registers), first.memory[0x4000:0x4004]) == expected
+    first.memory[0x4000] = [1, 2, 3, 4]
+    first.registers[0] = 5
+    first.call_subroutine("ARRAY_MAX", 0x4000, 4)
+    first.close()
+    again = Simulator(EXAMPLES / "solution.asm", seed=7)
+    assert (list(again.registers), again.memory[0x4000:0x4004]) == expected
+    assert (again.memory[0x0000], again.memory[0xFDFF]) == (0x902B, 0xB79A)
