@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 from lc3jit.api import Simulator
 from lc3jit.cli import app
 from lc3jit.session import load_images
+from lc3jit.toolchain import places as places_module
 from lc3jit.toolchain.asm import assemble_file
 from lc3jit.toolchain.places import Places
 from lc3jit_runtime.errors import LoadError
@@ -251,3 +252,13 @@ def test_the_grader_names_a_place_by_its_lc3tools_source_line() -> None:
     images = load_file(SAMPLES / "fib.obj")
     places = Places({"NEXT": 0x3004}, images)
     assert places.describe(0x3005) == "x3005 <NEXT+1> (fib.obj: JSR PRINT_DEC)"
+
+
+def test_places_of_many_programs_each_name_their_own_labels() -> None:
+    """Places of the same symbol table share its labels, never another table's; a class's
+    worth of tables is not all kept."""
+    for number in range(places_module.KEPT_LABELS + 5):
+        places = Places({"LOOP": 0x3000 + number, "END": 0x3100}, [])
+        assert places.where(0x3001 + number) == f"x{0x3001 + number:04X} <LOOP+1>"
+        assert places.where(0x3100) == "x3100 <END>"
+    assert len(places_module._LABELS) <= places_module.KEPT_LABELS

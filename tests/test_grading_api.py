@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gc
 import json
+import os
 import re
 import subprocess
 import sys
@@ -352,3 +353,135 @@ def test_a_worker_grades_many_submissions_with_one_collection_as_pytest_would_ea
         graded = by_name[f"{name}0.asm"]
         assert (alone["program"], alone["problem"]) == (graded["program"], graded["problem"])
         assert alone["tests"] == graded["tests"]
+
+
+OUTCOME_TESTS = """
+import pytest
+
+
+@pytest.fixture
+def fails_to_set_up():
+    raise RuntimeError("no set-up")
+
+
+@pytest.fixture
+def fails_to_tear_down():
+    yield
+    raise RuntimeError("no tear-down")
+
+
+def test_explained(lc3):
+    assert lc3().call("TWICE", 3) == 6
+
+
+@pytest.mark.skip(reason="not this term")
+def test_skipped(lc3):
+    lc3().run()
+
+
+def test_skipped_as_it_runs(lc3):
+    pytest.skip("skipped as it ran")
+
+
+@pytest.mark.xfail(reason="known", strict=True)
+def test_expected_to_fail(lc3):
+    assert lc3().call("TWICE", 3) == 7
+
+
+@pytest.mark.xfail(reason="known")
+def test_may_fail(lc3):
+    assert lc3().call("TWICE", 3) == 6
+
+
+def test_set_up_fails(lc3, fails_to_set_up):
+    lc3().run()
+
+
+def test_tears_down_badly(lc3, fails_to_tear_down):
+    assert lc3().call("TWICE", 1) == 2
+"""
+
+#: Logs the reports that tell something (every call, and any phase that did not pass).
+OUTCOME_LOG = """
+import json
+import os
+
+from lc3jit.grader.pytest_plugin import SETTINGS
+
+CONFIGS = []
+
+
+def pytest_configure(config):
+    CONFIGS.append(config)
+
+
+def pytest_runtest_logreport(report):
+    if report.when == "call" or not report.passed:
+        program = CONFIGS[0].stash[SETTINGS].program[0].name
+        seen = [report.nodeid, report.when, report.outcome, getattr(report, "wasxfail", None)]
+        with open(os.path.join(os.environ["OUTCOME_LOG"], program + ".log"), "a") as log:
+            log.write(json.dumps(seen) + "\\n")
+"""
+
+
+def test_a_worker_gives_each_test_the_outcome_plain_pytest_gives(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Skips, xfails (strict or not), fixtures that fail to set up or tear down and assertion
+    explanations: a worker serving submissions one after another reports them as pytest does."""
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    (tests / "test_outcomes.py").write_text(OUTCOME_TESTS)
+    (tests / "conftest.py").write_text(OUTCOME_LOG)
+    folder = tmp_path / "class"
+    folder.mkdir()
+    bodies = {"good": "TWICE ADD R0, R0, R0\nRET\nHALT", "wrong": "TWICE ADD R0, R0, #1\nRET\nHALT"}
+    for name, body in bodies.items():
+        (folder / f"{name}.asm").write_text(f".ORIG x3000\nBR START\n{body}\nSTART HALT\n.END\n")
+    graded_logs, alone_logs = tmp_path / "graded", tmp_path / "alone"
+    graded_logs.mkdir()
+    alone_logs.mkdir()
+    monkeypatch.setenv("OUTCOME_LOG", str(graded_logs))
+    records = grade_class(tests, [folder / f"{name}.asm" for name in bodies], tmp_path / "out", jobs=1)
+    by_name = {r.program: r.as_dict() for r in records}
+    explained = next(t for t in by_name["wrong.asm"]["tests"] if t["name"].endswith("test_explained"))
+    assert explained["message"].startswith("assert 4 == 6\n +  where 4 = ")
+    for name in bodies:
+        report = tmp_path / f"{name}.json"
+        result = subprocess.run(
+            [sys.executable, "-m", "pytest", str(tests), "-qq", "-p", "no:cacheprovider", "--lc3-program",
+             str(folder / f"{name}.asm"), "--lc3-report", str(report), "--lc3-relative-to", str(folder)],
+            capture_output=True, text=True, timeout=300, cwd=tmp_path,
+            env={**os.environ, "OUTCOME_LOG": str(alone_logs)},
+        )  # fmt: skip
+        assert result.returncode == 1, result.stdout + result.stderr  # the set-up and tear-down errors
+        [alone] = json.loads(report.read_text())["submissions"]
+        assert alone["tests"] == by_name[f"{name}.asm"]["tests"]
+        graded_outcomes = (graded_logs / f"{name}.asm.log").read_text().splitlines()
+        assert graded_outcomes == (alone_logs / f"{name}.asm.log").read_text().splitlines()
+    outcomes = [json.loads(line) for line in (graded_logs / "good.asm.log").read_text().splitlines()]
+    assert outcomes == [
+        ["tests/test_outcomes.py::test_explained", "call", "passed", None],
+        ["tests/test_outcomes.py::test_skipped", "setup", "skipped", None],
+        ["tests/test_outcomes.py::test_skipped_as_it_runs", "call", "skipped", None],
+        ["tests/test_outcomes.py::test_expected_to_fail", "call", "skipped", "known"],
+        ["tests/test_outcomes.py::test_may_fail", "call", "passed", "known"],
+        ["tests/test_outcomes.py::test_set_up_fails", "setup", "failed", None],
+        ["tests/test_outcomes.py::test_tears_down_badly", "call", "passed", None],
+        ["tests/test_outcomes.py::test_tears_down_badly", "teardown", "failed", None],
+    ]
+
+
+def test_a_seed_fills_the_same_words_however_earlier_machines_changed_theirs() -> None:
+    """The words of a seed are made once and shared: a program's stores and a grader's writes
+    never reach the next machine filled from the seed."""
+    first = Simulator(EXAMPLES / "solution.asm", seed=7)
+    expected = ([21222, 62119, 9886, 25875, 42659, 3164, 4747, 53823], [0xDC0C, 0x7AC1, 0x4355, 0xEC4F])
+    assert (list(first.registers), first.memory[0x4000:0x4004]) == expected
+    first.memory[0x4000] = [1, 2, 3, 4]
+    first.registers[0] = 5
+    first.call_subroutine("ARRAY_MAX", 0x4000, 4)
+    first.close()
+    again = Simulator(EXAMPLES / "solution.asm", seed=7)
+    assert (list(again.registers), again.memory[0x4000:0x4004]) == expected
+    assert (again.memory[0x0000], again.memory[0xFDFF]) == (0x902B, 0xB79A)

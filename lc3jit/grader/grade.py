@@ -19,6 +19,7 @@ The parent writes scores.csv (a row per submission, a column per test), scores.j
 from __future__ import annotations
 
 import contextlib
+import gc
 import multiprocessing
 import os
 import time
@@ -29,6 +30,7 @@ from pathlib import Path
 import pytest
 
 from lc3jit.grader import pytest_plugin as plugin
+from lc3jit.grader.protocol import WorkerProtocol
 from lc3jit.grading import report
 
 #: A submission that is a link to a file outside the submissions' folder: not read at all.
@@ -65,6 +67,7 @@ class ClassRunner:
         leave_out_unshown(config, items)
         for item in items:  # a failure's text comes from its exception: no traceback drawn
             item.repr_failure = item._repr_failure_py = plugin.short_failure  # type: ignore[method-assign]
+        config.pluginmanager.register(WorkerProtocol(config), "lc3jit-worker-protocol")
         self.connection.send(("ready", None))
         while (path := self.connection.recv()) is not None:
             start = time.monotonic()
@@ -75,12 +78,18 @@ class ClassRunner:
             records.clear()
             for index, item in enumerate(items):
                 following = items[index + 1] if index + 1 < len(items) else None
-                # pytest's own protocol, as `pytest` runs each test (the records come from
-                # its reports), which makes each test's request afresh
+                # pytest's protocol hook, as `pytest` runs each test (the records come from
+                # its reports), which makes each test's request afresh; its wrappers wrap
+                # the worker's protocol (protocol.py), which leaves out the reports of
+                # setups and teardowns that raised nothing
                 item.ihook.pytest_runtest_protocol(item=item, nextitem=following)
             record = plugin.submission(config, time.monotonic() - start)
             record.program = path
             self.connection.send(("done", record.as_dict()))
+        # The class is graded and the worker ends. pytest's end collects the garbage (twice,
+        # for finalizers' unraisable exceptions), walking all the cycles every submission
+        # left: about a second a worker. Frozen, they are left to the process's exit.
+        gc.freeze()
         return True
 
 

@@ -22,6 +22,27 @@ if TYPE_CHECKING:
 LABEL_REACH = 0x100
 
 
+#: Labels by address and their addresses in order, by symbol table: each Simulator of a
+#: program names places with the same labels (a grader's test each, and every call's
+#: result says where it ended), and the assembler's rules that pick them cost more than
+#: the rest of making a Simulator. At most KEPT_LABELS tables (a class's submissions).
+_LABELS: dict[tuple[tuple[str, int], ...], tuple[dict[int, str], list[int]]] = {}
+KEPT_LABELS = 64
+
+
+def _labels(symbols: dict[str, int]) -> tuple[dict[int, str], list[int]]:
+    key = tuple(symbols.items())
+    known = _LABELS.get(key)
+    if known is None:
+        from lc3jit.toolchain.disasm import labels_by_address
+
+        if len(_LABELS) >= KEPT_LABELS:
+            _LABELS.clear()
+        labels = labels_by_address(symbols)
+        known = _LABELS[key] = (labels, sorted(labels))
+    return known
+
+
 def source_lines(images: Sequence[Image]) -> dict[int, SourceLine]:
     """The source line of each address the images load, where known (later images win)."""
     lines: dict[int, SourceLine] = {}
@@ -78,15 +99,14 @@ class Places:
 
     @cached_property
     def labels(self) -> dict[int, str]:
-        """Labels by address: looked for only when a message names one (the disassembler's
-        rules, and the assembler behind them, are not on a plain run's way)."""
-        from lc3jit.toolchain.disasm import labels_by_address
-
-        return labels_by_address(self.symbols)
+        """Labels by address (shared: never changed): looked for only when a message names
+        one (the disassembler's rules, and the assembler behind them, are not on a plain
+        run's way)."""
+        return _labels(self.symbols)[0]
 
     @cached_property
     def label_addresses(self) -> list[int]:
-        return sorted(self.labels)
+        return _labels(self.symbols)[1]
 
     @cached_property
     def lines(self) -> dict[int, SourceLine]:
