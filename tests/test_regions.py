@@ -90,6 +90,20 @@ def test_a_loop_whose_every_cycle_passes_an_inner_check_checks_nothing_itself() 
     assert budget.entry_rooms == {a.start: 2}
 
 
+def test_a_check_at_a_return_moves_to_the_one_block_that_runs_into_it() -> None:
+    """The returns of a routine with two calls go round RET -> SECOND -> RET: the check
+    that cuts that cycle is at SECOND (run when a return comes back there), not at the RET
+    (run on every return); the routine's entry keeps its own."""
+    words = assembled(REGION_PROGRAMS["two calls"])
+    graph = region_graph(found(words), [ORIGIN])
+    second, ret, fib = ORIGIN + 17, ORIGIN + 21, ORIGIN + 5
+    assert graph.edges[second] == (ret,)
+    assert set(budget_checks(graph).checks) == {fib, second}
+    machine, display = make_machine(words, ORIGIN)
+    run = run_on("regions", machine, display, max_steps=None)
+    assert (run.outcome.reason, machine.reg[0], machine.reg[6]) == ("halt", 34, 0x4000)
+
+
 def test_a_return_compares_the_call_made_in_a_loop_first() -> None:
     words = assembled(
         """        .ORIG x3000
@@ -302,6 +316,34 @@ BOTTOM  ADD R1, R1, #1
         RET
 STACK   .FILL x7000
 DEPTH   .FILL #300
+        .END""",
+    # fib(9) by the naive recursion: the rest of FIB after its second call runs on into the
+    # RET its base case branches to, so returns go round RET -> SECOND -> RET.
+    "two calls": """
+        .ORIG x3000
+        LD R6, STACK
+        AND R0, R0, #0
+        ADD R0, R0, #9
+        JSR FIB
+        HALT
+FIB     ADD R1, R0, #-2
+        BRn BASE
+        ADD R6, R6, #-1
+        STR R7, R6, #0
+        ADD R6, R6, #-1
+        STR R0, R6, #0
+        ADD R0, R0, #-1
+        JSR FIB
+        LDR R1, R6, #0
+        STR R0, R6, #0
+        ADD R0, R1, #-2
+        JSR FIB
+SECOND  LDR R1, R6, #0
+        ADD R0, R0, R1
+        LDR R7, R6, #1
+        ADD R6, R6, #2
+BASE    RET
+STACK   .FILL x4000
         .END""",
     # A count down to a compare with 2 (ADD R1, R0, #-2 then BRn): past the branch R0 is
     # 2..x8001, so its decrement needs no wrap; from 6, from x8002 (negative at once), from
