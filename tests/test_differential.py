@@ -343,6 +343,58 @@ def test_a_wild_jump_into_random_data_agrees(engine: str, seed: int) -> None:
     assert_same(expected, actual)
 
 
+#: The words at the edges of the codes' intervals: 0, 1, the largest positive, the sign's, xFFFF.
+CODES_EDGES = (0, 1, 0x7FFF, 0x8000, WORD_MASK)
+
+
+def branches_on_sums() -> tuple[list[int], list[int]]:
+    """Every BR after ADD R1, R0, #k (k of -16, -2, -1, 1, 15), each way adding j (k - 1,
+    k or k + 1) to R0 and storing it, each case run with R0 at and next to every edge of
+    the codes' intervals less k: the words of a program, and of its table of R0's values
+    (which it overwrites with the results)."""
+    add, br, ldr, stri = (FORMS_BY_NAME[name] for name in ("ADDI", "BR", "LDR", "STR"))
+    code: list[int] = []
+    values: list[int] = []
+    for nzp in range(1, 7):
+        for k in (-16, -2, -1, 1, 15):
+            for j in (max(-16, k - 1), k, min(15, k + 1)):
+                cases = [(edge - k + d) & WORD_MASK for edge in CODES_EDGES for d in (-1, 0, 1)]
+                values += cases
+                code += [
+                    FORMS_BY_NAME["ANDI"].encode(dr=5, sr1=5, imm5=0),
+                    add.encode(dr=5, sr1=5, imm5=len(cases)),
+                    ldr.encode(dr=0, baser=6, offset6=0),  # each value in turn
+                    add.encode(dr=1, sr1=0, imm5=k),
+                    br.encode(nzp=nzp, pcoffset9=3),
+                    add.encode(dr=0, sr1=0, imm5=j),
+                    stri.encode(sr=0, baser=6, offset6=0),
+                    br.encode(nzp=0b111, pcoffset9=2),
+                    add.encode(dr=0, sr1=0, imm5=j),
+                    stri.encode(sr=0, baser=6, offset6=0),
+                    add.encode(dr=6, sr1=6, imm5=1),
+                    add.encode(dr=5, sr1=5, imm5=-1),
+                    br.encode(nzp=0b001, pcoffset9=-11),
+                ]
+    return [*code, FORMS_BY_NAME["TRAP"].encode(trapvect8=0x25)], values
+
+
+@pytest.mark.parametrize("engine", OTHER_ENGINES)
+def test_bounds_a_branch_tells_of_the_register_a_sum_came_from_agree(engine: str) -> None:
+    """A branch on ADD R1, R0, #k bounds R0 on each way (an ADD to R0 there may then need
+    no wrap): at every edge, every engine stores what the interpreter stores."""
+    code, values = branches_on_sums()
+    table = 0x5000
+    runs = []
+    for name in ("interp", engine):
+        machine, display = make_machine(code, ORIGIN)
+        machine.load_words(table, values)
+        machine.reg[6] = table
+        runs.append(run_on(name, machine, display, max_steps=None))
+    assert_same(*runs)
+    assert runs[1].outcome.reason == "halt"
+    assert runs[1].machine.mem[table : table + 3] == [WORD_MASK, 0, 1]  # BRp, k -16, j -16: 15, 16, 17
+
+
 # Indirect jumps that learnt their targets: JMP and JSRR compare with them and go on inside.
 @pytest.mark.parametrize("edition", [3, 2])
 @MANY

@@ -90,6 +90,20 @@ def test_a_loop_whose_every_cycle_passes_an_inner_check_checks_nothing_itself() 
     assert budget.entry_rooms == {a.start: 2}
 
 
+def test_a_check_at_a_return_moves_to_the_one_block_that_runs_into_it() -> None:
+    """The returns of a routine with two calls go round RET -> SECOND -> RET: the check
+    that cuts that cycle is at SECOND (run when a return comes back there), not at the RET
+    (run on every return); the routine's entry keeps its own."""
+    words = assembled(REGION_PROGRAMS["two calls"])
+    graph = region_graph(found(words), [ORIGIN])
+    second, ret, fib = ORIGIN + 17, ORIGIN + 21, ORIGIN + 5
+    assert graph.edges[second] == (ret,)
+    assert set(budget_checks(graph).checks) == {fib, second}
+    machine, display = make_machine(words, ORIGIN)
+    run = run_on("regions", machine, display, max_steps=None)
+    assert (run.outcome.reason, machine.reg[0], machine.reg[6]) == ("halt", 34, 0x4000)
+
+
 def test_a_return_compares_the_call_made_in_a_loop_first() -> None:
     words = assembled(
         """        .ORIG x3000
@@ -303,6 +317,64 @@ BOTTOM  ADD R1, R1, #1
 STACK   .FILL x7000
 DEPTH   .FILL #300
         .END""",
+    # fib(9) by the naive recursion: the rest of FIB after its second call runs on into the
+    # RET its base case branches to, so returns go round RET -> SECOND -> RET.
+    "two calls": """
+        .ORIG x3000
+        LD R6, STACK
+        AND R0, R0, #0
+        ADD R0, R0, #9
+        JSR FIB
+        HALT
+FIB     ADD R1, R0, #-2
+        BRn BASE
+        ADD R6, R6, #-1
+        STR R7, R6, #0
+        ADD R6, R6, #-1
+        STR R0, R6, #0
+        ADD R0, R0, #-1
+        JSR FIB
+        LDR R1, R6, #0
+        STR R0, R6, #0
+        ADD R0, R1, #-2
+        JSR FIB
+SECOND  LDR R1, R6, #0
+        ADD R0, R0, R1
+        LDR R7, R6, #1
+        ADD R6, R6, #2
+BASE    RET
+STACK   .FILL x4000
+        .END""",
+    # A count down to a compare with 2 (ADD R1, R0, #-2 then BRn): past the branch R0 is
+    # 2..x8001, so its decrement needs no wrap; from 6, from x8002 (negative at once), from
+    # 1 and from 0 (whose decrement wraps to xFFFF).
+    "bounds from a compare": """
+        .ORIG x3000
+        LD R6, STACK
+        LD R0, FIRST
+        JSR COUNT
+        LD R0, SECOND
+        JSR COUNT
+        AND R0, R0, #0
+        ADD R0, R0, #1
+        JSR COUNT
+        AND R0, R0, #0
+        JSR COUNT
+        HALT
+COUNT   ADD R1, R0, #-2
+        BRn LOW
+        ADD R0, R0, #-1
+        ADD R6, R6, #-1
+        STR R0, R6, #0
+        BRnzp COUNT
+LOW     ADD R0, R0, #-1
+        ADD R6, R6, #-1
+        STR R0, R6, #0
+        RET
+STACK   .FILL x4000
+FIRST   .FILL #6
+SECOND  .FILL x8002
+        .END""",
 }
 
 
@@ -445,6 +517,26 @@ def test_a_difference_only_branched_on_is_not_wrapped() -> None:
         if line in wraps and constant.argval == WORD_MASK and compare.opname == "COMPARE_OP":
             wraps[line] += 1
     assert wraps == {ORIGIN + 3: 0, ORIGIN + 5: 1}, compared
+
+
+def test_a_compare_bounds_the_register_it_was_made_from() -> None:
+    """ADD R1, R0, #-2 then BRn: on the way on, R0 is 2..x8001, and the decrement of R0
+    there costs no wrap; the one past the taken way (R0 may be 0) keeps its wrap."""
+    words = assembled(REGION_PROGRAMS["bounds from a compare"])
+    machine, display = make_machine(words, ORIGIN)
+    code = region_compiler(
+        region_blocks(find_blocks(machine.mem, [ORIGIN]), ORIGIN), machine.edition
+    ).compile()
+    decrements = {ORIGIN + 13: 0, ORIGIN + 17: 0}  # the way on, the way taken: compares there
+    for ins in dis.get_instructions(code):
+        line = ins.positions.lineno if ins.positions else None
+        if line in decrements and ins.opname == "COMPARE_OP":
+            decrements[line] += 1
+    assert decrements == {ORIGIN + 13: 0, ORIGIN + 17: 1}
+    run = run_on("regions", machine, display, max_steps=None)
+    assert (run.outcome.reason, machine.reg[0]) == ("halt", WORD_MASK)
+    pushed = [5, 4, 3, 2, 1, 0, 0x8001, 0, WORD_MASK]  # from 6, x8002, 1 and 0
+    assert machine.mem[0x4000 - len(pushed) : 0x4000] == pushed[::-1]
 
 
 def test_recursion_result() -> None:

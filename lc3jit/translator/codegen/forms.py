@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from lc3jit.translator.codegen.bounds import EMPTY, FULL, SIGN, WRAP
+from lc3jit.translator.codegen.bounds import FULL, SIGN, WRAP
 from lc3jit.translator.codegen.emitter import BinaryOp, Compare
 from lc3jit_runtime import contract
 from lc3jit_runtime.code_helpers import CODE_TABLE_RANGE
@@ -89,6 +89,8 @@ def emit_addi(c: BlockState, ins: Instruction) -> None:
         c.e.const(abs(imm))
         c.e.binary(BinaryOp.ADD if imm > 0 else BinaryOp.SUBTRACT)
     c.result(ins.dr, True, (lo + imm, hi + imm))
+    if ins.dr != ins.sr1 and c.range_of(ins.dr) == (lo + imm, hi + imm):  # not wrapped
+        c.last_sum = (ins.address, ins.dr, ins.sr1, imm)
 
 
 @emitter("AND")
@@ -149,26 +151,53 @@ def emit_br(c: BlockState, ins: Instruction) -> None:
             if test is not None:
                 c.e.const(test[1])
                 c.e.compare(test[0])
-        alias = c.cc_alias
-        taken, fallen = branch_bounds(ins.nzp, c.cc_range()) if alias is not None else (None, None)
-        c.exits.exit_if(ins.target, when, test is not None, {alias: taken} if taken else EMPTY)  # type: ignore[dict-item]
-        if fallen:
-            c.ranges[alias] = fallen  # type: ignore[index]
+        ways = branch_ways(c, ins)
+        c.exits.exit_if(ins.target, when, test is not None, ways[0])
+        c.ranges.update(ways[1])
         c.exits.exit_to(ins.next_pc)
 
 
+def branch_ways(c: BlockState, ins: Instruction) -> tuple[dict[int, tuple[int, int]], ...]:
+    """What each way out of BR (taken, then not) tells of the registers' bounds: of the
+    one that set the codes, and of the one an ADD right before made it from, with a
+    constant (`ADD R1, R0, #-2; BRn`: past it R0 is at least 2, and `ADD R0, R0, #-1`
+    needs no wrap)."""
+    alias = c.cc_alias
+    if alias is None:
+        return {}, {}
+    bounds = c.range_of(alias)
+    ways = []
+    for way in branch_bounds(ins.nzp, bounds):
+        told = {} if way is None else {alias: way}
+        if c.last_sum is not None and way is not None and c.index:
+            address, dr, sr, k = c.last_sum
+            if address == ins.address - 1 and dr == alias:
+                (lo, hi), (sr_lo, sr_hi) = way, c.range_of(sr)
+                if max(lo - k, sr_lo) <= min(hi - k, sr_hi):
+                    told[sr] = (max(lo - k, sr_lo), min(hi - k, sr_hi))
+        ways.append(told)
+    return tuple(ways)
+
+
 def branch_bounds(nzp: int, bounds: tuple[int, int]) -> tuple[tuple[int, int] | None, ...]:
-    """The bounds of a word that set the codes on each way out of BR (nzp): taken, then
-    not; None where the way tells nothing (or the value is not a word yet)."""
+    """The bounds of the value that set the codes on each way out of BR (nzp): taken, then
+    not; None where the way tells nothing. A value not wrapped yet is bounded by the
+    first and last of its values whose word lies in the way's interval (where it spans
+    a few 2^16 at most)."""
     lo, hi = bounds
-    if lo < 0 or hi > WORD_MASK:
+    if hi - lo >= 3 * WRAP:
         return None, None
 
     def within(mask: int) -> tuple[int, int] | None:
         if mask not in CODES_INTERVAL:
             return None
-        low, high = max(lo, CODES_INTERVAL[mask][0]), min(hi, CODES_INTERVAL[mask][1])
-        return (low, high) if low <= high else None
+        first, last = CODES_INTERVAL[mask]
+        low = high = None
+        for base in range(lo - lo % WRAP, hi + 1, WRAP):  # each 2^16 the value may span
+            if max(lo, base + first) <= min(hi, base + last):
+                low = max(lo, base + first) if low is None else low
+                high = min(hi, base + last)
+        return None if low is None or high is None else (low, high)
 
     return within(nzp), within(~nzp & 0b111)
 

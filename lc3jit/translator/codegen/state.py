@@ -65,6 +65,9 @@ class BlockState:
         self.exact: list[bool] = []  # for each instruction: must its result be a word at once?
         self.unread: list[bool] = []  # for each instruction: is its result read only as codes?
         self.ranges: dict[int, tuple[int, int]] = {}  # register -> bounds of its local's value
+        #: (address, dr, sr, k): the ADD at address left dr's local = sr's + k exactly (a BR
+        #: right after it then bounds sr too: forms.source_bounds)
+        self.last_sum: tuple[int, int, int, int] | None = None
 
     # Registers and codes.
     def reg(self, r: int) -> str:

@@ -24,7 +24,7 @@ from lc3jit.translator.codegen.dataflow import (
     registers_of,
 )
 from lc3jit.translator.regions.graph import RegionGraph
-from lc3jit.translator.regions.loop_cuts import needed_cuts
+from lc3jit.translator.regions.loop_cuts import needed_cuts, off_returns
 from lc3jit.translator.regions.select import straight_on
 from lc3jit_runtime.isa import REGISTER_FIELDS
 
@@ -67,7 +67,8 @@ def budget_checks(graph: RegionGraph) -> Budget:
             else:
                 state[start] = False
                 stack.pop()
-    checks = needed_cuts(edges, checks)
+    returns = {b.start for b in graph.blocks if b.exit is Exit.RETURN}
+    checks = off_returns(edges, graph.ways_in, returns, needed_cuts(edges, checks))
     lengths = {b.start: b.length for b in graph.blocks}
     longest: dict[int, int] = {}
 

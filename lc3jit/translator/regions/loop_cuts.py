@@ -7,6 +7,10 @@ three cut every cycle (GETC's and OUT's polling loops, and one on the way round 
 user's loop through TRAP's helper, taken when a vector is rewritten). A check is dropped
 when no cycle passes it but through another check: each cycle still passes one, which is
 all the budget's exactness asks (a check finds room for the longest way to the next one).
+
+A check at a RET runs on every return. Where one block leads to the RET and nowhere else
+(the rest of a routine after its last call) and a check there cuts the same cycles, the
+check moves there: recursion's returns pass it only where they return into that block.
 """
 
 from __future__ import annotations
@@ -36,3 +40,21 @@ def on_open_cycle(edges: Mapping[int, Sequence[int]], start: int, closed: set[in
                 seen.add(target)
                 todo.append(target)
     return False
+
+
+def off_returns(
+    edges: Mapping[int, Sequence[int]],
+    ways_in: Mapping[int, Sequence[int]],
+    returns: set[int],
+    cuts: set[int],
+) -> set[int]:
+    """`cuts` with each cut at a block of `returns` (those ending in RET) moved to the one
+    block that leads there and nowhere else, where every cycle still passes a cut."""
+    kept = set(cuts)
+    for cut in sorted(cuts & returns):
+        before = [start for start in ways_in[cut] if tuple(edges[start]) == (cut,)]
+        if len(before) == 1 and before[0] not in kept:
+            moved = (kept - {cut}) | {before[0]}
+            if not on_open_cycle(edges, cut, moved):
+                kept = moved
+    return kept
