@@ -21,8 +21,10 @@ gives both their nanoseconds an instruction.
 
 `--python PY` adds an interpreter with lc3jit importable (default: the one running this
 script); `--jit PY` adds one run with PYTHON_JIT=1 (CPython's experimental JIT, 3.14+).
+`--floor` times each program's plain-Python floor (`lc3jit bench --floor`) beside regions:
+how far any Python translation is from the C VM, and how far regions are from that.
 
-    python examples/bench/c_vm.py LC3_C [--rounds N] [--python PY]... [--jit PY]... [--programs P,...]
+    python examples/bench/c_vm.py LC3_C [--rounds N] [--python PY]... [--jit PY]... [--floor]
 """
 
 from __future__ import annotations
@@ -61,21 +63,22 @@ class Side:
         if version.returncode != 0:
             raise SystemExit(f"c_vm.py: {python}: cannot run it")
         self.name = f"{version.stdout.strip()}{' JIT' if jit else ''}"
-        self.best: dict[str, float] = {}
+        self.best: dict[tuple[str, str], float] = {}  # by program and engine
 
-    def bench(self, program: Path) -> tuple[float, int, bytes]:
-        """The fastest region run of this round, the instructions, the output."""
+    def bench(self, program: Path, floor: bool) -> tuple[dict[str, float], int, bytes]:
+        """The fastest run of this round of regions (and of the floor, when asked and the
+        program has one), the instructions, the output."""
         env = {name: value for name, value in os.environ.items() if name != "PYTHON_JIT"}
         if self.jit:
             env["PYTHON_JIT"] = "1"
         command = [self.python, "-m", "lc3jit", "bench", str(program), "--engines", "regions"]
-        command += ["--repeat", str(REPEAT), "--json"]
+        command += ["--repeat", str(REPEAT), "--json", *(["--floor"] if floor else [])]
         done = subprocess.run(command, capture_output=True, env=env, check=False)
         if done.returncode != 0:
             raise SystemExit(f"c_vm.py: {' '.join(command)}: {done.stderr.decode(errors='replace').strip()}")
         [report] = json.loads(done.stdout)["programs"]
-        [regions] = report["engines"]
-        return min(regions["seconds"]), report["instructions"], report["output"].encode("latin-1")
+        best = {engine["engine"]: min(engine["seconds"]) for engine in report["engines"]}
+        return best, report["instructions"], report["output"].encode("latin-1")
 
 
 def compiled(source: Path) -> Path:
@@ -135,6 +138,7 @@ def main() -> None:
     parser.add_argument(
         "--jit", action="append", default=[], help="a Python run with PYTHON_JIT=1 (repeatable)"
     )
+    parser.add_argument("--floor", action="store_true", help="time the plain-Python floors too")
     parser.add_argument("--programs", default=",".join(PROGRAMS), help="of examples/bench, comma-separated")
     arguments = parser.parse_args()
     names = arguments.programs.split(",")
@@ -159,30 +163,44 @@ def main() -> None:
                 seconds, printed = c_best(vm, images[name])
                 c_times[name] = min(c_times.get(name, math.inf), seconds)
                 for side in sides if round_ % 2 == 0 else sides[::-1]:
-                    best, counts[name], output = side.bench(BENCH / f"{name}.asm")
+                    best, counts[name], output = side.bench(BENCH / f"{name}.asm", arguments.floor)
                     if output != printed:
                         raise SystemExit(
                             f"c_vm.py: {name}: the C VM printed {printed!r}, lc3jit on {side.name} {output!r}"
                         )
-                    side.best[name] = min(side.best.get(name, math.inf), best)
+                    for engine, seconds in best.items():
+                        side.best[name, engine] = min(side.best.get((name, engine), math.inf), seconds)
     load = os.getloadavg()[0]
     print(
         f"{arguments.rounds} rounds, load {load:.1f}; the C VM's start-up (a HALT): {start_up * 1e3:.2f} ms"
     )
     if short := [name for name in names if c_times[name] <= start_up]:
         raise SystemExit(f"c_vm.py: {short[0]}: the C VM ran it no longer than a HALT: nothing to compare")
-    print(f"\n| program | instructions | C VM ns | {' | '.join(f'{s.name} ns (x C)' for s in sides)} |")
-    print(f"|---|---:|---:|{'---:|' * len(sides)}")
-    fractions: dict[str, list[float]] = {side.name: [] for side in sides}
+    print_table(names, counts, {name: c_times[name] - start_up for name in names}, sides, arguments.floor)
+
+
+def print_table(
+    names: list[str], counts: dict[str, int], c_times: dict[str, float], sides: list[Side], floor: bool
+) -> None:
+    """ns an instruction, and each side's speed as a fraction of the C VM's (x C), with
+    their geometric means (a floor's over the programs that have one)."""
+    columns = [(side, engine) for side in sides for engine in ("regions", *(["python"] if floor else []))]
+    heads = [f"{side.name} {'floor' if engine == 'python' else engine} ns (x C)" for side, engine in columns]
+    print(f"\n| program | instructions | C VM ns | {' | '.join(heads)} |")
+    print(f"|---|---:|---:|{'---:|' * len(columns)}")
+    fractions: list[list[float]] = [[] for _ in columns]
     for name in names:
-        c_ns = (c_times[name] - start_up) / counts[name] * 1e9
+        c_ns = c_times[name] / counts[name] * 1e9
         cells = []
-        for side in sides:
-            ns = side.best[name] / counts[name] * 1e9
-            fractions[side.name].append(c_ns / ns)
+        for (side, engine), column in zip(columns, fractions, strict=True):
+            if (name, engine) not in side.best:
+                cells.append("")  # no floor for this program
+                continue
+            ns = side.best[name, engine] / counts[name] * 1e9
+            column.append(c_ns / ns)
             cells.append(f"{ns:.1f} ({c_ns / ns:.2f})")
         print(f"| {name} | {counts[name]:,} | {c_ns:.2f} | {' | '.join(cells)} |")
-    means = [math.exp(sum(map(math.log, f)) / len(f)) for f in fractions.values()]
+    means = [math.exp(sum(map(math.log, f)) / len(f)) if f else math.nan for f in fractions]
     print(f"| geometric mean of x C | | | {' | '.join(f'{mean:.3f}' for mean in means)} |")
 
 
