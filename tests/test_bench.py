@@ -356,6 +356,15 @@ def test_the_c_vm_comparison_refuses_a_source_that_does_not_compile(tmp_path: Pa
     assert "Traceback" not in done.stderr and len(done.stderr.splitlines()) == 1
 
 
+@needs_gcc
+def test_the_c_vm_comparison_refuses_a_python_that_is_not_there(tmp_path: Path) -> None:
+    (tmp_path / "lc3.c").write_text("int main(void) { return 0; }\n")
+    command = [sys.executable, str(C_VM), str(tmp_path / "lc3.c"), "--python", str(tmp_path / "python")]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 1
+    assert done.stderr == f"c_vm.py: {tmp_path / 'python'}: No such file or directory\n"
+
+
 @needs_c_vm
 def test_the_c_vm_comparison_times_both_on_the_same_work() -> None:
     """The C VM prints what lc3jit prints; the table gives both their time an instruction

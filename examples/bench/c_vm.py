@@ -54,12 +54,11 @@ class Side:
     def __init__(self, python: str, jit: bool) -> None:
         self.python = python
         self.jit = jit
-        version = subprocess.run(
-            [python, "-c", "import platform; print(platform.python_version())"],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+        asked = [python, "-c", "import platform; print(platform.python_version())"]
+        try:
+            version = subprocess.run(asked, capture_output=True, text=True, check=False)
+        except OSError as e:
+            raise SystemExit(f"c_vm.py: {python}: {e.strerror or e}") from None
         if version.returncode != 0:
             raise SystemExit(f"c_vm.py: {python}: cannot run it")
         self.name = f"{version.stdout.strip()}{' JIT' if jit else ''}"
