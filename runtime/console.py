@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import _thread  # threading's lock and thread without threading (see Console.running)
 import errno
-import operator
 import os
 import stat
 import sys
@@ -286,11 +285,16 @@ class Console:
         """Keys read ahead and not taken go back to a regular file (its offset may be
         shared: `(lc3jit run a.obj; cat) < keys`), so the next reader, or a run after a
         debugger's stop, starts at the first key not taken."""
+        fd = self._keyboard_fd
+        if fd is None or not self._keys_at_once:  # memory keeps them; a pipe is read a key at a time
+            return
+        import operator  # only for keys from a regular file: not on a plain run's way
+
         unread = operator.length_hint(self.ahead)
-        if unread and self._keyboard_fd is not None:  # memory keeps them where they are
+        if unread:
             self.ahead = iter(b"")
             with suppress(OSError):
-                os.lseek(self._keyboard_fd, -unread, os.SEEK_CUR)
+                os.lseek(fd, -unread, os.SEEK_CUR)
 
     @contextmanager
     def running(self) -> Iterator[None]:

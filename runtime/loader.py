@@ -19,7 +19,7 @@ from .record import Record
 
 TYPE_CHECKING = False  # typing's flag without importing typing: docs/development.md, "Start-up"
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
 
     from _typeshed import StrPath  # a str or a Path: files are named by either
 
@@ -67,6 +67,11 @@ class Image(
     def end(self) -> int:
         """One past the last address."""
         return self.origin + len(self.words)
+
+
+def loaded_at(images: Iterable[Image], address: int) -> bool:
+    """Does one of the images load the word at address?"""
+    return any(image.origin <= address < image.end for image in images)
 
 
 def read_bytes(path: StrPath, limit: int) -> bytes:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -322,3 +324,66 @@ def test_measuring_scripts_answer_help_and_refuse_unknown_options(script: str) -
     assert refused.stderr.startswith("usage: ")
     assert f"{script}: error: " in refused.stderr
     assert "Traceback" not in refused.stderr
+
+
+C_VM = BENCH / "c_vm.py"
+#: The tutorial C VM's source (lc3-vm's docs/src/lc3.c), for the tests that compile it.
+C_VM_SOURCE = os.environ.get("LC3_VM_SOURCE", "")
+needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not on the PATH")
+needs_c_vm = pytest.mark.skipif(
+    shutil.which("gcc") is None or not os.path.isfile(C_VM_SOURCE),
+    reason="gcc, or the C VM's source (LC3_VM_SOURCE=path of lc3-vm's docs/src/lc3.c), is absent",
+)
+
+
+def c_vm(*args: object) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, str(C_VM), *map(str, args), "--python", sys.executable]
+    return subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
+
+
+def test_the_c_vm_comparison_refuses_a_source_that_is_not_there(tmp_path: Path) -> None:
+    done = c_vm(tmp_path / "lc3.c")
+    assert done.returncode == 1
+    assert done.stderr == f"c_vm.py: {tmp_path / 'lc3.c'}: No such file or directory\n"
+
+
+@needs_gcc
+def test_the_c_vm_comparison_refuses_a_source_that_does_not_compile(tmp_path: Path) -> None:
+    (tmp_path / "lc3.c").write_text("int main(void) { return }\n")
+    done = c_vm(tmp_path / "lc3.c")
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"c_vm.py: {tmp_path / 'lc3.c'} does not compile with gcc -O2: ")
+    assert "Traceback" not in done.stderr and len(done.stderr.splitlines()) == 1
+
+
+@needs_gcc
+def test_the_c_vm_comparison_refuses_a_python_that_is_not_there(tmp_path: Path) -> None:
+    (tmp_path / "lc3.c").write_text("int main(void) { return 0; }\n")
+    command = [sys.executable, str(C_VM), str(tmp_path / "lc3.c"), "--python", str(tmp_path / "python")]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 1
+    assert done.stderr == f"c_vm.py: {tmp_path / 'python'}: No such file or directory\n"
+
+
+@needs_c_vm
+def test_the_c_vm_comparison_times_both_on_the_same_work() -> None:
+    """The C VM prints what lc3jit prints; the table gives both their time an instruction
+    by lc3jit's count, and regions' speed as a fraction of the C VM's."""
+    done = c_vm(C_VM_SOURCE, "--rounds", "1", "--programs", "dispatch")
+    assert done.returncode == 0, done.stderr
+    [row] = [line for line in done.stdout.splitlines() if line.startswith("| dispatch |")]
+    cells = [cell.strip() for cell in row.strip("|").split("|")]
+    assert cells[1] == "961,761"  # lc3jit's count (test_benchmarks_without_a_floor_agree_on_every_engine)
+    c_ns, (regions_ns, fraction) = float(cells[2]), cells[3].rstrip(")").split(" (")
+    assert c_ns > 0 and float(fraction) == pytest.approx(c_ns / float(regions_ns), rel=0.02)
+
+
+@needs_c_vm
+def test_the_c_vm_comparison_stops_when_the_c_vm_prints_something_else(tmp_path: Path) -> None:
+    source = Path(C_VM_SOURCE).read_text()
+    assert 'puts("HALT");' in source
+    (tmp_path / "lc3.c").write_text(source.replace('puts("HALT");', 'puts("STOP");'))
+    done = c_vm(tmp_path / "lc3.c", "--rounds", "1", "--programs", "dispatch")
+    assert done.returncode == 1
+    assert done.stderr.startswith("c_vm.py: dispatch: the C VM printed b'")
+    assert "STOP" in done.stderr and "Traceback" not in done.stderr

@@ -27,6 +27,8 @@ from lc3jit_runtime.machine import (
     SUPERVISOR_STORE_SLOW,
     WATCH_DECODED,
     WATCH_DEVICE,
+    WATCH_GUARD,
+    WATCH_IO,
     WATCH_OBSERVED,
     WATCH_PROTECTED,
     WATCH_TRANSLATED,
@@ -122,6 +124,29 @@ def test_the_write_map_marks_devices_and_every_word_from_xfe00() -> None:
     assert not any(m.watch[:IO_BASE])  # plain data below: a store is one list write
     m.store(IO_BASE + 0x10, 7, AT)  # no device there: memory
     assert m.load(IO_BASE + 0x10, AT) == 7
+
+
+@pytest.mark.parametrize(("edition", "full_system"), [(3, False), (3, True), (2, True)])
+def test_the_first_machine_of_a_kind_and_the_next_ones_get_the_same_fresh_write_map(
+    edition: int, full_system: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first machine of a kind builds its map (a plain run makes one machine); the next
+    ones copy a fresh map kept for them. Either way every word has its flags: closed to
+    user mode below x3000 and from xFE00 under an OS in the 3rd edition, the device
+    registers, every word from xFE00 on the slow path, and the guard past xFFFF."""
+    monkeypatch.setattr(machine_module, "_SPARE_WRITE_MAPS", {})
+    monkeypatch.setattr(machine_module, "fresh_write_map", machine_module.cache(machine_module.new_write_map))
+    first, second = machine(edition, full_system)[0].watch, machine(edition, full_system)[0].watch
+    protected = WATCH_PROTECTED if edition == 3 and full_system else 0
+    devices = {KBSR, KBDR, DSR, DDR, MCR} | ({PSR_ADDR} if edition == 3 else set())
+    expected = [protected] * 0x3000 + [0] * (IO_BASE - 0x3000)
+    expected += [
+        WATCH_IO | protected | (WATCH_DEVICE if a in devices else 0) for a in range(IO_BASE, 0x10000)
+    ]
+    expected += [WATCH_GUARD] * (0x10000 + 32)
+    assert first == second == expected
+    template = machine_module.fresh_write_map(edition, full_system and edition == 3)
+    assert second is not template and first is not template  # each machine marks its own
 
 
 def test_a_store_into_code_tells_the_engines_once_and_clears_the_mark() -> None:

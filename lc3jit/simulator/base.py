@@ -21,17 +21,13 @@ from lc3jit.session import (
     os_images,
     run_engine,
 )
-from lc3jit.simulator.errors import raise_for
-from lc3jit.simulator.views import Address, LabelError, Memory, Registers, resolve
 from lc3jit.tiered import TieredEngine
-from lc3jit.toolchain.places import Places
-from lc3jit_runtime.capture import CapturedConsole
 from lc3jit_runtime.collector import long_lived, made_long_lived
 from lc3jit_runtime.console import Console
 from lc3jit_runtime.endings import Ending
 from lc3jit_runtime.interp import Interpreter
 from lc3jit_runtime.isa import MEMORY_WORDS, WORD_MASK
-from lc3jit_runtime.lean import contextmanager
+from lc3jit_runtime.lean import cached_property, contextmanager
 from lc3jit_runtime.loader import Image
 from lc3jit_runtime.machine import IO_BASE, Machine
 from lc3jit_runtime.signals import stop_on_signals
@@ -42,7 +38,9 @@ HALT_WORD = 0xF025
 LIMITS = (Ending.STEP_LIMIT, Ending.TIME_LIMIT, Ending.OUTPUT_LIMIT)
 
 # A plain `lc3jit run` is a SimulatorBase: what only graders and the API use (the grading
-# modules, the dispatcher) and typing are imported where they are needed.
+# modules, the dispatcher, the views of registers and memory, the places that name
+# addresses, the captured console, the run errors) and typing are imported where they are
+# needed.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
@@ -51,7 +49,10 @@ if TYPE_CHECKING:
 
     from lc3jit.grading.observe import Accesses, Call, MemoryWatcher, Subroutine
     from lc3jit.session import Engine
+    from lc3jit.simulator.views import Address, Memory, Registers
+    from lc3jit.toolchain.places import Places
     from lc3jit.translator.shared import SharedTranslations
+    from lc3jit_runtime.capture import CapturedConsole
     from lc3jit_runtime.dispatch import Dispatcher
 
 
@@ -141,17 +142,21 @@ class SimulatorBase:
             n: a for image in (*system, *images) for n, a in image.symbols.items()
         }
         self._by_upper = {name.upper(): address for name, address in self.symbols.items()}
-        self.console = console if console is not None else CapturedConsole(_bytes(keys))
+        if console is None:
+            from lc3jit_runtime.capture import CapturedConsole
+
+            console = CapturedConsole(_bytes(keys))
+        self.console = console
         self.console.max_output = max_output  # past it, the machine ends the run (Console.write)
         start = None if pc is None else self.address(pc)
         with made_long_lived():  # until a run ends (lc3jit_runtime.collector)
             self.machine = boot(images, self.console, edition, start, system)
         self._boot = (images, edition, start, system)
+        self._loaded = (*system, *images)
         if translation_budget is not None:  # instructions the translators may translate
             self.machine.translation_budget = translation_budget
         self.time_limit = time_limit
         self.deadline = deadline
-        self.places = Places(self.symbols, (*system, *images))
         #: Subroutines declared (`declare`), by address.
         self.subroutines: dict[int, Subroutine] = {}
         #: Calls seen since `watch_calls` (in the order made).
@@ -189,8 +194,6 @@ class SimulatorBase:
             check_assembler(assembler)
         #: What writes the code objects of this Simulator's runs (None: the process's choice).
         self.assembler = assembler
-        self.registers = Registers(self.machine)
-        self.memory = Memory(self)
         self._engine: Engine | None = None
         self.setup_seconds = 0.0  # building the engine: translation ahead of the first run
         self.closed = False  # see close()
@@ -200,6 +203,27 @@ class SimulatorBase:
         names = ", ".join(dict.fromkeys(basename(image.name) for image in self.images))
         return f"<Simulator {names} at {self.where()}>"
 
+    @cached_property
+    def places(self) -> Places:
+        """The program's (and OS's) labels and source lines, to name addresses with."""
+        from lc3jit.toolchain.places import Places
+
+        return Places(self.symbols, self._loaded)
+
+    @cached_property
+    def registers(self) -> Registers:
+        """R0-R7 to read and write, wrapping to 16 bits."""
+        from lc3jit.simulator.views import Registers
+
+        return Registers(self.machine)
+
+    @cached_property
+    def memory(self) -> Memory:
+        """Memory by address, label or slice."""
+        from lc3jit.simulator.views import Memory
+
+        return Memory(self)
+
     def _warning(self, message: str) -> None:
         self.warnings.append(message)
         if self._warn is not None:
@@ -208,6 +232,8 @@ class SimulatorBase:
     def address(self, where: Address) -> int:
         """An address from an int, a label (any case), a literal such as "x3000" or "#12",
         or a label with an offset: "LOOP+2", "TABLE-1", "DATA+x10"."""
+        from lc3jit.simulator.views import LabelError, resolve
+
         try:
             return resolve(where, self._by_upper)
         except LabelError as error:  # name the labels the program has (not the OS's)
@@ -323,6 +349,8 @@ class SimulatorBase:
     def booted(self) -> Machine:
         """A machine booted as this one was (memory as loaded, start PC), with a console of
         its own: what the program looked like before it ran (the translation cache's key)."""
+        from lc3jit_runtime.capture import CapturedConsole
+
         images, edition, start, system = self._boot
         return boot(images, CapturedConsole(b""), edition, start, system)
 
@@ -355,6 +383,8 @@ class SimulatorBase:
 
     @property
     def output_bytes(self) -> bytes:
+        from lc3jit_runtime.capture import CapturedConsole
+
         if not isinstance(self.console, CapturedConsole):
             raise TypeError("output goes to the console given to the Simulator, not captured")
         return self.console.output
@@ -368,6 +398,8 @@ class SimulatorBase:
         self._captured().feed(_bytes(keys))
 
     def _captured(self) -> CapturedConsole:
+        from lc3jit_runtime.capture import CapturedConsole
+
         if not isinstance(self.console, CapturedConsole):
             raise TypeError("the Simulator reads the console it was given")
         return self.console
@@ -519,6 +551,8 @@ class SimulatorBase:
         """Raise the RunError of an ending other than HALT or a debugger's stop, naming where
         (and, past a limit, what the program keeps doing)."""
         __tracebackhide__ = True
+        from lc3jit.simulator.errors import raise_for
+
         raise_for(result, self.where() + self.diagnosis(result.outcome.ending))
 
     def fill(self, seed: int) -> None:

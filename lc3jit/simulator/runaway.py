@@ -18,10 +18,9 @@ thousand instructions in the interpreter to see (the state reported is untouched
 from __future__ import annotations
 
 from lc3jit.session import RunResult
-from lc3jit.toolchain.places import Places
-from lc3jit_runtime.capture import CapturedConsole
 from lc3jit_runtime.endings import Ending
 from lc3jit_runtime.interp import Interpreter
+from lc3jit_runtime.loader import loaded_at
 from lc3jit_runtime.machine import MEMORY_WORDS, Machine
 from lc3jit_runtime.outcome import STEP_LIMIT, Outcome
 from lc3jit_runtime.running import start_message_line
@@ -32,6 +31,10 @@ if TYPE_CHECKING:
     from typing import TextIO
 
     from lc3jit.simulator.base import SimulatorBase as Simulator
+    from lc3jit.toolchain.places import Places
+
+# A run that ends with HALT only needs the stops (`exits`): the places that name addresses
+# and the copy's captured console are imported where something is said.
 
 #: Instructions the copy runs to tell a loop from a computation that is only long.
 SAMPLE = 20_000
@@ -49,9 +52,8 @@ def known(sim: Simulator) -> bool:
 
 def exits(sim: Simulator) -> list[int]:
     """The first word after each loaded image that no image loads."""
-    places = Places(sim.symbols, sim.images)
     ends = {image.end for image in sim.images if image.end < MEMORY_WORDS}
-    return sorted(end for end in ends if not places.inside(end))
+    return sorted(end for end in ends if not loaded_at(sim.images, end))
 
 
 def run_watched(
@@ -84,6 +86,8 @@ def run_watched(
 
 def left_the_program(sim: Simulator, exit: int) -> str:
     """The PC reached exit, the word after the program's last: say what it ran before."""
+    from lc3jit.toolchain.places import Places
+
     places = Places(sim.symbols, sim.images)
     last = last_instruction(places, exit)
     text = f"the PC left your program at x{exit:04X} and runs on through memory that holds no code"
@@ -108,6 +112,8 @@ def explain(sim: Simulator, outcome: Outcome) -> list[str]:
     """For an ending other than HALT: where the PC is, and what it keeps doing."""
     if outcome.ending in (Ending.BROKEN_PIPE, Ending.OUTPUT_ERROR) or not outcome.exit_code or not known(sim):
         return []
+    from lc3jit.toolchain.places import Places
+
     places = Places(sim.symbols, sim.images)
     pc = sim.pc
     where = places.describe(pc) + ("" if places.inside(pc) else ", outside your program")
@@ -123,6 +129,8 @@ def explain(sim: Simulator, outcome: Outcome) -> list[str]:
 def what_it_does(machine: Machine, places: Places) -> str | None:
     """Run a copy of the machine SAMPLE instructions on: a loop, or a run through memory
     that holds no code, or None (a long computation, or it ends soon)."""
+    from lc3jit_runtime.capture import CapturedConsole
+
     copy = Machine(CapturedConsole(b""), machine.edition, full_system=not machine.host_traps)
     copy.mem[:] = machine.mem
     copy.reg[:] = machine.reg

@@ -12,7 +12,7 @@ import os
 
 from lc3jit_runtime.errors import LC3Error
 from lc3jit_runtime.lean import cached_property
-from lc3jit_runtime.loader import Image, SourceLine, extension, with_extension
+from lc3jit_runtime.loader import Image, SourceLine, extension, loaded_at, with_extension
 
 TYPE_CHECKING = False  # typing's flag without importing typing: docs/development.md, "Start-up"
 if TYPE_CHECKING:
@@ -95,7 +95,6 @@ class Places:
     def __init__(self, symbols: dict[str, int], images: Sequence[Image]) -> None:
         self.images = images
         self.symbols = symbols
-        self.loaded = sorted((image.origin, image.end) for image in images)
 
     @cached_property
     def labels(self) -> dict[int, str]:
@@ -142,4 +141,4 @@ class Places:
 
     def inside(self, address: int) -> bool:
         """Is the address in a loaded image?"""
-        return any(origin <= address < end for origin, end in self.loaded)
+        return loaded_at(self.images, address)
