@@ -383,25 +383,22 @@ class SimulatorBase:
 
     @property
     def output_bytes(self) -> bytes:
-        from lc3jit_runtime.capture import CapturedConsole
-
-        if not isinstance(self.console, CapturedConsole):
-            raise TypeError("output goes to the console given to the Simulator, not captured")
-        return self.console.output
+        return self._captured("output goes to the console given to the Simulator, not captured").output
 
     def clear_output(self) -> None:
         """Forget the output so far (e.g. between two calls of a test)."""
-        self._captured().clear()
+        self._captured("the Simulator reads the console it was given").clear()
 
     def give_keys(self, keys: bytes | str) -> None:
         """Keys for the program to read after those given before."""
-        self._captured().feed(_bytes(keys))
+        self._captured("the Simulator reads the console it was given").feed(_bytes(keys))
 
-    def _captured(self) -> CapturedConsole:
+    def _captured(self, refusal: str) -> CapturedConsole:
+        """The captured console; a TypeError saying refusal where the console was given."""
         from lc3jit_runtime.capture import CapturedConsole
 
         if not isinstance(self.console, CapturedConsole):
-            raise TypeError("the Simulator reads the console it was given")
+            raise TypeError(refusal)
         return self.console
 
     def read_string(self, where: Address) -> str:
