@@ -8,6 +8,7 @@ client, and one test here runs `lc3jit dap --port` as a process.
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import queue
@@ -44,6 +45,10 @@ class Client:
         self.reader.start()
 
     def _read(self) -> None:
+        with contextlib.suppress(ConnectionResetError):  # the adapter hung up with bytes unread
+            self._read_until_the_end()
+
+    def _read_until_the_end(self) -> None:
         while (message := self.channel.read()) is not None:
             if message["type"] == "response":
                 self.responses.put(message)

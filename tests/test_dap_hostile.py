@@ -12,7 +12,6 @@ import io
 import json
 import os
 import random
-import socket
 import subprocess
 import sys
 import threading
@@ -23,11 +22,10 @@ from typing import Any
 import pytest
 
 from lc3jit.editors.dap import Adapter
-from lc3jit.editors.dap_server import Listener
 from lc3jit.editors.dap_wire import MAX_MESSAGE, Channel, Message
 from lc3jit_runtime.loader import MAX_TEXT_BYTES
 from tests.test_dap import ECHO, FIB, TIMEOUT
-from tests.test_dap_server import connected
+from tests.test_dap_server import connected, listening
 
 
 def frame(body: bytes) -> bytes:
@@ -195,13 +193,12 @@ def test_stdio_adapter_refuses_a_huge_frame_without_a_traceback() -> None:
 
 
 def test_port_serves_the_next_client_after_the_crashes_of_before(tmp_path: Path) -> None:
-    with socket.create_server(("127.0.0.1", 0)) as server:
-        threading.Thread(target=Listener(server, None).serve_forever, daemon=True).start()
+    with listening(None) as address:
         for arguments in ({"pc": [1]}, {"input": str(tmp_path)}, {"program": "/nonexistent.asm"}):
-            with connected(server.getsockname()) as client:
+            with connected(address) as client:
                 assert not client.call("launch", **{"program": str(FIB), **arguments})["success"]
                 assert not client.call("configurationDone")["success"]
-        with connected(server.getsockname()) as client:
+        with connected(address) as client:
             client.launch(FIB)
             client.request("configurationDone")
             assert client.event("exited")["exitCode"] == 0

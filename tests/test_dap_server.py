@@ -104,6 +104,22 @@ def connected(address: str | tuple[str, int]) -> Iterator[Client]:
             client.reader.join(TIMEOUT)
 
 
+@contextlib.contextmanager
+def listening(token: str | None) -> Iterator[tuple[str, int]]:
+    """A Listener on a port of its own, serving on a thread, stopped at the end: the thread
+    must end with it (nothing left accepting on a closed socket)."""
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        listener = Listener(server, token)
+        thread = threading.Thread(target=listener.serve_forever, daemon=True)
+        thread.start()
+        try:
+            yield server.getsockname()
+        finally:
+            listener.stop()
+            thread.join(TIMEOUT)
+            assert not thread.is_alive()
+
+
 def test_port_serves_a_session_to_a_client_with_the_token(tmp_path: Path) -> None:
     token_file = tmp_path / "token"
     process, lines = start("--port", "0", "--token-file", str(token_file))
@@ -154,10 +170,8 @@ def test_port_without_the_token_serves_nothing_and_reads_nothing(tmp_path: Path,
 
 def test_a_client_that_never_authenticates_is_cut_off(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(dap_server, "AUTH_SECONDS", 0.3)
-    with socket.create_server(("127.0.0.1", 0)) as server:
-        listener = Listener(server, "a-token-of-sixteen-chars")
-        threading.Thread(target=listener.serve_forever, daemon=True).start()
-        stalled = [socket.create_connection(server.getsockname(), timeout=TIMEOUT) for _ in range(12)]
+    with listening("a-token-of-sixteen-chars") as address:
+        stalled = [socket.create_connection(address, timeout=TIMEOUT) for _ in range(12)]
         for connection in stalled[:8]:  # a header begun, and never ended
             connection.sendall(b"Content-Length: 100\r\n")
         began = time.monotonic()
@@ -165,7 +179,7 @@ def test_a_client_that_never_authenticates_is_cut_off(monkeypatch: pytest.Monkey
             with connection:
                 assert connection.recv(1) == b""  # closed: by the deadline, or at once (too many)
         assert time.monotonic() - began < 5
-        with connected(server.getsockname()) as client:  # the adapter is free again
+        with connected(address) as client:  # the adapter is free again
             assert client.request("initialize")["supportsConfigurationDoneRequest"]
 
 

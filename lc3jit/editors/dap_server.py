@@ -176,10 +176,23 @@ class Listener:
         self.server = server
         self.token = token
         self.slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        self.stopped = threading.Event()
+
+    def stop(self) -> None:
+        """End `serve_forever`: its blocked accept wakes with an error, which it then ignores."""
+        self.stopped.set()
+        with contextlib.suppress(OSError):
+            self.server.shutdown(socket.SHUT_RDWR)
 
     def serve_forever(self) -> None:
+        """Serve until `stop` (from another thread) ends the loop."""
         while True:
-            connection, _ = self.server.accept()
+            try:
+                connection, _ = self.server.accept()
+            except OSError:
+                if self.stopped.is_set():
+                    return
+                raise
             if connection.family == socket.AF_UNIX and not same_user(connection):
                 connection.close()
                 continue
