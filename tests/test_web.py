@@ -430,6 +430,10 @@ def test_stop_ends_a_runaway_and_bad_input_is_one_line(page: Browser, site_url: 
     assert page.errors() == [
         "Failed to load resource: the server responded with a status of 404 (Not Found)"
     ]  # the missing program, and nothing else
+    open_page(page, link(site_url, program="examples/hello.obj", sym="examples/none.sym", run="1"))
+    assert settle(page) == "ended"  # a program whose symbols are missing still runs
+    assert text(page, "output") == "Hello, World!\nHALT\n"
+    assert "examples/none.sym: 404 Not Found (running without its labels)" in text(page, "debugger")
 
 
 def test_the_page_is_ready_soon_and_regions_outrun_the_interpreter(page: Browser, site_url: str) -> None:

@@ -125,7 +125,7 @@ function ensureLoaded() {
   terminal.reset();
   $("output").textContent = "";
   escapeHeld = "";
-  $("debugger").textContent = "";
+  $("debugger").textContent = program.note ?? ""; // what loading the program had to say
   worker.postMessage({ kind: "load", files: files(), options: options() });
   loaded = true;
 }
@@ -245,18 +245,26 @@ async function fetchBytes(url) {
   return new Uint8Array(await response.arrayBuffer());
 }
 
-// sym: the URL of an .obj's symbols (its labels in the panes), if it has one.
+// sym: the URL of an .obj's symbols (its labels in the panes), if it has one. Without its
+// symbols a program still runs: a symbol file that cannot be fetched is only reported.
 async function fetchProgram(url, sym) {
   try {
     setProgram(url, await fetchBytes(url));
-    if (sym && program.data) program.sym = await fetchBytes(sym);
-    return true;
   } catch (error) {
     append($("debugger"), `${error.message}\n`);
     status("Error");
     document.body.dataset.state = "error";
     return false;
   }
+  if (sym && program.data) {
+    try {
+      program.sym = await fetchBytes(sym);
+    } catch (error) {
+      program.note = `${error.message} (running without its labels)\n`;
+      append($("debugger"), program.note);
+    }
+  }
+  return true;
 }
 
 let linkDone = false;
