@@ -145,7 +145,10 @@ class Browser:
         self.send("Input.dispatchMouseEvent", type="mouseMoved", x=x, y=y)
 
     def click(self, selector: str) -> None:
-        x, y = self.centre(selector)
+        self.click_at(*self.centre(selector))
+
+    def click_at(self, x: float, y: float) -> None:
+        """A left click at a point of the page."""
         self.send("Input.dispatchMouseEvent", type="mouseMoved", x=x, y=y)
         for kind in ("mousePressed", "mouseReleased"):
             self.send("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)

@@ -94,6 +94,24 @@ def test_steps_back_and_forward_as_the_debugger() -> None:
     assert machine.step()["registers"] == report["registers"]
 
 
+def test_breakpoints_by_line_stop_where_break_stops() -> None:
+    machine, _ = load([str(EXAMPLES / "fib.asm")])
+    assert machine is not None
+    # line 8 is JSR PRINT_DEC; 19 is blank, before PRINT_DEC's first instruction on line 22;
+    # no instruction comes after line 999
+    assert machine.set_breakpoints([8, 19, 999])["breakpoints"] == [8, 22]
+    stops = []
+    while (report := until_settled(machine))["state"] == "stopped" and len(stops) < 4:
+        assert "Breakpoint at" in str(report["said"])
+        stops.append((report["line"], report["output"]))
+    assert stops == [(8, ""), (22, ""), (8, "0\n"), (22, "")]
+    assert machine.set_breakpoints([])["breakpoints"] == []
+    report = until_settled(machine)
+    expected = Simulator(EXAMPLES / "fib.asm")
+    expected.run()
+    assert report["state"] == "ended" and report["instructions"] == expected.instructions
+
+
 def test_the_step_limit_applies() -> None:
     limited, _ = load([str(EXAMPLES / "sieve.asm")], max_steps=1000)
     assert limited is not None
@@ -411,6 +429,39 @@ def test_step_back_and_the_translation(page: Browser, site_url: str) -> None:
     assert blocks >= 3
     assert page.errors() == []
     assert len(png_colours(page.screenshot())) > 20  # not blank
+
+
+def click_gutter(page: Browser, line: int) -> None:
+    """A click in the breakpoints' gutter of the editor's line (1-based)."""
+    x, y = page.evaluate(
+        "(() => { const g = document.querySelector('.cm-breakpoint-gutter').getBoundingClientRect();"
+        f" const r = document.querySelectorAll('.cm-content .cm-line')[{line - 1}].getBoundingClientRect();"
+        " return [g.x + g.width / 2, r.y + r.height / 2]; })()"
+    )
+    page.click_at(x, y)
+
+
+def test_breakpoints_set_in_the_gutter_stop_the_run(page: Browser, site_url: str) -> None:
+    open_page(page, link(site_url, program="examples/fib.asm"))
+    page.wait("!document.getElementById('run').disabled")
+    click_gutter(page, 8)  # JSR PRINT_DEC, in the loop
+    for output in ("", "0\n"):
+        page.click("#run")
+        assert settle(page, ("stopped", "ended")) == "stopped"
+        assert "Breakpoint at" in text(page, "debugger") and "fib.asm:8" in text(page, "debugger")
+        assert text(page, "output") == output
+    click_gutter(page, 8)  # cleared, while the machine is loaded
+    click_gutter(page, 19)  # a blank line: the machine moves it to PRINT_DEC's first, line 22
+    page.click("#run")
+    assert settle(page, ("stopped", "ended")) == "stopped"
+    assert "fib.asm:22" in text(page, "debugger")
+    click_gutter(page, 22)  # the mark moved there: this clears it
+    page.click("#run")
+    assert settle(page) == "ended"
+    expected = Simulator(EXAMPLES / "fib.asm")
+    expected.run()
+    assert text(page, "output") == expected.output
+    assert page.errors() == []
 
 
 def test_stop_ends_a_runaway_and_bad_input_is_one_line(page: Browser, site_url: str) -> None:

@@ -400,6 +400,15 @@ class Session:
         return self.reverse.reverse_continue()
 
     # Breakpoints and watches.
+    def stop_at(self, addresses: set[int]) -> None:
+        """Make the breakpoints exactly these addresses, as an editor sets them (a whole list
+        at once): the others deleted, the new ones added."""
+        for address in self.breakpoints - addresses:
+            self._delete(address)
+        for address in addresses - self.breakpoints:
+            self.breakpoints.add(address)
+            self.set_stop(address, True)
+
     def _delete(self, address: int) -> None:
         if address in self.breakpoints:
             self.breakpoints.discard(address)

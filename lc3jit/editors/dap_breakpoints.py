@@ -228,15 +228,8 @@ class BreakpointRequests:
     def apply(self) -> None:
         """Make the engine's stops and the machine's watches what the client has set."""
         dbg = self.dbg
-        wanted = (
-            set() if self.launch and self.launch.no_debug else {bp.address for bp in self.breakpoints.code()}
-        )
-        for address in dbg.breakpoints - wanted:
-            dbg.breakpoints.discard(address)
-            dbg.set_stop(address, False)
-        for address in wanted - dbg.breakpoints:
-            dbg.breakpoints.add(address)  # type: ignore[arg-type]
-            dbg.set_stop(address, True)  # type: ignore[arg-type]
+        wanted = {bp.address for bp in self.breakpoints.code() if bp.address is not None}
+        dbg.stop_at(set() if self.launch and self.launch.no_debug else wanted)
         watched = {bp.watched: bp.access for bp in self.breakpoints.data if bp.watched is not None}
         kinds = dbg.watch_list.kinds
         for target in dbg.watch_list.targets():

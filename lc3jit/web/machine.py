@@ -44,6 +44,7 @@ MAX_OUTPUT = 1 << 20
 MAX_DIAGNOSTICS = 50
 MAX_SOURCE = 1 << 20  # characters of the editor's text assembled as it changes
 MAX_TYPED = 1 << 16  # keys typed ahead of the program (a paste): the rest are dropped
+MAX_BREAKPOINTS = 256  # the editor's breakpoints a machine takes (the first ones)
 
 
 class PageConsole(CapturedConsole):
@@ -142,6 +143,20 @@ class PageMachine:
         self._command(self.session.reverse_step)
         return self.report()
 
+    def set_breakpoints(self, lines: Sequence[int]) -> dict[str, object]:
+        """The editor's breakpoints, by line of the program's source: each stops at the
+        first instruction at or after its line, as `break 12` does; a line after the last
+        instruction, or any line of a program without source, sets none. The report says
+        where they are."""
+        addresses = set()
+        for line in lines[:MAX_BREAKPOINTS]:
+            try:
+                addresses.add(self.session.location(str(int(line))))
+            except (CommandError, ValueError, TypeError):
+                continue
+        self.session.stop_at(addresses)
+        return self.report()
+
     def restart(self) -> None:
         """A fresh machine from the files, as the debugger's `run` starts again."""
         self.session.load()
@@ -205,10 +220,17 @@ class PageMachine:
             "pc": pc,
             "line": source.line if source is not None else 0,
             "file": Path(source.path).name if source is not None else "",
+            "breakpoints": self.breakpoint_lines(),
             "instructions": sim.instructions,
             "engine": sim.engine_name,
             "mips": self.ran / self.seconds / 1e6 if self.seconds else 0.0,
         }
+
+    def breakpoint_lines(self) -> list[int]:
+        """The source lines of the program's file (its first) where breakpoints are."""
+        places, name = self.session.places, self.paths[0].name
+        found = (places.line(address) for address in self.session.breakpoints)
+        return sorted({line.line for line in found if line is not None and Path(line.path).name == name})
 
     def source_lines(self, pc: int) -> list[str]:
         """The lines around the PC as the debugger's `list` shows them: the source line

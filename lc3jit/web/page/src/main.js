@@ -4,6 +4,8 @@
 // os=1, max-steps=, max-output= too), or the source itself in the fragment:
 // #name=NAME.asm&source=TEXT.
 import { EditorView, basicSetup } from "codemirror";
+import { GutterMarker, gutter } from "@codemirror/view";
+import { RangeSet, StateEffect, StateField } from "@codemirror/state";
 import { linter, lintGutter } from "@codemirror/lint";
 import { Terminal } from "@xterm/xterm";
 import "@xterm/xterm/css/xterm.css";
@@ -46,10 +48,61 @@ const lint = linter(async (view) => {
   });
 }, { delay: 300 });
 
+// Breakpoints in the editor's gutter: a click on a line's gutter sets or clears one. The
+// machine places each at the first instruction at or after its line (as `break 12` does),
+// and its reports move the marks there.
+const breakpointMark = new (class extends GutterMarker {
+  toDOM() {
+    return document.createTextNode("●");
+  }
+})();
+const setBreakpoints = StateEffect.define(); // the lines (1-based) where the marks are
+const breakpoints = StateField.define({
+  create: () => RangeSet.empty,
+  update(marks, transaction) {
+    marks = marks.map(transaction.changes);
+    for (const effect of transaction.effects) {
+      if (!effect.is(setBreakpoints)) continue;
+      const doc = transaction.state.doc;
+      const lines = [...new Set(effect.value)].filter((n) => n >= 1 && n <= doc.lines).sort((a, b) => a - b);
+      marks = RangeSet.of(lines.map((n) => breakpointMark.range(doc.line(n).from)));
+    }
+    return marks;
+  },
+});
+
+function breakpointLines(state = editor.state) {
+  const lines = [];
+  for (let mark = state.field(breakpoints).iter(); mark.value; mark.next()) {
+    lines.push(state.doc.lineAt(mark.from).number);
+  }
+  return lines;
+}
+
+function toggleBreakpoint(view, line) {
+  const number = view.state.doc.lineAt(line.from).number;
+  const lines = breakpointLines(view.state);
+  const next = lines.includes(number) ? lines.filter((n) => n !== number) : [...lines, number];
+  view.dispatch({ effects: setBreakpoints.of(next) });
+  if (loaded && worker && program && !program.data) worker.postMessage({ kind: "breakpoints", lines: next });
+  return true;
+}
+
+const breakpointGutter = [
+  breakpoints,
+  gutter({
+    class: "cm-breakpoint-gutter",
+    markers: (view) => view.state.field(breakpoints),
+    initialSpacer: () => breakpointMark,
+    domEventHandlers: { mousedown: toggleBreakpoint },
+  }),
+];
+
 const editor = new EditorView({
   parent: $("editor"),
   extensions: [
     basicSetup,
+    breakpointGutter,
     lc3Language,
     lintGutter(),
     lint,
@@ -126,7 +179,8 @@ function ensureLoaded() {
   $("output").textContent = "";
   escapeHeld = "";
   $("debugger").textContent = program.note ?? ""; // what loading the program had to say
-  worker.postMessage({ kind: "load", files: files(), options: options() });
+  const lines = program.data ? [] : breakpointLines();
+  worker.postMessage({ kind: "load", files: files(), options: options(), breakpoints: lines });
   loaded = true;
 }
 
@@ -152,6 +206,10 @@ function report(message) {
     const mips = message.mips ? `${message.mips.toFixed(2)} MIPS` : "";
     $("speed").textContent = `${message.instructions.toLocaleString()} instructions ${mips} ${message.engine}`;
     Object.assign($("speed").dataset, { instructions: message.instructions, mips: message.mips, engine: message.engine });
+  }
+  const shown = breakpointLines();
+  if (loaded && message.breakpoints && program && !program.data && String(message.breakpoints) !== String(shown)) {
+    editor.dispatch({ effects: setBreakpoints.of(message.breakpoints) }); // where the machine put them
   }
   if (message.line && program && !program.data && message.file === program.name) {
     const line = editor.state.doc.line(Math.min(message.line, editor.state.doc.lines));

@@ -137,7 +137,7 @@ async function start({ pyodideUrl, snapshotUrl }) {
   post("warm", { seconds: (performance.now() - warming) / 1000 });
 }
 
-function load({ files, options }) {
+function load({ files, options, breakpoints }) {
   running = false;
   if (machine) machine.destroy();
   machine = null;
@@ -158,7 +158,7 @@ function load({ files, options }) {
     post("error", { said: error + "\n" });
     return;
   }
-  post("loaded", toJs(machine.report()));
+  post("loaded", toJs(machine.set_breakpoints(breakpoints ?? [])));
 }
 
 async function run() {
@@ -189,6 +189,9 @@ const handlers = {
   stop: () => command("stop"),
   step: () => command("step"),
   back: () => command("back"),
+  breakpoints: ({ lines }) => {
+    if (machine) post("report", toJs(machine.set_breakpoints(lines)));
+  },
   keys: ({ text }) => {
     if (!machine) return;
     const report = toJs(machine.type_keys(text));
