@@ -465,7 +465,10 @@ class SimulatorBase:
         by the Simulator's assembler."""
         __tracebackhide__ = True
         with self._assembling():
-            with stop_on_signals(self.machine):  # a signal while translating ahead stops it there
+            if self._engine is None and not self.translate_after:
+                with stop_on_signals(self.machine):  # a signal while translating ahead stops it there
+                    runner = self.runner
+            else:  # nothing to translate ahead: no handlers to install (a system call each)
                 runner = self.runner
             if ends is not None or self.console.max_output is not None:
                 from lc3jit.grading.limits import Sliced
