@@ -444,6 +444,11 @@ def test_a_worker_gives_each_test_the_outcome_plain_pytest_gives(
     tests.mkdir()
     (tests / "test_outcomes.py").write_text(OUTCOME_TESTS)
     (tests / "conftest.py").write_text(OUTCOME_LOG)
+    (tests / "sub").mkdir()  # a conftest whose hooks see its folder's tests alone
+    (tests / "sub" / "conftest.py").write_text(OUTCOME_LOG.replace("report.nodeid,", '"sub", report.nodeid,'))
+    (tests / "sub" / "test_sub.py").write_text(
+        "def test_in_sub(lc3):\n    assert lc3().call('TWICE', 1) == 2\n"
+    )
     folder = tmp_path / "class"
     folder.mkdir()
     bodies = {"good": "TWICE ADD R0, R0, R0\nRET\nHALT", "wrong": "TWICE ADD R0, R0, #1\nRET\nHALT"}
@@ -472,6 +477,8 @@ def test_a_worker_gives_each_test_the_outcome_plain_pytest_gives(
         assert graded_outcomes == (alone_logs / f"{name}.asm.log").read_text().splitlines()
     outcomes = [json.loads(line) for line in (graded_logs / "good.asm.log").read_text().splitlines()]
     assert outcomes == [
+        ["sub", "tests/sub/test_sub.py::test_in_sub", "call", "passed", None],
+        ["tests/sub/test_sub.py::test_in_sub", "call", "passed", None],
         ["tests/test_outcomes.py::test_explained", "call", "passed", None],
         ["tests/test_outcomes.py::test_skipped", "setup", "skipped", None],
         ["tests/test_outcomes.py::test_skipped_as_it_runs", "call", "skipped", None],
