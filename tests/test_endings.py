@@ -11,6 +11,7 @@ import select
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -426,3 +427,22 @@ def test_a_signal_while_translating_ahead_ends_the_run_at_once(
     state = json.loads(state_json.read_text())
     assert (state["stop_reason"], state["instructions"], state["pc"]) == ("interrupted", 0, 0x3000)
     assert not [path for path in translation_cache.rglob("*") if path.is_file()]
+
+
+def test_a_signal_ends_a_simulators_run_and_its_handlers_are_put_back() -> None:
+    """A Simulator's run (tiered: no handlers while its engine is made, nothing is translated
+    ahead) ends at the signal, exactly, and the process's handlers are back after it."""
+    from lc3jit.api import Simulator
+    from lc3jit_runtime.endings import Ending
+
+    before = [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)]
+    sim = Simulator(source=".ORIG x3000\nLOOP BR LOOP\n.END\n", time_limit=60.0)
+    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGTERM))
+    timer.start()
+    try:
+        result = sim.run(check=False)
+    finally:
+        timer.cancel()
+    assert result.outcome.ending is Ending.TERMINATED
+    assert sim.machine.mem[sim.machine.pc] == 0x0FFF  # stopped at the loop's BR, exactly
+    assert [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)] == before

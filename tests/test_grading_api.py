@@ -399,6 +399,16 @@ def test_set_up_fails(lc3, fails_to_set_up):
 
 def test_tears_down_badly(lc3, fails_to_tear_down):
     assert lc3().call("TWICE", 1) == 2
+
+
+@pytest.fixture
+def doubled(times):
+    return 2 * times
+
+
+@pytest.mark.parametrize("times", [3, 4])
+def test_parametrized(lc3, times, doubled):
+    assert lc3().call("TWICE", times) == doubled
 """
 
 #: Logs the reports that tell something (every call, and any phase that did not pass).
@@ -427,12 +437,18 @@ def pytest_runtest_logreport(report):
 def test_a_worker_gives_each_test_the_outcome_plain_pytest_gives(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Skips, xfails (strict or not), fixtures that fail to set up or tear down and assertion
-    explanations: a worker serving submissions one after another reports them as pytest does."""
+    """Skips, xfails (strict or not), fixtures that fail to set up or tear down, parameters
+    (and a fixture built on one) and assertion explanations: a worker serving submissions
+    one after another reports them as pytest does."""
     tests = tmp_path / "tests"
     tests.mkdir()
     (tests / "test_outcomes.py").write_text(OUTCOME_TESTS)
     (tests / "conftest.py").write_text(OUTCOME_LOG)
+    (tests / "sub").mkdir()  # a conftest whose hooks see its folder's tests alone
+    (tests / "sub" / "conftest.py").write_text(OUTCOME_LOG.replace("report.nodeid,", '"sub", report.nodeid,'))
+    (tests / "sub" / "test_sub.py").write_text(
+        "def test_in_sub(lc3):\n    assert lc3().call('TWICE', 1) == 2\n"
+    )
     folder = tmp_path / "class"
     folder.mkdir()
     bodies = {"good": "TWICE ADD R0, R0, R0\nRET\nHALT", "wrong": "TWICE ADD R0, R0, #1\nRET\nHALT"}
@@ -461,6 +477,8 @@ def test_a_worker_gives_each_test_the_outcome_plain_pytest_gives(
         assert graded_outcomes == (alone_logs / f"{name}.asm.log").read_text().splitlines()
     outcomes = [json.loads(line) for line in (graded_logs / "good.asm.log").read_text().splitlines()]
     assert outcomes == [
+        ["sub", "tests/sub/test_sub.py::test_in_sub", "call", "passed", None],
+        ["tests/sub/test_sub.py::test_in_sub", "call", "passed", None],
         ["tests/test_outcomes.py::test_explained", "call", "passed", None],
         ["tests/test_outcomes.py::test_skipped", "setup", "skipped", None],
         ["tests/test_outcomes.py::test_skipped_as_it_runs", "call", "skipped", None],
@@ -469,7 +487,11 @@ def test_a_worker_gives_each_test_the_outcome_plain_pytest_gives(
         ["tests/test_outcomes.py::test_set_up_fails", "setup", "failed", None],
         ["tests/test_outcomes.py::test_tears_down_badly", "call", "passed", None],
         ["tests/test_outcomes.py::test_tears_down_badly", "teardown", "failed", None],
+        ["tests/test_outcomes.py::test_parametrized[3]", "call", "passed", None],
+        ["tests/test_outcomes.py::test_parametrized[4]", "call", "passed", None],
     ]
+    wrong = {t["name"]: t["message"] for t in by_name["wrong.asm"]["tests"]}
+    assert wrong["test_parametrized[4]"].startswith("assert 5 == 8\n")
 
 
 def test_a_seed_fills_the_same_words_however_earlier_machines_changed_theirs() -> None:

@@ -95,7 +95,11 @@ def test_a_loop_that_never_ends_is_named_with_the_runaway_diagnosis(graded) -> N
 def test_the_class_report_opens_with_an_overview_and_names_nothing_outside(graded) -> None:
     out, records = graded
     assert records["solution"].score == records["solution"].max_score == 12
-    data = json.loads((out / "scores.json").read_text())
+    text = (out / "scores.json").read_text()
+    data = json.loads(text)
+    assert data["submissions"] == [records[Path(s["program"]).stem].as_dict() for s in data["submissions"]]
+    lines = {line.rstrip(",") for line in text.splitlines()}  # a test's record a line, for grep
+    assert all(f"    {json.dumps(t)}" in lines for s in data["submissions"] for t in s["tests"])
     overview = data["overview"]
     assert overview["submissions"] == 5 and overview["full_marks"] == 1
     assert sum(d["submissions"] for d in overview["distribution"]) == 5

@@ -67,7 +67,9 @@ class ClassRunner:
         leave_out_unshown(config, items)
         for item in items:  # a failure's text comes from its exception: no traceback drawn
             item.repr_failure = item._repr_failure_py = plugin.short_failure  # type: ignore[method-assign]
-        config.pluginmanager.register(WorkerProtocol(config), "lc3jit-worker-protocol")
+        protocol = WorkerProtocol(config)
+        config.pluginmanager.register(protocol, "lc3jit-worker-protocol")
+        protocol.set_up_direct_parameters(items)
         self.connection.send(("ready", None))
         while (path := self.connection.recv()) is not None:
             start = time.monotonic()

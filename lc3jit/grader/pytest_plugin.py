@@ -243,7 +243,9 @@ class Fixtures:
             options.setdefault("max_output", settings.max_output)
             options.setdefault("translate_after", TRANSLATE_AFTER)
             files = programs or (() if "source" in options else tuple(lc3_program))
-            images, problem = load(resolved(files, os.getcwd()))
+            # the working directory only for a relative path (asking is a system call a test)
+            cwd = "" if all(os.path.isabs(f) for f in files) else os.getcwd()
+            images, problem = load(resolved(files, cwd))
             if problem:
                 factory.not_run = True
                 pytest.fail(f"not run: {report.not_loaded(problem)}", pytrace=False)

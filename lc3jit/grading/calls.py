@@ -16,8 +16,9 @@ came back, and where the program was.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import cached_property
 
 from lc3jit.grading.observe import Subroutine
 from lc3jit.session import RunResult
@@ -51,9 +52,18 @@ class CallResult:
     after: tuple[int, ...]  # R0-R7 when it stopped
     sp: int  # R6 before the arguments were pushed (stack convention), or at the call
     run: RunResult
-    where: str  # the last instruction the program ran
+    last_run: int  # the address of the last instruction the program ran
     return_address: int
     diagnosis: str = ""  # past a limit: "; it is looping between ..." (what it keeps doing)
+    #: Names an address as a student reads it (Simulator.where).
+    describe: Callable[[int], str] = field(default=lambda address: f"x{address:04X}", repr=False)
+
+    @cached_property
+    def where(self) -> str:
+        """The last instruction the program ran, named: x3012 (NEXT+3, sol.asm line 22: BRnz NEXT).
+        Named when a message asks: most calls of a class's tests pass, and naming an address
+        looks up the program's labels and source lines."""
+        return self.describe(self.last_run)
 
     @property
     def text(self) -> str:

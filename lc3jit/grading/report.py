@@ -261,11 +261,31 @@ def overview(submissions: list[SubmissionRecord]) -> dict[str, object]:
 def write_reports(submissions: list[SubmissionRecord], json_path: Path) -> Path:
     """The JSON at json_path (the overview, then every submission) and the HTML page beside
     it (same name, .html); the HTML's path."""
-    data = {"overview": overview(submissions), "submissions": [s.as_dict() for s in submissions]}
-    json_path.write_text(json.dumps(data, indent=1) + "\n")
+    json_path.write_text(class_json(overview(submissions), [s.as_dict() for s in submissions]))
     html_path = json_path.with_suffix(".html")
     html_path.write_text(page(submissions))
     return html_path
+
+
+def class_json(summary: dict[str, object], submissions: list[dict[str, object]]) -> str:
+    """The report's JSON text: the overview, then each submission's fields, one to a line as
+    `json.dumps(indent=1)` lays them out, but each test's record on one line of its own, made
+    by json's C encoder (its indenting encoder is Python's: 3 ms a submission of 111 tests)."""
+    parts = ['{\n "overview": ' + json.dumps(summary, indent=1).replace("\n", "\n ") + ",\n"]
+    parts.append(' "submissions": [' + ("\n" if submissions else ""))
+    for number, submission in enumerate(submissions):
+        fields = []
+        for key, value in submission.items():
+            if key == "tests" and isinstance(value, list) and value:
+                value_text = "[\n" + ",\n".join("    " + json.dumps(t) for t in value) + "\n   ]"
+            else:
+                value_text = json.dumps(value)
+            fields.append(f"   {json.dumps(key)}: {value_text}")
+        parts.append(
+            "  {\n" + ",\n".join(fields) + "\n  }" + (",\n" if number < len(submissions) - 1 else "\n")
+        )
+    parts.append((" " if submissions else "") + "]\n}\n")
+    return "".join(parts)
 
 
 def page(submissions: list[SubmissionRecord]) -> str:

@@ -102,9 +102,10 @@ class Calling(SimulatorBase):
             tuple(reg),
             top,
             result,
-            self.where(self.last_run()),
+            self.last_run(),
             RETURN_ADDRESS,
             "" if returned else self.diagnosis(result.outcome.ending),
+            self.where,
         )
 
     def call(self, subroutine: Address, *args: int, max_steps: int | None = None) -> int:
