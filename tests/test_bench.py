@@ -387,3 +387,25 @@ def test_the_c_vm_comparison_stops_when_the_c_vm_prints_something_else(tmp_path:
     assert done.returncode == 1
     assert done.stderr.startswith("c_vm.py: dispatch: the C VM printed b'")
     assert "STOP" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_translation_phases_add_up_to_the_translation() -> None:
+    """`translation_cost.py --phases`: each phase of translating 2048 ahead of its run gets a
+    row, none negative, and the rows add up to the total."""
+    done = subprocess.run(
+        [sys.executable, str(BENCH / "translation_cost.py"), "--phases", "2048", "--rounds", "1"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    rows = {
+        cells[0]: float(cells[1])
+        for line in done.stdout.splitlines()[3:]
+        for cells in [[cell.strip() for cell in line.strip("|").split("|")]]
+    }
+    phases = ["finding code", "choosing regions", "graph and analyses", "emitting", "assembling", "the rest"]
+    assert list(rows) == [*phases, "total"]
+    assert rows["total"] > 0
+    assert all(rows[phase] >= 0 for phase in phases[:-1])
+    assert sum(rows[phase] for phase in phases) == pytest.approx(rows["total"], abs=len(phases))

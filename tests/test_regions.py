@@ -131,6 +131,18 @@ def test_a_block_run_into_straight_from_its_one_way_in_is_prepaid() -> None:
     assert chains(graph, paid_by) == {ORIGIN: 2, ORIGIN + 2: 0, ORIGIN + 4: 0}
 
 
+def test_a_loop_no_entry_reaches_is_analysed() -> None:
+    """x3000 RET | x3001 ADD -> x3002 BRnz x3001, its x3003 outside: the loop is no entry's (a return point
+    whose RET lies outside the region is such code): each block is the other's one way in,
+    run straight on into, and the chain they pay for each other stops where it comes round."""
+    loop = Block(ORIGIN + 2, (decode(op("BR", nzp=0b110, pcoffset9=-2), ORIGIN + 2),), Exit.BRANCH)
+    blocks = [found([op("JMP", baser=7)])[0], block_of(ORIGIN + 1, INCREMENT), loop]
+    graph = build_graph(blocks, [ORIGIN], {ORIGIN: [], ORIGIN + 1: [ORIGIN + 2], ORIGIN + 2: [ORIGIN + 1]})
+    facts = analyse(graph, access_control=False)
+    assert facts.paid_by == {ORIGIN + 1: ORIGIN + 2, ORIGIN + 2: ORIGIN + 1}
+    assert facts.ahead == {ORIGIN: 0, ORIGIN + 1: 2, ORIGIN + 2: 1}
+
+
 def test_liveness_goes_round_loops() -> None:
     """A: ADD R1, R2, R3 -> B: ADD R4, R1, #0 -> A: B reads R1, which A writes; A reads R2, R3."""
     a = block_of(0x10, op("ADD", dr=1, sr1=2, sr2=3))

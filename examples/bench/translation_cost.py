@@ -1,6 +1,7 @@
 """Translation's cost per word of code: CPU time translating, before a run and during it.
 
-    python examples/bench/translation_cost.py [--rounds 3] [--budgets default,0,4096] [--profile NAME]
+    python examples/bench/translation_cost.py [--rounds 3] [--budgets default,0,4096]
+                                              [--profile NAME | --phases NAME]
 
 The programs: random branchy code (`branchy` of tests/machine_code.py: 30% BR, 15% JSR, 5%
 RET, every call target a root) of 4,000, 30,000 and 52,736 words (all that fits from x3000
@@ -13,19 +14,26 @@ reached (each word translated counted once), the CPU ms translating before the r
 during it, and the CPU us of translating per word reached.
 
 `--profile NAME` (a program's name as the table shows it) prints cProfile's 25 functions
-with the most time of their own in translating that program before its run instead.
+with the most time of their own in translating that program before its run instead;
+`--phases NAME` the CPU time of each phase of that translation (finding the code,
+choosing the regions, their graphs and analyses, emitting, assembling, the rest), the
+fastest of the rounds.
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
+import functools
+import importlib
 import json
 import os
 import pstats
 import subprocess
 import sys
 import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 from big_programs import translation_work  # type: ignore[import-not-found]
@@ -82,24 +90,100 @@ def profile(program: Path) -> None:
     pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
 
 
+#: The phases of translating ahead of a run, each the function (module, attribute path) whose
+#: CPU time it is; the ones nested in another are taken out of that one's.
+PHASES = {
+    "finding code": ("lc3jit.translator.regions.engine", "found_code"),
+    "choosing regions": ("lc3jit.translator.regions.ahead", "AheadSelection.select"),
+    "graph and analyses": ("lc3jit.translator.regions.engine", "region_compiler"),
+    "emitting": ("lc3jit.translator.regions.codegen.compiler", "RegionCompiler.compile"),
+    "assembling": ("lc3jit.translator.codegen.emitter", "Emitter.to_code"),
+}
+#: Phases inside another: emitting's time is the compiler's less assembling.
+NESTED = {"assembling": "emitting"}
+
+
+def timed_phases(spent: dict[str, float]) -> None:
+    """Wrap each phase's function so that its CPU time adds up in `spent`."""
+    for phase, (module_name, path) in PHASES.items():
+        owner: object = importlib.import_module(module_name)
+        *outer, name = path.split(".")
+        for part in outer:
+            owner = getattr(owner, part)
+        setattr(owner, name, _timing(getattr(owner, name), phase, spent))
+
+
+def _timing(function: Callable[..., object], phase: str, spent: dict[str, float]) -> Callable[..., object]:
+    @functools.wraps(function)
+    def timing(*args: object, **kwargs: object) -> object:
+        began = time.process_time()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            spent[phase] += time.process_time() - began
+
+    return timing
+
+
+def phase_split(program: Path) -> dict[str, float]:
+    """CPU ms of each phase of translating the program ahead of its run, and of the rest
+    ("total" all of it), in this process."""
+    spent = dict.fromkeys(PHASES, 0.0)
+    timed_phases(spent)
+    work = translation_work(program, None, 0)
+    for inner, outer in NESTED.items():
+        spent[outer] -= spent[inner]
+    split = {phase: seconds * 1000 for phase, seconds in spent.items()}
+    split["the rest"] = work["ahead_ms"] - sum(split.values())
+    return {**split, "total": work["ahead_ms"], "reached": work["reached"]}
+
+
+def phases(program: Path, rounds: int) -> None:
+    """The phase split of the round (a fresh process each) that translated fastest."""
+    command = [sys.executable, __file__, "--split", str(program)]
+    runs = [
+        json.loads(subprocess.run(command, capture_output=True, check=True).stdout) for _ in range(rounds)
+    ]
+    split = min(runs, key=lambda run: run["total"])
+    reached = split.pop("reached")
+    print(
+        f"Python {sys.version.split()[0]}, load average {os.getloadavg()[0]:.1f}, {reached:,} words reached"
+    )
+    print("| phase | CPU ms | us per word reached |")
+    print("|---|---:|---:|")
+    for phase, ms in split.items():
+        print(f"| {phase} | {ms:.0f} | {ms / reached * 1000:.1f} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--budgets", default="default", help="comma-separated: default or a number")
     parser.add_argument("--profile", metavar="NAME", help="profile translating this program instead")
+    parser.add_argument(
+        "--phases", metavar="NAME", help="the CPU time of each phase of translating it instead"
+    )
+    parser.add_argument("--split", type=Path, help="(a round's own process) print phase_split's as JSON")
     parser.add_argument("--work", type=Path, help="(a round's own process) print translation_work's as JSON")
     parser.add_argument("--budget", type=int, help="(with --work) the translation budget")
     args = parser.parse_args()
     if args.work:
         print(json.dumps(translation_work(args.work, args.budget, MAX_STEPS)))
         return
+    if args.split:
+        print(json.dumps(phase_split(args.split)))
+        return
     budgets = [None if b == "default" else int(b) for b in args.budgets.split(",")]
     with tempfile.TemporaryDirectory() as folder:
         table = programs(Path(folder))
-        if args.profile:
-            if args.profile not in table:
-                parser.error(f"no program {args.profile!r}: one of {', '.join(table)}")
-            profile(table[args.profile][0])
+        if args.profile or args.phases:
+            name = args.profile or args.phases
+            if name not in table:
+                parser.error(f"no program {name!r}: one of {', '.join(table)}")
+            if args.profile:
+                profile(table[name][0])
+            else:
+                phases(table[name][0], args.rounds)
             return
         print(f"Python {sys.version.split()[0]}, load average {os.getloadavg()[0]:.1f}")
         print("| program | budget | translated | reached | ahead ms | run-time ms | us per word reached |")

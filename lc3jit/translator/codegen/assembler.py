@@ -145,25 +145,40 @@ def _varint(value: int, out: bytearray) -> None:
 
 def _line_entries(delta: int, units: int) -> bytes:
     """Location entries (form 13: a line, no columns) for `units` code units on the line
-    `delta` after the one before."""
+    `delta` after the one before: the first entry (up to 8 units) carries the delta, the
+    others 0. Made from its parts: a fresh process meets a few thousand pairs, some of
+    hundreds of units (a region's code out of line), made 8 units at a time a tenth of
+    assembling."""
     key = delta << 16 | units
     if (found := _LINE_ENTRIES.get(key)) is not None:
         return found
-    out, left = bytearray(), units
-    while left > 0:
-        out.append(0x80 | (13 << 3) | (min(left, 8) - 1))
-        _varint((-delta << 1) | 1 if delta < 0 else delta << 1, out)
-        delta = 0
-        left -= 8
-    found = bytes(out)
+    if units <= 0:
+        return b""
+    if (delta_bytes := _LINE_DELTAS.get(delta)) is None:
+        varint = bytearray()
+        _varint((-delta << 1) | 1 if delta < 0 else delta << 1, varint)
+        delta_bytes = bytes(varint)
+        if len(_LINE_DELTAS) < _ENCODED_KEPT:
+            _LINE_DELTAS[delta] = delta_bytes
+    rest = b""  # the entries after the first: as many of 8 units as there are, then the last
+    if units > 8:
+        full, last = divmod(units - 9, 8)
+        rest = _EIGHT_MORE * full + bytes((_LINE_ENTRY | last, 0))
+    found = bytes((_LINE_ENTRY | (min(units, 8) - 1),)) + delta_bytes + rest
     if len(_LINE_ENTRIES) < _ENCODED_KEPT and units < 1 << 16:  # the key holds units in 16 bits
         _LINE_ENTRIES[key] = found
     return found
 
 
+#: A location entry's first byte but its code units: form 13 (a line, no columns).
+_LINE_ENTRY = 0x80 | (13 << 3)
 #: The line table's entries by (line delta, code units): a few hundred pairs come again
 #: and again (an LC-3 instruction is a few code units, a line or two after the last).
 _LINE_ENTRIES: dict[int, bytes] = {}
+#: A line delta's bytes (a signed varint).
+_LINE_DELTAS: dict[int, bytes] = {}
+#: An entry of 8 code units on the same line.
+_EIGHT_MORE = bytes((_LINE_ENTRY | 7, 0))
 
 
 def assemble(

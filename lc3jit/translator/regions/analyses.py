@@ -108,14 +108,19 @@ def chains(graph: RegionGraph, paid_by: Mapping[int, int]) -> dict[int, int]:
     paid = {payer: start for start, payer in paid_by.items()}  # one each: straight on
     lengths = {b.start: b.length for b in graph.blocks}
     ahead: dict[int, int] = {}
-
-    def of(start: int) -> int:
-        if start not in ahead:
+    for block in graph.blocks:
+        walk: list[int] = []
+        at: int | None = block.start
+        while at is not None and at not in ahead:
+            # Provisional: a chain that comes back to itself is code no entry reaches (a
+            # return point whose RET is outside the region), never run; it ends there.
+            ahead[at] = 0
+            walk.append(at)
+            at = paid.get(at)
+        for start in reversed(walk):
             after = paid.get(start)
-            ahead[start] = 0 if after is None else lengths[after] + of(after)
-        return ahead[start]
-
-    return {b.start: of(b.start) for b in graph.blocks}
+            ahead[start] = 0 if after is None else lengths[after] + ahead[after]
+    return {b.start: ahead[b.start] for b in graph.blocks}
 
 
 #: For each block, as bit masks: the registers it reads before writing them, and those it writes.

@@ -20,9 +20,6 @@ INLINE_BLOCKS = 12
 #: Successor kinds that stay in the function: targets known now, calls excepted.
 LOCAL = frozenset({Kind.TAKEN, Kind.FALLTHROUGH, Kind.RETURN})
 
-#: Successor kinds a block may run straight on into.
-_STRAIGHT_KINDS = LOCAL | {Kind.CALL}
-
 #: Exits that call: JSR, JSRR, and a TRAP whose routine is known (regions.system).
 CALLS = frozenset({Exit.CALL, Exit.TRAP})
 #: Exits that return to a call's return point: RET, and the RTI of a trap routine.
@@ -63,9 +60,11 @@ def reach(
     first `limit` of them."""
     order, seen = [root], {root}
     for start in order:
-        for successor in successors_of(blocks[start], hints):
+        block = blocks[start]
+        # Without hints (a subroutine's body, a callee's size) a block's own successors serve.
+        for successor in successors_of(block, hints) if hints else block.successors:
             target = successor.address
-            if target not in blocks or target in seen:
+            if target in seen or target not in blocks:
                 continue
             if successor.kind in LOCAL or (successor.kind is Kind.CALL and follow_call(target)):
                 if len(order) == limit:
@@ -168,11 +167,14 @@ def layout(region: list[Block]) -> list[Block]:
 def straight_on(block: Block, inside: Container[int]) -> int | None:
     """Where the block goes without a jump, if it stays inside: the branch not taken, or
     its only successor there."""
-    targets = [s for s in block.successors if s.address in inside and s.kind in _STRAIGHT_KINDS]
-    for successor in targets:
-        if successor.kind is Kind.FALLTHROUGH:
-            return successor.address
-    return targets[0].address if len(targets) == 1 else None
+    found, inside_count = None, 0
+    for successor in block.successors:  # at most two
+        address = successor.address  # None where known only at run time: never inside
+        if address in inside:
+            if successor.kind is Kind.FALLTHROUGH:
+                return address
+            found, inside_count = address, inside_count + 1
+    return found if inside_count == 1 else None
 
 
 def return_points(region: Sequence[Block], hints: Hints = NO_HINTS) -> dict[int, list[int]]:
