@@ -224,6 +224,19 @@ def test_the_gradescope_autograder_package_runs_end_to_end(tmp_path: Path) -> No
     )
 
 
+def test_grade_under_an_older_pytest_says_so_in_one_line(tmp_path: Path) -> None:
+    (tmp_path / "pytest.py").write_text('__version__ = "8.4.2"\n')  # what `import pytest` finds
+    result = subprocess.run(
+        [sys.executable, "-m", "lc3jit", "grade", str(GRADING / "test_array_max.py"),
+         str(GRADING / "submissions" / "halts.asm")],
+        capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(tmp_path)},
+    )  # fmt: skip
+    assert result.returncode != 0
+    assert result.stderr == (
+        "lc3jit: grading a class needs pytest 9 or newer, not 8.4.2: pip install -U 'pytest>=9'\n"
+    )
+
+
 def test_grade_says_what_it_lacks_and_what_coverage_costs() -> None:
     missing = subprocess.run(
         [sys.executable, "-m", "lc3jit", "grade", str(GRADING / "test_array_max.py")],

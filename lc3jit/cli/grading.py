@@ -70,6 +70,9 @@ def grade(
         return
     if not submissions:
         raise fail("no submissions to grade: give their files after the tests")
+    problem = pytest_problem()
+    if problem:
+        raise fail(problem)
     from lc3jit.grader.grade import grade_class
 
     try:
@@ -79,3 +82,22 @@ def grade(
     scores = ", ".join(f"{Path(r.program).name} {r.score:g}/{r.max_score:g}" for r in records[:5])
     more = f", ... ({len(records)} in all)" if len(records) > 5 else ""
     typer.echo(f"{scores}{more}\nwritten: {out / 'scores.csv'}, {out / 'scores.json'}, {out / 'scores.html'}")
+
+
+#: The oldest pytest whose pieces a grading worker runs each test with (lc3jit/grader/protocol.py).
+GRADE_PYTEST = 9
+
+
+def pytest_problem(version: str | None = None) -> str | None:
+    """Why `lc3jit grade` cannot grade with the pytest installed (or the version given), or None."""
+    if version is None:
+        try:
+            import pytest
+        except ImportError:
+            return f"grading needs pytest: pip install 'pytest>={GRADE_PYTEST}'"
+        version = pytest.__version__
+    major = version.split(".")[0]
+    if major.isdigit() and int(major) >= GRADE_PYTEST:
+        return None
+    upgrade = f"pip install -U 'pytest>={GRADE_PYTEST}'"
+    return f"grading a class needs pytest {GRADE_PYTEST} or newer, not {version}: {upgrade}"
