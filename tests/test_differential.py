@@ -395,6 +395,41 @@ def test_bounds_a_branch_tells_of_the_register_a_sum_came_from_agree(engine: str
     assert runs[1].machine.mem[table : table + 3] == [WORD_MASK, 0, 1]  # BRp, k -16, j -16: 15, 16, 17
 
 
+#: LDRs from one base, R6: the first one's test clears the two after it at offsets 1 and 3
+#: (not the one at -1); after R6 moves on by 2, a load at it needs no test at all.
+LOADS_FROM_ONE_BASE = [
+    FORMS_BY_NAME["LDR"].encode(dr=1, baser=6, offset6=0),
+    FORMS_BY_NAME["ADD"].encode(dr=0, sr1=0, sr2=1),
+    FORMS_BY_NAME["LDR"].encode(dr=7, baser=6, offset6=1),
+    FORMS_BY_NAME["LDR"].encode(dr=2, baser=6, offset6=3),
+    FORMS_BY_NAME["LDR"].encode(dr=3, baser=6, offset6=-1),
+    FORMS_BY_NAME["ADDI"].encode(dr=6, sr1=6, imm5=2),
+    FORMS_BY_NAME["LDR"].encode(dr=4, baser=6, offset6=0),
+    FORMS_BY_NAME["TRAP"].encode(trapvect8=0x25),
+]
+#: Bases whose loads reach the device registers (KBSR at xFE00, KBDR at xFE02) or wrap.
+DEVICE_EDGES = (0xFDF9, 0xFDFB, 0xFDFC, 0xFDFD, 0xFDFE, 0xFDFF, KBSR, KBDR, WORD_MASK - 1, WORD_MASK, 0)
+
+
+@pytest.mark.parametrize("engine", OTHER_ENGINES)
+@given(
+    base=st.sampled_from(DEVICE_EDGES) | st.integers(0, WORD_MASK),
+    budget=st.none() | st.integers(0, len(LOADS_FROM_ONE_BASE)),
+)
+def test_loads_from_one_base_tested_once_agree_at_the_device_registers(
+    engine: str, base: int, budget: int | None
+) -> None:
+    """Loads that one wider test cleared, or that R6's bounds clear, still read the device
+    registers as devices (a key typed: KBSR's ready bit, KBDR's key) and wrap past xFFFF,
+    whatever the load the run stops before."""
+    runs = []
+    for name in ("interp", engine):
+        machine, display = make_machine(LOADS_FROM_ONE_BASE, ORIGIN, b"k")
+        machine.reg[6] = base
+        runs.append(run_on(name, machine, display, max_steps=budget))
+    assert_same(*runs)
+
+
 # Indirect jumps that learnt their targets: JMP and JSRR compare with them and go on inside.
 @pytest.mark.parametrize("edition", [3, 2])
 @MANY
