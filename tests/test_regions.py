@@ -39,7 +39,7 @@ from lc3jit_runtime.machine import IO_BASE
 
 from .conftest import make_machine, run_on
 from .machine_code import HALT, op
-from .test_differential import LOADS_FROM_ONE_BASE, ORIGIN, assert_same
+from .test_differential import LOADS_FROM_ONE_BASE, ORIGIN, PUSHES, assert_same
 
 TRANSLATORS = sorted(set(ENGINES) - {"interp"})
 INCREMENT = op("ADDI", dr=0, sr1=0, imm5=1)
@@ -567,6 +567,25 @@ def test_loads_from_one_base_test_it_once() -> None:
     run = run_on("regions", machine, display, max_steps=None)
     assert run.outcome.reason == "halt"
     assert [machine.reg[r] for r in (1, 7, 2, 3, 4)] == [12, 13, 15, 11, 14]
+
+
+def test_a_push_is_not_wrapped_before_its_store() -> None:
+    """`ADD R6, R6, #-1` then `STR R5, R6, #0`: the store's fast path takes only words,
+    so the decrement has no wrap (no compare on its line), though R6 is read after."""
+    machine, display = make_machine(PUSHES, ORIGIN)
+    code = region_compiler(
+        region_blocks(find_blocks(machine.mem, [ORIGIN]), ORIGIN), machine.edition
+    ).compile()
+    lines = [
+        ins.positions.lineno
+        for ins in dis.get_instructions(code)
+        if ins.opname == "COMPARE_OP" and ins.positions
+    ]
+    assert ORIGIN + 2 not in lines
+    machine.reg[5:8] = [2, 0x4000, 0x1234]
+    run = run_on("regions", machine, display, max_steps=None)
+    assert (run.outcome.reason, machine.reg[6]) == ("halt", 0x4000 - 2)
+    assert machine.mem[0x4000 - 3 : 0x4000] == [1, 0x1234, 0x1234]  # R5 at 2, then R7 over it
 
 
 def test_recursion_result() -> None:
