@@ -395,6 +395,74 @@ def test_bounds_a_branch_tells_of_the_register_a_sum_came_from_agree(engine: str
     assert runs[1].machine.mem[table : table + 3] == [WORD_MASK, 0, 1]  # BRp, k -16, j -16: 15, 16, 17
 
 
+#: LDRs from one base, R6: the first one's test clears the two after it at offsets 1 and 3
+#: (not the one at -1); after R6 moves on by 2, a load at it needs no test at all.
+LOADS_FROM_ONE_BASE = [
+    FORMS_BY_NAME["LDR"].encode(dr=1, baser=6, offset6=0),
+    FORMS_BY_NAME["ADD"].encode(dr=0, sr1=0, sr2=1),
+    FORMS_BY_NAME["LDR"].encode(dr=7, baser=6, offset6=1),
+    FORMS_BY_NAME["LDR"].encode(dr=2, baser=6, offset6=3),
+    FORMS_BY_NAME["LDR"].encode(dr=3, baser=6, offset6=-1),
+    FORMS_BY_NAME["ADDI"].encode(dr=6, sr1=6, imm5=2),
+    FORMS_BY_NAME["LDR"].encode(dr=4, baser=6, offset6=0),
+    FORMS_BY_NAME["TRAP"].encode(trapvect8=0x25),
+]
+#: Bases whose loads reach the device registers (KBSR at xFE00, KBDR at xFE02) or wrap.
+DEVICE_EDGES = (0xFDF9, 0xFDFB, 0xFDFC, 0xFDFD, 0xFDFE, 0xFDFF, KBSR, KBDR, WORD_MASK - 1, WORD_MASK, 0)
+
+
+@pytest.mark.parametrize("engine", OTHER_ENGINES)
+@given(
+    base=st.sampled_from(DEVICE_EDGES) | st.integers(0, WORD_MASK),
+    budget=st.none() | st.integers(0, len(LOADS_FROM_ONE_BASE)),
+)
+def test_loads_from_one_base_tested_once_agree_at_the_device_registers(
+    engine: str, base: int, budget: int | None
+) -> None:
+    """Loads that one wider test cleared, or that R6's bounds clear, still read the device
+    registers as devices (a key typed: KBSR's ready bit, KBDR's key) and wrap past xFFFF,
+    whatever the load the run stops before."""
+    runs = []
+    for name in ("interp", engine):
+        machine, display = make_machine(LOADS_FROM_ONE_BASE, ORIGIN, b"k")
+        machine.reg[6] = base
+        runs.append(run_on(name, machine, display, max_steps=budget))
+    assert_same(*runs)
+
+
+#: Pushes in a loop (R5 times round): `ADD R6, R6, #-1` then a store at R6, the sum left
+#: unwrapped for the store's fast path to make a word; a pop by LDR at R6 after a move.
+PUSHES = [
+    FORMS_BY_NAME["ADDI"].encode(dr=6, sr1=6, imm5=-1),
+    FORMS_BY_NAME["STR"].encode(sr=7, baser=6, offset6=0),
+    FORMS_BY_NAME["ADDI"].encode(dr=6, sr1=6, imm5=-1),
+    FORMS_BY_NAME["STR"].encode(sr=5, baser=6, offset6=0),
+    FORMS_BY_NAME["ADDI"].encode(dr=6, sr1=6, imm5=1),
+    FORMS_BY_NAME["LDR"].encode(dr=1, baser=6, offset6=0),
+    FORMS_BY_NAME["ADDI"].encode(dr=5, sr1=5, imm5=-1),
+    FORMS_BY_NAME["BR"].encode(nzp=0b001, pcoffset9=-8),
+    FORMS_BY_NAME["TRAP"].encode(trapvect8=0x25),
+]
+
+
+@pytest.mark.parametrize("engine", OTHER_ENGINES)
+@given(
+    base=st.sampled_from((0, 1, 2, 3, 0x3004, 0x300A, KBSR + 2, KBDR + 3, MCR + 1, WORD_MASK))
+    | st.integers(0, WORD_MASK),
+    budget=st.just(10_000) | st.integers(0, 40),
+)
+def test_pushes_whose_sums_a_store_makes_words_agree(engine: str, base: int, budget: int) -> None:
+    """A push's decrement is not wrapped before its store: past x0000, into the device
+    registers (MCR too) or into the loop's own code, every engine does what the
+    interpreter does, wherever the run stops."""
+    runs = []
+    for name in ("interp", engine):
+        machine, display = make_machine(PUSHES, ORIGIN, b"k")
+        machine.reg[5:8] = [4, base, 0x1234]
+        runs.append(run_on(name, machine, display, max_steps=budget))
+    assert_same(*runs)
+
+
 # Indirect jumps that learnt their targets: JMP and JSRR compare with them and go on inside.
 @pytest.mark.parametrize("edition", [3, 2])
 @MANY

@@ -35,10 +35,11 @@ from lc3jit.translator.regions.graph import build_graph, region_graph
 from lc3jit.translator.regions.return_order import loops_first
 from lc3jit.translator.regions.select import layout
 from lc3jit_runtime.isa import WORD_MASK, decode
+from lc3jit_runtime.machine import IO_BASE
 
 from .conftest import make_machine, run_on
 from .machine_code import HALT, op
-from .test_differential import ORIGIN, assert_same
+from .test_differential import LOADS_FROM_ONE_BASE, ORIGIN, PUSHES, assert_same
 
 TRANSLATORS = sorted(set(ENGINES) - {"interp"})
 INCREMENT = op("ADDI", dr=0, sr1=0, imm5=1)
@@ -549,6 +550,54 @@ def test_a_compare_bounds_the_register_it_was_made_from() -> None:
     assert (run.outcome.reason, machine.reg[0]) == ("halt", WORD_MASK)
     pushed = [5, 4, 3, 2, 1, 0, 0x8001, 0, WORD_MASK]  # from 6, x8002, 1 and 0
     assert machine.mem[0x4000 - len(pushed) : 0x4000] == pushed[::-1]
+
+
+def test_loads_from_one_base_test_it_once() -> None:
+    """A frame popped with LDRs from R6 at offsets 0, 1 and 3 tests R6 once, against
+    xFE00 less 3; the load at -1 keeps its own tests, and after R6 moves on by 2 a load
+    at it needs none. The values are those of memory."""
+    words = LOADS_FROM_ONE_BASE
+    machine, display = make_machine(words, ORIGIN)
+    code = region_compiler(
+        region_blocks(find_blocks(machine.mem, [ORIGIN]), ORIGIN), machine.edition
+    ).compile()
+    tests: dict[int, list[int]] = {ORIGIN + k: [] for k in (0, 2, 3, 4, 6)}
+    for constant, compare in itertools.pairwise(dis.get_instructions(code)):
+        line = compare.positions.lineno if compare.positions else None
+        limit = constant.argval
+        if line in tests and compare.opname == "COMPARE_OP" and isinstance(limit, int) and limit > 0xFD00:
+            tests[line].append(limit)  # a test below the device registers (not the budget's)
+    assert tests == {
+        ORIGIN: [IO_BASE - 3],
+        ORIGIN + 2: [],
+        ORIGIN + 3: [],
+        ORIGIN + 4: [IO_BASE],
+        ORIGIN + 6: [],
+    }
+    machine.load_words(0x4000 - 1, [11, 12, 13, 14, 15, 16])
+    machine.reg[6] = 0x4000
+    run = run_on("regions", machine, display, max_steps=None)
+    assert run.outcome.reason == "halt"
+    assert [machine.reg[r] for r in (1, 7, 2, 3, 4)] == [12, 13, 15, 11, 14]
+
+
+def test_a_push_is_not_wrapped_before_its_store() -> None:
+    """`ADD R6, R6, #-1` then `STR R5, R6, #0`: the store's fast path takes only words,
+    so the decrement has no wrap (no compare on its line), though R6 is read after."""
+    machine, display = make_machine(PUSHES, ORIGIN)
+    code = region_compiler(
+        region_blocks(find_blocks(machine.mem, [ORIGIN]), ORIGIN), machine.edition
+    ).compile()
+    lines = [
+        ins.positions.lineno
+        for ins in dis.get_instructions(code)
+        if ins.opname == "COMPARE_OP" and ins.positions
+    ]
+    assert ORIGIN + 2 not in lines
+    machine.reg[5:8] = [2, 0x4000, 0x1234]
+    run = run_on("regions", machine, display, max_steps=None)
+    assert (run.outcome.reason, machine.reg[6]) == ("halt", 0x4000 - 2)
+    assert machine.mem[0x4000 - 3 : 0x4000] == [1, 0x1234, 0x1234]  # R5 at 2, then R7 over it
 
 
 def test_recursion_result() -> None:

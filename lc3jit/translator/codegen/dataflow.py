@@ -123,6 +123,14 @@ def word_reads(ins: Instruction, unwrapped_bases: bool) -> int:
     return found
 
 
+def made_words(ins: Instruction) -> int:
+    """The registers whose locals an instruction leaves holding words where its fast path
+    goes on, as a bit mask, where bases may be sums not wrapped yet: the base of an LDR or
+    STR at offset 0, which only addresses below xFE00 take (memory.MemoryAccess
+    address_checked). `ADD R6, R6, #-1` then `STR R7, R6, #0`, a push, needs no wrap."""
+    return 1 << ins.baser if ins.form.name in ("LDR", "STR") and not ins.offset6 else 0
+
+
 #: Every register, as a bit mask.
 ALL_MASK = mask_of(ALL_REGISTERS)
 
@@ -138,6 +146,7 @@ def exact_results(block: Block, wanted_after: int, access_control: bool, unwrapp
     twice, then + x, wraps once. A way out (a slow path, an exit, a helper) wraps the
     values it writes back, out of the way of the fast path. Under access control every
     instruction that is not register-to-register still wants every register as a word.
+    With `unwrapped_bases`, an access at a base register leaves it a word (made_words).
     """
     exact, wanted = [], wanted_after  # registers read as words later on
     for ins in reversed(block.instructions):
@@ -152,6 +161,8 @@ def exact_results(block: Block, wanted_after: int, access_control: bool, unwrapp
             exact.append(True)
             if dr is not None:
                 wanted &= ~(1 << dr)
+            if unwrapped_bases:
+                wanted &= ~made_words(ins)
             wanted |= WORD_READS.get((ins.word, unwrapped_bases)) or word_reads(ins, unwrapped_bases)
     return exact[::-1]
 

@@ -258,9 +258,7 @@ def emit_ldi(c: BlockState, ins: Instruction) -> None:
 
 @emitter("LDR")
 def emit_ldr(c: BlockState, ins: Instruction) -> None:
-    address, bounds = c.memory.base_plus_offset(ins.baser, ins.offset6)
-    c.memory.load_computed_address(address, bounds, ins.address)
-    c.memory.address_checked(ins.baser, ins.offset6)
+    c.memory.load_base_plus_offset(ins.baser, ins.offset6, ins.address)
     c.result(ins.dr, True)
 
 

@@ -15,6 +15,7 @@ from functools import lru_cache
 
 from lc3jit.translator.codegen.assembler import Item
 from lc3jit.translator.codegen.bounds import ADDRESS_BOUNDS, FULL, OFFSET6_REACH, WRAP
+from lc3jit.translator.codegen.dataflow import register_writes
 from lc3jit.translator.codegen.emitter import BinaryOp, Compare, Label, recorded
 from lc3jit.translator.codegen.slow_paths import SlowPaths
 from lc3jit.translator.codegen.state import BlockState
@@ -23,10 +24,11 @@ from lc3jit_runtime.isa import WORD_MASK
 from lc3jit_runtime.machine import IO_BASE, USER_BASE, user_address
 
 
-@lru_cache(maxsize=64)
-def _below_devices(local: str) -> tuple[Item, ...]:
-    """`local < xFE00`, made once for each local that holds an address (a load's test)."""
-    return recorded(("load", local), ("const", IO_BASE), ("compare", Compare.LT))
+@lru_cache(maxsize=256)
+def _below(local: str, limit: int) -> tuple[Item, ...]:
+    """`local < limit`, made once for each local that holds an address and each limit (a
+    load's test: xFE00, or less where it also clears the loads after it, see `reach`)."""
+    return recorded(("load", local), ("const", limit), ("compare", Compare.LT))
 
 
 class MemoryAccess:
@@ -51,16 +53,35 @@ class MemoryAccess:
         control) a word closed to user mode, which the OS's own stores write?"""
         return address >= IO_BASE or (self.state.access_control and not user_address(address))
 
+    def load_base_plus_offset(self, baser: int, offset: int, at: int) -> None:
+        """Push mem[BaseR + offset] (LDR). Where BaseR's bounds keep the address below
+        xFE00 (a load from it, or after it, tested that: `reach`), the sum is indexed as it
+        is, with no test and no local."""
+        s = self.state
+        lo, hi = s.range_of(baser)
+        if lo + offset >= 0 and hi + offset < IO_BASE and not s.checked_loads:
+            s.push_table(contract.MEMORY)
+            s.push_reg(baser)
+            if offset:
+                s.e.const(abs(offset))
+                s.e.binary(BinaryOp.ADD if offset > 0 else BinaryOp.SUBTRACT)
+            s.e.subscript()
+            return
+        address, bounds = self.base_plus_offset(baser, offset)
+        limit = IO_BASE - self.reach(baser, offset)
+        self.address_checked(baser, offset, self.load_computed_address(address, bounds, at, limit=limit))
+
     def load_computed_address(
-        self, local: str, bounds: tuple[int, int], at: int, rejoins: bool = False
-    ) -> None:
+        self, local: str, bounds: tuple[int, int], at: int, rejoins: bool = False, limit: int = IO_BASE
+    ) -> int:
         """Push mem[local]: local is an address within bounds, not yet wrapped (see
-        ADDRESS_BOUNDS); `rejoins`: see slow_load."""
+        ADDRESS_BOUNDS), tested below `limit` (at most xFE00: see `reach`); `rejoins`: see
+        slow_load. Returns `limit`: what the fast path's addresses are below."""
         s = self.state
         e, slow, retry = s.e, Label(), Label()
         if self.may_retry(bounds):
             e.place(retry)
-        e.extend(_below_devices(local))
+        e.extend(_below(local, limit))
         e.jump_if_false(slow)
         if bounds[0] < 0 or s.checked_loads:
             e.load(local)
@@ -77,6 +98,25 @@ class MemoryAccess:
             ),
             rejoins,
         )
+        return limit
+
+    def reach(self, baser: int, offset: int) -> int:
+        """How much further than `offset` the loads after this one read from BaseR, before
+        BaseR changes in the block: a load's test then clears them too (BaseR + offset below
+        xFE00 less that), so that they need none (`LDR R1, R6, #0` ... `LDR R7, R6, #1`
+        popping a frame). An address the wider test sends to the slow path only costs a way
+        through the interpreter. Where the base is not bounded after an access, none."""
+        s = self.state
+        if not self.slow.bound_base_after_access or s.checked_loads or offset < 0:
+            return 0
+        block = s.current_block()
+        furthest = offset
+        for ins in block.instructions[s.index + 1 :]:
+            if ins.form.name == "LDR" and ins.baser == baser and ins.offset6 > furthest:
+                furthest = ins.offset6
+            if baser in register_writes(ins):
+                break
+        return furthest - offset
 
     def store(
         self,
@@ -150,15 +190,16 @@ class MemoryAccess:
         e.jump(retry)
         e.place(within)
 
-    def address_checked(self, baser: int, offset: int) -> None:
+    def address_checked(self, baser: int, offset: int, limit: int = IO_BASE) -> None:
         """After the fast path of a load or store at BaseR + offset, which only addresses
-        below xFE00 take (the write map watches every word from there on), BaseR's bounds
-        say so: an increment of a pointer just used then needs no wrap. (Not where the
-        address was wrapped and tried again: BaseR itself was not, unless offset is 0.)"""
+        below `limit` take (xFE00 for a store: the write map watches every word from there
+        on), BaseR's bounds say so: an increment of a pointer just used then needs no wrap.
+        (Not where the address was wrapped and tried again: BaseR itself was not, unless
+        offset is 0.)"""
         s = self.state
         lo, hi = s.range_of(baser)
         if self.slow.bound_base_after_access and (0 <= lo + offset <= hi + offset <= WORD_MASK or not offset):
-            s.ranges[baser] = (max(lo, -offset), min(hi, IO_BASE - 1 - offset))
+            s.ranges[baser] = (max(lo, -offset), min(hi, limit - 1 - offset))
 
     def base_plus_offset(self, baser: int, offset: int) -> tuple[str, tuple[int, int]]:
         """BaseR + offset, unwrapped: the local that holds it (BaseR's own for offset 0),

@@ -69,6 +69,10 @@ class BlockState:
         #: right after it then bounds sr too: forms.source_bounds)
         self.last_sum: tuple[int, int, int, int] | None = None
 
+    def current_block(self) -> Block:
+        """The block being emitted."""
+        return self.block
+
     # Registers and codes.
     def reg(self, r: int) -> str:
         """The local that holds register r here (loaded at entry if read before written)."""

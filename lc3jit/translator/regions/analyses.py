@@ -20,6 +20,7 @@ from lc3jit.translator.codegen.dataflow import (
     MASKS,
     REGISTER_ONLY,
     exact_results,
+    made_words,
     register_masks,
     registers_of,
 )
@@ -206,7 +207,7 @@ def unwrapped_registers(
         for ins, is_exact in zip(block.instructions, exact[block.start], strict=True):
             written = (get(ins.word) or register_masks(ins))[1]
             if is_exact or ins.form.name not in REGISTER_ONLY:
-                unwrapped &= ~written
+                unwrapped &= ~(written | made_words(ins))
             else:
                 unwrapped |= written
         left[block.start] = unwrapped

@@ -84,6 +84,9 @@ class AcrossBlocks(BlockState):
         self.dirty: set[int] = set()  # registers (and CODES) whose locals may differ from R here
         self.supervised = supervised(graph, access_control)
 
+    def current_block(self) -> Block:
+        return self.current
+
     # Registers: every register the region names is a local from entry to exit.
     def reg(self, r: int) -> str:
         return LOCALS[r]
