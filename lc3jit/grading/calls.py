@@ -54,9 +54,9 @@ class CallResult:
     run: RunResult
     last_run: int  # the address of the last instruction the program ran
     return_address: int
-    diagnosis: str = ""  # past a limit: "; it is looping between ..." (what it keeps doing)
     #: Names an address as a student reads it (Simulator.where).
-    describe: Callable[[int], str] = field(default=lambda address: f"x{address:04X}", repr=False)
+    describe: Callable[[int], str] = field(repr=False)
+    diagnosis: str = ""  # past a limit: "; it is looping between ..." (what it keeps doing)
 
     @cached_property
     def where(self) -> str:

@@ -104,8 +104,8 @@ class Calling(SimulatorBase):
             result,
             self.last_run(),
             RETURN_ADDRESS,
-            "" if returned else self.diagnosis(result.outcome.ending),
             self.where,
+            "" if returned else self.diagnosis(result.outcome.ending),
         )
 
     def call(self, subroutine: Address, *args: int, max_steps: int | None = None) -> int:
