@@ -10,12 +10,14 @@ CI=true, where they fail.
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import re
 import shutil
 import subprocess
 import sys
 import threading
+import time
 import urllib.error
 import urllib.request
 import zipfile
@@ -431,31 +433,39 @@ def test_step_back_and_the_translation(page: Browser, site_url: str) -> None:
     assert len(png_colours(page.screenshot())) > 20  # not blank
 
 
-def click_gutter(page: Browser, line: int) -> None:
-    """A click in the breakpoints' gutter of the editor's line (1-based)."""
-    x, y = page.evaluate(
-        "(() => { const g = document.querySelector('.cm-breakpoint-gutter').getBoundingClientRect();"
-        f" const r = document.querySelectorAll('.cm-content .cm-line')[{line - 1}].getBoundingClientRect();"
-        " return [g.x + g.width / 2, r.y + r.height / 2]; })()"
-    )
-    page.click_at(x, y)
+def click_gutter(page: Browser, line: int, marks: str) -> None:
+    """A click in the breakpoints' gutter of the editor's line (1-based), once the editor
+    stands still; then wait until the marks are on the lines marks names ("8 22")."""
+    where = None
+    for _ in range(50):  # the editor scrolls to a stop in an animation frame
+        now = page.evaluate(
+            "(() => { const g = document.querySelector('.cm-breakpoint-gutter').getBoundingClientRect();"
+            f" const r = document.querySelectorAll('.cm-content .cm-line')[{line - 1}]"
+            ".getBoundingClientRect(); return [g.x + g.width / 2, r.y + r.height / 2]; })()"
+        )
+        if now == where:
+            break
+        where = now
+        time.sleep(0.05)
+    page.click_at(*where)
+    page.wait(f"document.getElementById('editor').dataset.breakpoints === {json.dumps(marks)}")
 
 
 def test_breakpoints_set_in_the_gutter_stop_the_run(page: Browser, site_url: str) -> None:
     open_page(page, link(site_url, program="examples/fib.asm"))
     page.wait("!document.getElementById('run').disabled")
-    click_gutter(page, 8)  # JSR PRINT_DEC, in the loop
+    click_gutter(page, 8, "8")  # JSR PRINT_DEC, in the loop
     for output in ("", "0\n"):
         page.click("#run")
         assert settle(page, ("stopped", "ended")) == "stopped"
         assert "Breakpoint at" in text(page, "debugger") and "fib.asm:8" in text(page, "debugger")
         assert text(page, "output") == output
-    click_gutter(page, 8)  # cleared, while the machine is loaded
-    click_gutter(page, 19)  # a blank line: the machine moves it to PRINT_DEC's first, line 22
+    click_gutter(page, 8, "")  # cleared, while the machine is loaded
+    click_gutter(page, 19, "22")  # a blank line: the machine moves it to PRINT_DEC's first
     page.click("#run")
     assert settle(page, ("stopped", "ended")) == "stopped"
     assert "fib.asm:22" in text(page, "debugger")
-    click_gutter(page, 22)  # the mark moved there: this clears it
+    click_gutter(page, 22, "")
     page.click("#run")
     assert settle(page) == "ended"
     expected = Simulator(EXAMPLES / "fib.asm")

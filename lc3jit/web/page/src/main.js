@@ -22,6 +22,7 @@ let worker = null;
 let program = null; // {name, data: Uint8Array} of a binary, or {name, source} of assembly
 let loaded = false; // the worker's machine is the program as shown
 let stopTimer = null;
+let breakpointsAsked = 0; // changes of the breakpoints sent and not yet answered
 const pending = new Map(); // diagnostics asked for, by id
 let nextId = 0;
 
@@ -50,7 +51,8 @@ const lint = linter(async (view) => {
 
 // Breakpoints in the editor's gutter: a click on a line's gutter sets or clears one. The
 // machine places each at the first instruction at or after its line (as `break 12` does),
-// and its reports move the marks there.
+// and its reports move the marks there, once it has answered every change sent (a report
+// made before the last click would put back marks the user has just changed).
 const breakpointMark = new (class extends GutterMarker {
   toDOM() {
     return document.createTextNode("●");
@@ -84,7 +86,10 @@ function toggleBreakpoint(view, line) {
   const lines = breakpointLines(view.state);
   const next = lines.includes(number) ? lines.filter((n) => n !== number) : [...lines, number];
   view.dispatch({ effects: setBreakpoints.of(next) });
-  if (loaded && worker && program && !program.data) worker.postMessage({ kind: "breakpoints", lines: next });
+  if (loaded && worker && program && !program.data) {
+    breakpointsAsked += 1;
+    worker.postMessage({ kind: "breakpoints", lines: next });
+  }
   return true;
 }
 
@@ -108,6 +113,9 @@ const editor = new EditorView({
     lint,
     EditorView.updateListener.of((update) => {
       if (update.docChanged && program && !program.data) loaded = false;
+      if (update.startState.field(breakpoints) !== update.state.field(breakpoints)) {
+        $("editor").dataset.breakpoints = breakpointLines(update.state).join(" "); // as shown
+      }
     }),
   ],
 });
@@ -207,8 +215,10 @@ function report(message) {
     $("speed").textContent = `${message.instructions.toLocaleString()} instructions ${mips} ${message.engine}`;
     Object.assign($("speed").dataset, { instructions: message.instructions, mips: message.mips, engine: message.engine });
   }
+  if (message.answers === "breakpoints") breakpointsAsked -= 1;
   const shown = breakpointLines();
-  if (loaded && message.breakpoints && program && !program.data && String(message.breakpoints) !== String(shown)) {
+  const settled = breakpointsAsked === 0 && loaded && program && !program.data;
+  if (settled && message.breakpoints && String(message.breakpoints) !== String(shown)) {
     editor.dispatch({ effects: setBreakpoints.of(message.breakpoints) }); // where the machine put them
   }
   if (message.line && program && !program.data && message.file === program.name) {
@@ -262,6 +272,7 @@ function takeMachine({ worker: started, early }) {
 $("run").onclick = () => {
   ensureLoaded();
   worker.postMessage({ kind: "run" });
+  report({ state: "running" }); // at once: the last run's "stopped" is not this run's
   terminal.focus();
 };
 $("step").onclick = () => {
