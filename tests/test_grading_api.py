@@ -507,3 +507,61 @@ def test_a_seed_fills_the_same_words_however_earlier_machines_changed_theirs() -
     again = Simulator(EXAMPLES / "solution.asm", seed=7)
     assert (list(again.registers), again.memory[0x4000:0x4004]) == expected
     assert (again.memory[0x0000], again.memory[0xFDFF]) == (0x902B, 0xB79A)
+
+
+LEAK_TESTS = """
+import pytest
+
+
+def loaded(sim):
+    words = [0] * 0x10000
+    for image in sim.images:
+        words[image.origin : image.end] = image.words
+    return words
+
+
+@pytest.mark.parametrize("stride", [1, 2])
+def test_writes_everywhere(lc3, stride):
+    sim = lc3()
+    sim.memory[0x5000] = list(range(1, 300))
+    sim.write_string(0x6000, "every word")
+    sim.call("SCRIBBLE", 0x7000, 600, stride)  # 600 words, adjacent or not
+    sim.call("SCRIBBLE", 0x0100, 3, 1)  # the trap table's and an I/O page's words
+    sim.call("SCRIBBLE", 0xFE10, 3, 1)
+    lc3(seed=3).call("SCRIBBLE", 0x3100, 5, stride)
+
+
+def test_a_new_machine_holds_the_program_alone(lc3):
+    for _ in range(3):
+        sim = lc3()
+        assert sim.machine.mem == loaded(sim)
+        sim.call("SCRIBBLE", 0x4000, 10, 1)
+"""
+
+
+def test_no_test_finds_what_an_earlier_test_or_submission_wrote(tmp_path: Path) -> None:
+    """A closed machine's memory serves the next test's machine, in a worker of `lc3jit grade`
+    (whatever submission) as under `pytest`: every word the grader, the seed and the program
+    wrote is zero again, as in a new machine."""
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    (tests / "test_leaks.py").write_text(LEAK_TESTS)
+    scribble = (  # R1 words from R0, every R2 words
+        "SCRIBBLE ADD R1, R1, #0\nBRz DONE\nLOOP STR R1, R0, #0\n"
+        "ADD R0, R0, R2\nADD R1, R1, #-1\nBRp LOOP\nDONE RET"
+    )
+    submissions = []
+    for number in range(3):
+        path = tmp_path / f"student{number}.asm"
+        path.write_text(f".ORIG x3000\nBR START\n{scribble}\nSTART HALT\n.FILL #{number}\n.END\n")
+        submissions.append(path)
+    records = grade_class(tests, submissions, tmp_path / "out", jobs=1, options=["--lc3-coverage"])
+    assert [(r.program, r.score, r.max_score) for r in records] == [
+        (f"student{number}.asm", 3, 3) for number in range(3)
+    ]
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", str(tests), "-q", "-p", "no:cacheprovider", "--lc3-program",
+         str(submissions[0])],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
