@@ -11,13 +11,14 @@ import re
 import subprocess
 import sys
 import textwrap
+import threading
 import tracemalloc
 from pathlib import Path
 
 import pytest
 
 from lc3jit.api import LabelError, OutputLimitError, Simulator, StrictError, TimeLimitError
-from lc3jit.grader.grade import grade_class
+from lc3jit.grader.grade import grade_class, start_method
 from lc3jit.session import ENGINES
 
 EXAMPLES = Path(__file__).parent.parent / "examples" / "grading"
@@ -353,6 +354,32 @@ def test_a_worker_grades_many_submissions_with_one_collection_as_pytest_would_ea
         graded = by_name[f"{name}0.asm"]
         assert (alone["program"], alone["problem"]) == (graded["program"], graded["problem"])
         assert alone["tests"] == graded["tests"]
+
+
+def test_forked_and_spawned_workers_grade_a_class_alike(tmp_path: Path) -> None:
+    """Workers are forked from a process that runs one thread, spawned from one that runs
+    more (a fork would copy one of them): the records are the same, word for word."""
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    (tests / "test_course.py").write_text(COURSE_TESTS)
+    submissions = []
+    for name, body in {"good": "TWICE ADD R0, R0, R0\nRET", "wrong": "TWICE ADD R0, R0, #1\nRET"}.items():
+        path = tmp_path / f"{name}.asm"
+        path.write_text(f".ORIG x3000\nBR START\n{body}\nSTART HALT\n.END\n")
+        submissions.append(path)
+    assert start_method() == ("fork" if sys.platform == "linux" else "spawn")
+    forked = grade_class(tests, submissions, tmp_path / "forked", jobs=2, options=["--lc3-coverage"])
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        assert start_method() == "spawn"
+        spawned = grade_class(tests, submissions, tmp_path / "spawned", jobs=2, options=["--lc3-coverage"])
+    finally:
+        release.set()
+        other.join()
+    assert [r.as_dict() | {"seconds": 0} for r in forked] == [r.as_dict() | {"seconds": 0} for r in spawned]
+    assert [r.score for r in forked] == [5, 2]
 
 
 OUTCOME_TESTS = """
