@@ -9,15 +9,12 @@ from __future__ import annotations
 
 import io
 import random
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import lc3jit_runtime.machine as machine_module
 from lc3jit.session import ENGINES, boot, load_images, os_images
 from lc3jit.translator.regions import MAX_HINTS, learning, region_engine
 from lc3jit_runtime import dispatch
@@ -32,11 +29,10 @@ from lc3jit_runtime.machine import (
     KBSR,
     MCR,
     Machine,
-    recycle_memory,
     unwritten_write_map,
 )
 
-from .conftest import Run, make_machine, run_on
+from .conftest import Run, make_machine, recycling, run_on
 
 ORIGIN = 0x3000
 OTHER_ENGINES = sorted(set(ENGINES) - {"interp"})
@@ -212,18 +208,6 @@ def test_a_trap_that_pushes_onto_the_words_after_it_runs_the_pushed_words(engine
     assert_same(expected, actual)
     assert actual.machine.mem[ORIGIN + 3 : ORIGIN + 5] == [ORIGIN + 3, 0x0001]
     assert (actual.machine.reg[1], actual.machine.reg[2], actual.machine.mem[ORIGIN + 7]) == (0, 0, 7)
-
-
-@contextmanager
-def recycling() -> Iterator[None]:
-    """Closed machines' memories serve the next machines inside (as a grader's do), as
-    before after."""
-    kept = machine_module._SPARE_MEMORIES
-    recycle_memory(True)
-    try:
-        yield
-    finally:
-        machine_module._SPARE_MEMORIES = kept
 
 
 def run_case(engine: str, case: tuple[list[int], list[int], bytes], edition: int, under_os: bool) -> Run:

@@ -20,6 +20,9 @@ import pytest
 from lc3jit.api import LabelError, OutputLimitError, Simulator, StrictError, TimeLimitError
 from lc3jit.grader.grade import grade_class, start_method
 from lc3jit.session import ENGINES
+from lc3jit.translator.shared import SharedTranslations
+
+from .conftest import recycling
 
 EXAMPLES = Path(__file__).parent.parent / "examples" / "grading"
 FACTORIAL = EXAMPLES / "factorial"
@@ -211,6 +214,25 @@ def test_a_closed_simulator_gives_its_memory_back_at_once_and_its_tables_to_the_
     assert held[2] - held[0] < 500_000, f"{held} bytes held after each"  # no table more
     with pytest.raises(ValueError, match="closed"):
         sim.run()
+
+
+@engines
+def test_a_graders_simulators_find_memory_as_new_whatever_the_engine(engine: str) -> None:
+    """With memory recycled (as under the pytest plugin) and translations shared, each
+    Simulator finds memory as loaded, however the ones before wrote it (a seed's fill, the
+    grader, the program), and runs alike."""
+    loaded = Simulator(EXAMPLES / "solution.asm", engine=engine).machine.mem
+    shared, values = SharedTranslations(), []
+    with recycling():
+        for count, seed in ((300, 1), (5, None), (300, 2)):
+            with Simulator(EXAMPLES / "solution.asm", engine=engine, translations=shared, seed=seed) as sim:
+                sim.memory[0x4000] = list(range(count))
+                values.append(sim.call("ARRAY_MAX", 0x4000, count))
+                sim.run()  # the main program's stores too
+            fresh = Simulator(EXAMPLES / "solution.asm", engine=engine, translations=shared)
+            assert fresh.machine.mem == loaded
+            fresh.close()
+    assert values == [299, 4, 299]
 
 
 def test_a_class_is_graded_whatever_its_submissions_do(tmp_path: Path) -> None:
