@@ -165,8 +165,12 @@ def unwritten_write_map(edition: int, access_control: bool) -> list[int]:
 #: While a process recycles machines' memory (recycle_memory), the memories of closed
 #: machines with their write maps, by edition and access control, as a new machine's:
 #: every word zero, every flag as fresh. None while it does not.
-_SPARE_MEMORIES: dict[tuple[int, bool], list[tuple[list[int], list[int]]]] | None = None
+_SPARE_MEMORIES: dict[tuple[int, bool], list[tuple[list[int] | None, list[int]]]] | None = None
 SPARE_MEMORIES = 2
+#: Words written past which a closed machine's memory is let go and the next made anew:
+#: zeroing a word in place costs about twice what making and freeing one does (a seed's
+#: fill writes 65,000).
+ZERO_AT_MOST = MEMORY_WORDS // 4
 
 
 def recycle_memory(on: bool) -> None:
@@ -190,7 +194,8 @@ def _memory(edition: int, access_control: bool) -> tuple[list[int], list[int], S
         return [0] * MEMORY_WORDS, _write_map(edition, access_control), Spans()
     spares = _SPARE_MEMORIES.setdefault((edition, access_control), [])
     if spares:
-        memory, watch = spares.pop()
+        kept, watch = spares.pop()
+        memory = [0] * MEMORY_WORDS if kept is None else kept
     else:
         memory, watch = [0] * MEMORY_WORDS, unwritten_write_map(edition, access_control).copy()
     return memory, watch, Recorded()
@@ -227,14 +232,30 @@ class Spans:
         spans, self.spans = self.spans, []
         return [(0, MEMORY_WORDS)] if spans is None else spans
 
+    def wrote(self, start: int, end: int) -> bool:
+        """Memory's words start..end-1 were written: nothing to keep for a machine whose
+        memory goes when it is closed (see Recorded). Is all of memory written, past
+        MAX_SPANS spans?"""
+        return False
+
 
 MAX_SPANS = 256
 
 
 class Recorded(Spans):
-    """A machine's marks and writes, its memory to serve the next machine (recycle_memory)."""
+    """A write map's marks, and where memory was written (`words`): a machine's whose memory
+    serves the next machine (recycle_memory)."""
 
-    __slots__ = ()
+    __slots__ = ("words",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.words = Spans()
+
+    def wrote(self, start: int, end: int) -> bool:
+        words = self.words
+        words.add(start, end)
+        return words.spans is None
 
 
 #: bytes.translate's table: a write map's flags without WATCH_UNWRITTEN.
@@ -275,8 +296,8 @@ class Machine(Devices):
         self.written_at_poll = 0
         self.key_wait_below = USER_BASE if full_system else 0
         self.mcr = MCR_CLOCK
-        # `marked`: where `mark` set flags in the write map, and where memory was loaded or
-        # (recycled) written: what close() resets for the next machine
+        # `marked`: where flags changed in the write map (`mark`), and, recycled, where
+        # memory was written: what close() resets for the next machine
         self.mem, self.watch, self.marked = _memory(edition, self.access_control)
         self.code_write_hooks: list[CodeWriteHook] = []
         self.code_writes = 0  # stores into words some engine holds decoded or translated
@@ -341,8 +362,14 @@ class Machine(Devices):
             if watch and spares is not None and len(spares) < SPARE_MEMORIES:
                 fresh = unwritten_write_map(*kind)  # (guards never marked)
                 for start, end in self.marked.taken():
-                    memory[start:end] = [0] * (end - start)
                     watch[start:end] = fresh[start:end]
+                written = self.marked.words.taken()
+                if sum(end - start for start, end in written) > ZERO_AT_MOST:
+                    memory.clear()  # (the next machine makes its memory anew)
+                    spares.append((None, watch))
+                    return
+                for start, end in written:
+                    memory[start:end] = [0] * (end - start)
                 spares.append((memory, watch))
                 return
             memory.clear()
@@ -369,7 +396,7 @@ class Machine(Devices):
         """Place words in memory from origin, as a loader does (no devices, no hooks)."""
         end = origin + len(words)
         self.mem[origin:end] = words
-        self.marked.add(origin, end)
+        self.marked.wrote(origin, end)
         if any(flags & WATCH_CODE for flags in set(self.watch[origin:end])):  # a few flags, at C speed
             for address in range(origin, end):
                 if self.watch[address] & WATCH_CODE:
@@ -428,13 +455,15 @@ class Machine(Devices):
 
     def _first_store(self, address: int, flags: int) -> None:
         """The first store into a word of a recycled memory: recorded for close() (see
-        recycle_memory). Past MAX_SPANS, close() resets all of memory: no store need say more."""
+        recycle_memory), its mark cleared. Past MAX_SPANS of them, close() zeroes all of
+        memory: every mark is cleared at once, and no store need say more."""
         marked, watch = self.marked, self.watch
-        marked.add(address, address + 1)
-        if marked.spans is None:
+        if marked.wrote(address, address + 1):
             watch[:MEMORY_WORDS] = bytes(watch[:MEMORY_WORDS]).translate(_WITHOUT_UNWRITTEN)
+            marked.add(0, MEMORY_WORDS)
         else:
             watch[address] = flags & ~WATCH_UNWRITTEN
+            marked.add(address, address + 1)
 
     def _forget_code(self, address: int, at: int) -> None:
         self.code_writes += 1
