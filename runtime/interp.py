@@ -329,6 +329,7 @@ class Interpreter:
         self._miss: Step = table.miss
         self.steps: list[Step] = table.steps
         self.stops: set[int] = set()  # PCs to stop before: a debugger's breakpoints
+        self.access_control = machine.access_control  # (fixed when the machine is made)
         # A stop requested before this interpreter was made (one made when first needed, as
         # the dispatcher's is) holds for it as for those its hook reached: it stops at once.
         if machine.ending is not None:
@@ -365,13 +366,14 @@ class Interpreter:
         step = self.steps[pc]
         if step is self._miss:
             m = self.machine
-            if m.mem[pc] < NOOP_WORDS and (end := self.noop_run_end(pc)) > pc:
+            word = m.mem[pc]
+            if word < NOOP_WORDS and (end := self.noop_run_end(pc)) > pc:
                 self.keep(pc, end, _noop)
                 m.mark(pc, end, WATCH_DECODED)
                 return _noop
-            ins = decode(m.mem[pc], pc)
+            ins = decode(word, pc)
             step = HANDLERS[ins.form.name](m, ins)
-            if m.access_control and not user_address(pc):
+            if self.access_control and not user_address(pc):
                 step = _fetch_checked(m, step)
             self.keep(pc, pc + 1, step)
             m.mark(pc, pc + 1, WATCH_DECODED)
@@ -386,7 +388,10 @@ class Interpreter:
         step goes in first, then the stopper over it if a stop was requested meanwhile: the
         request sets `machine.ending` before it swaps, so one of the two writes comes last.
         """
-        self.steps[start:end] = [step] * (end - start)
+        if end - start == 1:  # a word decoded: no list made for it
+            self.steps[start] = step
+        else:
+            self.steps[start:end] = [step] * (end - start)
         if (table := self._table) is not None:
             table.written.add(start, end)
         if self.machine.ending is not None:

@@ -77,16 +77,17 @@ WATCH_OBSERVED = 32  # a debugger or a trace wants to know: `Machine.observer` s
 #: write where no device is), so translated code that stored without it knows the address
 #: was below xFE00, as it knows for a load (see codegen.BlockCompiler.address_checked).
 WATCH_IO = 64
+#: Nothing has stored into the word since its machine was made: set on every word of a
+#: machine whose memory serves the next machine when it is closed (see recycle_memory),
+#: so that the first store into each word takes the slow path, which records it.
+WATCH_UNWRITTEN = 128
 WATCH_CODE = WATCH_DECODED | WATCH_TRANSLATED
 #: Indexed by a word's write-map flags: may the supervisor not store there inline? Any
 #: flag but WATCH_PROTECTED (closed to user mode: plain data to the supervisor, as the
 #: OS's saved registers and stack are). A tuple of bools, where `flags & ~WATCH_PROTECTED`
 #: is a generic `&` on 3.11-3.13 (some 100 machine instructions; six a key an OS echoes).
-SUPERVISOR_STORE_SLOW = tuple(
-    bool(flags & ~WATCH_PROTECTED)
-    for flags in range(
-        (WATCH_DEVICE | WATCH_CODE | WATCH_GUARD | WATCH_PROTECTED | WATCH_OBSERVED | WATCH_IO) + 1
-    )
+SUPERVISOR_STORE_SLOW = tuple(  # every or of the flags, WATCH_UNWRITTEN the highest
+    bool(flags & ~WATCH_PROTECTED) for flags in range(2 * WATCH_UNWRITTEN)
 )
 
 #: The write map is longer than memory: translated code indexes it with BaseR + offset6
@@ -154,6 +155,53 @@ def _write_map(edition: int, access_control: bool) -> list[int]:
 
 
 @cache
+def unwritten_write_map(edition: int, access_control: bool) -> list[int]:
+    """A fresh map with every word of memory WATCH_UNWRITTEN: a recycled memory's (see
+    recycle_memory), kept to copy and to reset from."""
+    fresh = fresh_write_map(edition, access_control)
+    return [flags | WATCH_UNWRITTEN for flags in fresh[:MEMORY_WORDS]] + fresh[MEMORY_WORDS:]
+
+
+#: While a process recycles machines' memory (recycle_memory), the memories of closed
+#: machines with their write maps, by edition and access control, as a new machine's:
+#: every word zero, every flag as fresh. None while it does not.
+_SPARE_MEMORIES: dict[tuple[int, bool], list[tuple[list[int] | None, list[int]]]] | None = None
+SPARE_MEMORIES = 2
+#: Words written past which a closed machine's memory is let go and the next made anew:
+#: zeroing a word in place costs about twice what making and freeing one does (a seed's
+#: fill writes 65,000).
+ZERO_AT_MOST = MEMORY_WORDS // 4
+
+
+def recycle_memory(on: bool) -> None:
+    """From now on (on) the memory of a machine made and closed serves a machine made after
+    it, or no longer (off; the memories kept are let go). For a process that makes a
+    machine after another (a grader makes one a test): making 65,536 words and freeing them
+    cost a grader's test a tenth of its CPU, while a test writes a few dozen. Such a
+    machine's write map marks every word WATCH_UNWRITTEN, so that the first store into a
+    word takes the slow path, which records it (`marked`) and clears the mark; loading
+    records what it loads. Closed, the machine zeroes what was recorded and resets its
+    flags: the next machine finds memory as a new one's. Every store looks at the write
+    map first (the engines' contract), which is what makes the record whole."""
+    global _SPARE_MEMORIES
+    _SPARE_MEMORIES = {} if on else None
+
+
+def _memory(edition: int, access_control: bool) -> tuple[list[int], list[int], Spans]:
+    """A new machine's memory, write map and record of what it marks and writes (Recorded
+    when its memory serves the next machine once it is closed)."""
+    if _SPARE_MEMORIES is None:
+        return [0] * MEMORY_WORDS, _write_map(edition, access_control), Spans()
+    spares = _SPARE_MEMORIES.setdefault((edition, access_control), [])
+    if spares:
+        kept, watch = spares.pop()
+        memory = [0] * MEMORY_WORDS if kept is None else kept
+    else:
+        memory, watch = [0] * MEMORY_WORDS, unwritten_write_map(edition, access_control).copy()
+    return memory, watch, Recorded()
+
+
+@cache
 def _with_flag(flag: int) -> bytes:
     """bytes.translate's table for Machine.mark: each write map's flags with flag set."""
     return bytes(flags | flag for flags in range(256))
@@ -172,7 +220,9 @@ class Spans:
     def add(self, start: int, end: int) -> None:
         spans = self.spans
         if spans is not None:
-            if len(spans) < MAX_SPANS:
+            if spans and spans[-1][1] == start:  # the words after the last span: one span
+                spans[-1] = (spans[-1][0], end)
+            elif len(spans) < MAX_SPANS:
                 spans.append((start, end))
             else:
                 self.spans = None
@@ -182,8 +232,34 @@ class Spans:
         spans, self.spans = self.spans, []
         return [(0, MEMORY_WORDS)] if spans is None else spans
 
+    def wrote(self, start: int, end: int) -> bool:
+        """Memory's words start..end-1 were written: nothing to keep for a machine whose
+        memory goes when it is closed (see Recorded). Is all of memory written, past
+        MAX_SPANS spans?"""
+        return False
+
 
 MAX_SPANS = 256
+
+
+class Recorded(Spans):
+    """A write map's marks, and where memory was written (`words`): a machine's whose memory
+    serves the next machine (recycle_memory)."""
+
+    __slots__ = ("words",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.words = Spans()
+
+    def wrote(self, start: int, end: int) -> bool:
+        words = self.words
+        words.add(start, end)
+        return words.spans is None
+
+
+#: bytes.translate's table: a write map's flags without WATCH_UNWRITTEN.
+_WITHOUT_UNWRITTEN = bytes(flags & ~WATCH_UNWRITTEN for flags in range(256))
 
 
 def spans_of(addresses: Iterable[int]) -> list[tuple[int, int]]:
@@ -206,7 +282,6 @@ class Machine(Devices):
         self.edition = edition
         self.console = console
         self.host_traps = not full_system  # under an OS image every TRAP goes through the table
-        self.mem = [0] * MEMORY_WORDS
         self.reg = [0] * 8
         self.pc = 0x3000
         self.icount = 0  # instructions executed, by every engine, exactly
@@ -221,8 +296,9 @@ class Machine(Devices):
         self.written_at_poll = 0
         self.key_wait_below = USER_BASE if full_system else 0
         self.mcr = MCR_CLOCK
-        self.watch = _write_map(edition, self.access_control)
-        self.marked = Spans()  # where `mark` set flags in it
+        # `marked`: where flags changed in the write map (`mark`), and, recycled, where
+        # memory was written: what close() resets for the next machine
+        self.mem, self.watch, self.marked = _memory(edition, self.access_control)
         self.code_write_hooks: list[CodeWriteHook] = []
         self.code_writes = 0  # stores into words some engine holds decoded or translated
         # An ending asked for from outside the program (a signal, a lost display), and
@@ -271,17 +347,37 @@ class Machine(Devices):
         return bool(self.psr_mode & PSR_USER)
 
     def close(self) -> None:
-        """Done for good: memory emptied, the write map given to the next machine made.
+        """Done for good: memory emptied, the write map given to the next machine made (or,
+        while memory is recycled, both: see recycle_memory).
 
         A machine and its engines hold each other in reference cycles (the write map's
         hooks, steps bound to the machine), so memory would wait for the collector, which
         walks it at every pass until then. Nothing may run or read the machine after.
         """
-        self.mem.clear()
+        memory, self.mem = self.mem, []
         watch, self.watch = self.watch, []
-        spares = _SPARE_WRITE_MAPS.setdefault((self.edition, self.access_control), [])
+        kind = (self.edition, self.access_control)
+        if isinstance(self.marked, Recorded):
+            spares = _SPARE_MEMORIES.get(kind) if _SPARE_MEMORIES is not None else None
+            if watch and spares is not None and len(spares) < SPARE_MEMORIES:
+                fresh = unwritten_write_map(*kind)  # (guards never marked)
+                for start, end in self.marked.taken():
+                    watch[start:end] = fresh[start:end]
+                written = self.marked.words.taken()
+                if sum(end - start for start, end in written) > ZERO_AT_MOST:
+                    memory.clear()  # (the next machine makes its memory anew)
+                    spares.append((None, watch))
+                    return
+                for start, end in written:
+                    memory[start:end] = [0] * (end - start)
+                spares.append((memory, watch))
+                return
+            memory.clear()
+            return
+        memory.clear()
+        spares = _SPARE_WRITE_MAPS.setdefault(kind, [])
         if watch and len(spares) < SPARE_WRITE_MAPS:
-            fresh = fresh_write_map(self.edition, self.access_control)  # (guards never marked)
+            fresh = fresh_write_map(*kind)  # (guards never marked)
             for start, end in self.marked.taken():
                 watch[start:end] = fresh[start:end]
             spares.append(watch)
@@ -300,6 +396,7 @@ class Machine(Devices):
         """Place words in memory from origin, as a loader does (no devices, no hooks)."""
         end = origin + len(words)
         self.mem[origin:end] = words
+        self.marked.wrote(origin, end)
         if any(flags & WATCH_CODE for flags in set(self.watch[origin:end])):  # a few flags, at C speed
             for address in range(origin, end):
                 if self.watch[address] & WATCH_CODE:
@@ -349,10 +446,24 @@ class Machine(Devices):
             self._store_device(address, value, at)
             return
         self.mem[address] = value
+        if flags & WATCH_UNWRITTEN:
+            self._first_store(address, flags)
         if flags & WATCH_CODE:
             self._forget_code(address, at)
         if flags & WATCH_OBSERVED and self.observer is not None:
             self.observer(address, value, at, pushed)
+
+    def _first_store(self, address: int, flags: int) -> None:
+        """The first store into a word of a recycled memory: recorded for close() (see
+        recycle_memory), its mark cleared. Past MAX_SPANS of them, close() zeroes all of
+        memory: every mark is cleared at once, and no store need say more."""
+        marked, watch = self.marked, self.watch
+        if marked.wrote(address, address + 1):
+            watch[:MEMORY_WORDS] = bytes(watch[:MEMORY_WORDS]).translate(_WITHOUT_UNWRITTEN)
+            marked.add(0, MEMORY_WORDS)
+        else:
+            watch[address] = flags & ~WATCH_UNWRITTEN
+            marked.add(address, address + 1)
 
     def _forget_code(self, address: int, at: int) -> None:
         self.code_writes += 1

@@ -12,18 +12,27 @@ import random
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from lc3jit.session import ENGINES, boot, load_images, os_images
 from lc3jit.translator.regions import MAX_HINTS, learning, region_engine
 from lc3jit_runtime import dispatch
 from lc3jit_runtime.console import Console
-from lc3jit_runtime.isa import FORMS_BY_NAME, WORD_MASK, form_of
+from lc3jit_runtime.isa import FORMS_BY_NAME, MEMORY_WORDS, WORD_MASK, form_of
 from lc3jit_runtime.loader import Image
-from lc3jit_runtime.machine import DSR, EXCEPTION_TABLE, ILLEGAL_OPCODE, KBDR, KBSR, MCR, Machine
+from lc3jit_runtime.machine import (
+    DSR,
+    EXCEPTION_TABLE,
+    ILLEGAL_OPCODE,
+    KBDR,
+    KBSR,
+    MCR,
+    Machine,
+    unwritten_write_map,
+)
 
-from .conftest import Run, make_machine, run_on
+from .conftest import Run, make_machine, recycling, run_on
 
 ORIGIN = 0x3000
 OTHER_ENGINES = sorted(set(ENGINES) - {"interp"})
@@ -199,6 +208,45 @@ def test_a_trap_that_pushes_onto_the_words_after_it_runs_the_pushed_words(engine
     assert_same(expected, actual)
     assert actual.machine.mem[ORIGIN + 3 : ORIGIN + 5] == [ORIGIN + 3, 0x0001]
     assert (actual.machine.reg[1], actual.machine.reg[2], actual.machine.mem[ORIGIN + 7]) == (0, 0, 7)
+
+
+def run_case(engine: str, case: tuple[list[int], list[int], bytes], edition: int, under_os: bool) -> Run:
+    words, registers, keys = case
+    if not under_os:
+        return run_program(engine, words, registers, keys, edition)
+    display = io.BytesIO()
+    console = Console(io.BytesIO(keys), display)
+    machine = boot([Image(ORIGIN, tuple(words))], console, edition, None, os_images(edition))
+    return run_on(engine, machine, display, max_steps=5000)
+
+
+@pytest.mark.parametrize("engine", sorted(ENGINES))
+@pytest.mark.parametrize(("edition", "under_os"), [(3, False), (2, False), (3, True), (2, True)])
+@given(first=program(), second=program())
+def test_a_recycled_memory_holds_nothing_of_the_machine_before_it(
+    engine: str,
+    edition: int,
+    under_os: bool,
+    first: tuple[list[int], list[int], bytes],
+    second: tuple[list[int], list[int], bytes],
+) -> None:
+    """A grader's machine takes the memory of the machine closed before it (recycle_memory):
+    wherever the first program stored (devices, code, the OS's words, its own), on any
+    engine, the second runs as on a new machine, and the machine after finds memory and
+    write map as new."""
+    expected = run_case("interp", second, edition, under_os)
+    with recycling():
+        before = run_case(engine, first, edition, under_os).machine
+        memory = before.mem
+        before.close()
+        run = run_case(engine, second, edition, under_os)
+        recycled = run.machine.mem is memory  # (not when written in more than MAX_SPANS places)
+        assert_same(expected, run)
+        run.machine.close()
+        after = Machine(Console(io.BytesIO(), io.BytesIO()), edition, full_system=under_os)
+        assert after.mem == [0] * MEMORY_WORDS
+        assert after.watch == unwritten_write_map(edition, after.access_control)
+    event("memory recycled" if recycled else "memory made anew")
 
 
 REAL_PROGRAMS = [

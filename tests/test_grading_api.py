@@ -11,14 +11,18 @@ import re
 import subprocess
 import sys
 import textwrap
+import threading
 import tracemalloc
 from pathlib import Path
 
 import pytest
 
 from lc3jit.api import LabelError, OutputLimitError, Simulator, StrictError, TimeLimitError
-from lc3jit.grader.grade import grade_class
+from lc3jit.grader.grade import grade_class, start_method
 from lc3jit.session import ENGINES
+from lc3jit.translator.shared import SharedTranslations
+
+from .conftest import recycling
 
 EXAMPLES = Path(__file__).parent.parent / "examples" / "grading"
 FACTORIAL = EXAMPLES / "factorial"
@@ -212,6 +216,25 @@ def test_a_closed_simulator_gives_its_memory_back_at_once_and_its_tables_to_the_
         sim.run()
 
 
+@engines
+def test_a_graders_simulators_find_memory_as_new_whatever_the_engine(engine: str) -> None:
+    """With memory recycled (as under the pytest plugin) and translations shared, each
+    Simulator finds memory as loaded, however the ones before wrote it (a seed's fill, the
+    grader, the program), and runs alike."""
+    loaded = Simulator(EXAMPLES / "solution.asm", engine=engine).machine.mem
+    shared, values = SharedTranslations(), []
+    with recycling():
+        for count, seed in ((300, 1), (5, None), (300, 2)):
+            with Simulator(EXAMPLES / "solution.asm", engine=engine, translations=shared, seed=seed) as sim:
+                sim.memory[0x4000] = list(range(count))
+                values.append(sim.call("ARRAY_MAX", 0x4000, count))
+                sim.run()  # the main program's stores too
+            fresh = Simulator(EXAMPLES / "solution.asm", engine=engine, translations=shared)
+            assert fresh.machine.mem == loaded
+            fresh.close()
+    assert values == [299, 4, 299]
+
+
 def test_a_class_is_graded_whatever_its_submissions_do(tmp_path: Path) -> None:
     tests = tmp_path / "tests"
     tests.mkdir()
@@ -353,6 +376,32 @@ def test_a_worker_grades_many_submissions_with_one_collection_as_pytest_would_ea
         graded = by_name[f"{name}0.asm"]
         assert (alone["program"], alone["problem"]) == (graded["program"], graded["problem"])
         assert alone["tests"] == graded["tests"]
+
+
+def test_forked_and_spawned_workers_grade_a_class_alike(tmp_path: Path) -> None:
+    """Workers are forked from a process that runs one thread, spawned from one that runs
+    more (a fork would copy one of them): the records are the same, word for word."""
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    (tests / "test_course.py").write_text(COURSE_TESTS)
+    submissions = []
+    for name, body in {"good": "TWICE ADD R0, R0, R0\nRET", "wrong": "TWICE ADD R0, R0, #1\nRET"}.items():
+        path = tmp_path / f"{name}.asm"
+        path.write_text(f".ORIG x3000\nBR START\n{body}\nSTART HALT\n.END\n")
+        submissions.append(path)
+    assert start_method() == ("fork" if sys.platform == "linux" else "spawn")
+    forked = grade_class(tests, submissions, tmp_path / "forked", jobs=2, options=["--lc3-coverage"])
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        assert start_method() == "spawn"
+        spawned = grade_class(tests, submissions, tmp_path / "spawned", jobs=2, options=["--lc3-coverage"])
+    finally:
+        release.set()
+        other.join()
+    assert [r.as_dict() | {"seconds": 0} for r in forked] == [r.as_dict() | {"seconds": 0} for r in spawned]
+    assert [r.score for r in forked] == [5, 2]
 
 
 OUTCOME_TESTS = """
@@ -507,3 +556,61 @@ def test_a_seed_fills_the_same_words_however_earlier_machines_changed_theirs() -
     again = Simulator(EXAMPLES / "solution.asm", seed=7)
     assert (list(again.registers), again.memory[0x4000:0x4004]) == expected
     assert (again.memory[0x0000], again.memory[0xFDFF]) == (0x902B, 0xB79A)
+
+
+LEAK_TESTS = """
+import pytest
+
+
+def loaded(sim):
+    words = [0] * 0x10000
+    for image in sim.images:
+        words[image.origin : image.end] = image.words
+    return words
+
+
+@pytest.mark.parametrize("stride", [1, 2])
+def test_writes_everywhere(lc3, stride):
+    sim = lc3()
+    sim.memory[0x5000] = list(range(1, 300))
+    sim.write_string(0x6000, "every word")
+    sim.call("SCRIBBLE", 0x7000, 600, stride)  # 600 words, adjacent or not
+    sim.call("SCRIBBLE", 0x0100, 3, 1)  # the trap table's and an I/O page's words
+    sim.call("SCRIBBLE", 0xFE10, 3, 1)
+    lc3(seed=3).call("SCRIBBLE", 0x3100, 5, stride)
+
+
+def test_a_new_machine_holds_the_program_alone(lc3):
+    for _ in range(3):
+        sim = lc3()
+        assert sim.machine.mem == loaded(sim)
+        sim.call("SCRIBBLE", 0x4000, 10, 1)
+"""
+
+
+def test_no_test_finds_what_an_earlier_test_or_submission_wrote(tmp_path: Path) -> None:
+    """A closed machine's memory serves the next test's machine, in a worker of `lc3jit grade`
+    (whatever submission) as under `pytest`: every word the grader, the seed and the program
+    wrote is zero again, as in a new machine."""
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    (tests / "test_leaks.py").write_text(LEAK_TESTS)
+    scribble = (  # R1 words from R0, every R2 words
+        "SCRIBBLE ADD R1, R1, #0\nBRz DONE\nLOOP STR R1, R0, #0\n"
+        "ADD R0, R0, R2\nADD R1, R1, #-1\nBRp LOOP\nDONE RET"
+    )
+    submissions = []
+    for number in range(3):
+        path = tmp_path / f"student{number}.asm"
+        path.write_text(f".ORIG x3000\nBR START\n{scribble}\nSTART HALT\n.FILL #{number}\n.END\n")
+        submissions.append(path)
+    records = grade_class(tests, submissions, tmp_path / "out", jobs=1, options=["--lc3-coverage"])
+    assert [(r.program, r.score, r.max_score) for r in records] == [
+        (f"student{number}.asm", 3, 3) for number in range(3)
+    ]
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", str(tests), "-q", "-p", "no:cacheprovider", "--lc3-program",
+         str(submissions[0])],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr

@@ -53,6 +53,7 @@ from lc3jit.tiered import TRANSLATE_AFTER
 from lc3jit.translator.regions import engine as regions
 from lc3jit.translator.shared import SharedTranslations
 from lc3jit_runtime.loader import Image
+from lc3jit_runtime.machine import recycle_memory
 
 HERE = Path(__file__).parent
 ARRAY = 0x4000
@@ -94,6 +95,7 @@ def per_test() -> None:
     regions.shared_code = {}  # as the pytest plugin shares compiled code between tests
     gc.set_threshold(COLLECT_EVERY)  # and tunes the collector and the allocator
     keep_freed_memory()
+    recycle_memory(True)  # and recycles a closed machine's memory
     images = load_images([HERE / "solution.asm"])
     print(f"Python {sys.version.split()[0]}: ARRAY_MAX on 20 words, a fresh Simulator per test; {load()}")
     best = dict.fromkeys(MODES, float("inf"))

