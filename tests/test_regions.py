@@ -16,6 +16,7 @@ from lc3jit.session import ENGINES
 from lc3jit.toolchain.asm import assemble
 from lc3jit.translator.blocks import Block, Exit, find_blocks
 from lc3jit.translator.codegen.dataflow import registers_of
+from lc3jit.translator.codegen.emitter import TABLED_BUDGET_STEPS
 from lc3jit.translator.regions import engine as regions_engine
 from lc3jit.translator.regions import region_blocks, region_compiler
 from lc3jit.translator.regions.analyses import (
@@ -30,7 +31,7 @@ from lc3jit.translator.regions.analyses import (
 )
 from lc3jit.translator.regions.codegen import across_blocks
 from lc3jit.translator.regions.codegen.across_blocks import FactsDisagreeError
-from lc3jit.translator.regions.codegen.budget import step_table
+from lc3jit.translator.regions.codegen.budget import STEP_TABLE_BOUND, step_table
 from lc3jit.translator.regions.engine import STRICT_REGIONS
 from lc3jit.translator.regions.graph import build_graph, region_graph
 from lc3jit.translator.regions.return_order import loops_first
@@ -449,6 +450,44 @@ COUNT   .FILL #1000
     runs = []
     for which in ("interp", "regions"):
         machine, display = make_machine(assembled(source), ORIGIN)
+        runs.append(run_on(which, machine, display, max_steps=budget))
+    assert_same(*runs)
+
+
+def endless_loop(half: int) -> list[int]:
+    """A loop of about 2 * half instructions that never ends: two runs of increments,
+    each cut into blocks of 50 by a branch to the next word (a block ends at 64 words),
+    the branch back through a word between them (BR reaches 256 words)."""
+    runs = [["        ADD R1, R1, #1"] * min(50, half - i) + ["        BRnzp #0"] for i in range(0, half, 50)]
+    increments = "\n".join(line for run in runs for line in run)
+    source = f"""
+        .ORIG x3000
+        AND R1, R1, #0
+A{increments}
+        BRnzp B
+T       BRnzp A
+B{increments}
+        BRnzp T
+        .END"""
+    return assembled(source)
+
+
+@pytest.mark.parametrize(("half", "tabled"), [(2, TABLED_BUDGET_STEPS), (245, False)])
+def test_a_loop_counts_by_a_table_only_where_the_tables_stay_small(half: int, tabled: bool) -> None:
+    """A loop of 9 instructions counts and checks by a table step where this Python runs
+    one for less (3.11-3.13); a loop of 503, whose room would make each table hundreds of
+    entries longer, by the subtraction and the compare, on every Python."""
+    code = region_compiler(found(endless_loop(half)), 3).compile()
+    tables = [c for c in code.co_consts if isinstance(c, tuple)]
+    assert bool(tables) == tabled
+    assert all(len(table) <= 2 * STEP_TABLE_BOUND for table in tables)
+
+
+@pytest.mark.parametrize("budget", [1, 502, 503, 504, 1006, 1007, 5000])
+def test_a_long_loop_counted_without_tables_stops_as_the_interpreter(budget: int) -> None:
+    runs = []
+    for which in ("interp", "regions"):
+        machine, display = make_machine(endless_loop(245), ORIGIN)
         runs.append(run_on(which, machine, display, max_steps=budget))
     assert_same(*runs)
 

@@ -3,7 +3,8 @@ loop starts, and granted to the counter `n` a few hundred at a time (an `n` abov
 would be a new int object at each count: Budget.grant).
 
 Where a count and a check come together (a loop head, the way back round a loop), they
-are one step on 3.11 to 3.13 (TABLED_BUDGET_STEPS): `n = T[n]`, with T a constant
+are one step on 3.11 to 3.13 (TABLED_BUDGET_STEPS), in regions whose rooms are a few
+hundred instructions at most (STEP_TABLE_BOUND): `n = T[n]`, with T a constant
 tuple holding `n - k` where that leaves the room the check asks for and None where it
 does not, tested for None. A subscript and a test for None run for fewer machine
 instructions than a subtraction and a compare; None sends the step to the plain
@@ -22,6 +23,9 @@ from lc3jit.translator.regions.codegen.across_blocks import AcrossBlocks
 
 SMALL_INTS = 256  # the largest int CPython keeps one object of
 MIN_GRANT = 64  # a region with a room near SMALL_INTS still refills only now and then
+#: The most entries before a budget step's table's Nones (Budget.bound): past it a region
+#: counts and checks with a subtraction and a compare, and no table grows with its rooms.
+STEP_TABLE_BOUND = 2 * SMALL_INTS + 1
 
 
 #: The straight-line parts of every refill (see Budget.refill), made once: what is
@@ -46,7 +50,7 @@ def _added_to_count(k: int) -> tuple[Item, ...]:
     return recorded(("load", "n"), ("const", abs(k)), ("binary", step), ("store", "n"))
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=256)
 def step_table(added: int, room: int, bound: int) -> tuple[int | None, ...]:
     """The table of one count and check (Budget.step): for each n from 0 below `bound`,
     `n + added` where that is at least `room` (and below `bound`, so that the next step
@@ -90,11 +94,11 @@ class Budget:
 
     def count_and_check_room(self, block: Block) -> None:
         """At a loop head no jump goes past the count of: count it and check its room in
-        one step where that is cheaper (TABLED_BUDGET_STEPS), the rest out of line; else
+        one step where that is cheaper (Budget.tabled), the rest out of line; else
         count_in and check_room."""
         s = self.state
         added = -block.length - s.facts.ahead[block.start]
-        if not TABLED_BUDGET_STEPS:
+        if not self.tabled:
             self.add_to_count(added)
             self.check_room(block)
             return
@@ -112,14 +116,14 @@ class Budget:
 
     def check_on_the_way(self, pc: int) -> None:
         """Go to the loop head at pc past its count and check, counting and checking here
-        (checks_on_the_way): in one step where that is cheaper (TABLED_BUDGET_STEPS); else
+        (checks_on_the_way): in one step where that is cheaper (Budget.tabled); else
         on 3.11 the check's jump is the back edge itself. The refill follows, on this way's
         own state."""
         s = self.state
         block = s.graph.by_start[pc]
         added = s.given_back(pc) - block.length - s.facts.ahead[block.start]
         room = self.room_after_count(block)
-        if TABLED_BUDGET_STEPS:
+        if self.tabled:
             short = Label()
             self.step(added, room, short)
             s.go_to(pc, checked=True)
@@ -140,6 +144,12 @@ class Budget:
         e.dup()
         e.jump_if_none(short)
         e.store("n")
+
+    @cached_property
+    def tabled(self) -> bool:
+        """Are the region's counts and checks table steps? Where the Python runs them for
+        fewer machine instructions, and the tables stay small (STEP_TABLE_BOUND)."""
+        return TABLED_BUDGET_STEPS and self.bound <= STEP_TABLE_BOUND
 
     @cached_property
     def bound(self) -> int:
