@@ -71,10 +71,10 @@ class RegionCompiler:
         e.line = block.start
         e.place(s.labels[block.start])
         s.emitted.add(block.start)
-        checks = (
-            block.start in self.facts.budget.checks
-        )  # counting first, then checking, is the cheaper order
-        if checks and block.start not in s.counted:  # a loop head counts itself: no chain pays for it
+        # Counting first, then checking, is the cheaper order; a loop head counts itself (no
+        # chain pays for it), in one step with its check unless a jump goes past its count.
+        checks = block.start in self.facts.budget.checks
+        if checks and block.start not in s.counted:
             self.budget.count_and_check_room(block)
             e.place(s.checked[block.start])
         else:
