@@ -475,8 +475,8 @@ B{increments}
 @pytest.mark.parametrize(("half", "tabled"), [(2, TABLED_BUDGET_STEPS), (245, False)])
 def test_a_loop_counts_by_a_table_only_where_the_tables_stay_small(half: int, tabled: bool) -> None:
     """A loop of 9 instructions counts and checks by a table step where this Python runs
-    one for less (3.11-3.13); a loop of 503, whose room would make each table hundreds of
-    entries longer, by the subtraction and the compare, on every Python."""
+    one for less (TABLED_BUDGET_STEPS); a loop of 503, whose room would make each table
+    hundreds of entries longer, by the subtraction and the compare, on every Python."""
     code = region_compiler(found(endless_loop(half)), 3).compile()
     tables = [c for c in code.co_consts if isinstance(c, tuple)]
     assert bool(tables) == tabled

@@ -60,9 +60,10 @@ COMPARE_NEEDS_SHORT_JUMP = PY == (3, 11)
 #: less than it costs the translation (measured: docs/python-versions.md).
 SPLITS_FAR_JUMPS = PY >= (3, 13)
 #: A count and budget check written as one subscript of a table and a test for None
-#: (regions.codegen.budget's `step`), where measured cheaper than the subtraction and
-#: the compare: 3.11 to 3.13 (docs/benchmarks.md); 3.14+ keep the compare until measured.
-TABLED_BUDGET_STEPS = PY <= (3, 13)
+#: (regions.codegen.budget's `step`) rather than a subtraction and a compare: measured
+#: cheaper on every Python spoken, 3.11 to 3.15 (examples/bench/budget_step.py,
+#: docs/benchmarks.md). A Python where it is not would set this False.
+TABLED_BUDGET_STEPS = True
 
 #: The deepest the value stack of generated code gets, with room to spare: a helper
 #: call with three arguments (five slots with NULL and the callable) is the deepest.

@@ -3,7 +3,7 @@ loop starts, and granted to the counter `n` a few hundred at a time (an `n` abov
 would be a new int object at each count: Budget.grant).
 
 Where a count and a check come together (a loop head, the way back round a loop), they
-are one step on 3.11 to 3.13 (TABLED_BUDGET_STEPS), in regions whose rooms are a few
+are one step (TABLED_BUDGET_STEPS), in regions whose rooms are a few
 hundred instructions at most (STEP_TABLE_BOUND): `n = T[n]`, with T a constant
 tuple holding `n - k` where that leaves the room the check asks for and None where it
 does not, tested for None. A subscript and a test for None run for fewer machine
