@@ -238,6 +238,23 @@ def test_overhead_variants_do_the_work_of_the_floor() -> None:
         assert [a - overheads.FLAGS for a, word in enumerate(mem) if word] == list(multiples), name
 
 
+@pytest.mark.parametrize("refills", [1, 3])
+def test_the_two_budget_steps_go_round_the_same_times(refills: int) -> None:
+    """examples/bench/budget_step.py counts two ways of the same count and check: both go
+    round the loop 40 times a refill and end with `n` short by the same count, so only
+    the way differs."""
+    spec = importlib.util.spec_from_file_location("budget_step", BENCH / "budget_step.py")
+    assert spec is not None and spec.loader is not None
+    budget_step = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(BENCH))  # it imports command_startup, beside it
+    try:
+        spec.loader.exec_module(budget_step)
+    finally:
+        sys.path.remove(str(BENCH))
+    assert budget_step.ROUND == 40
+    assert budget_step.counted_loop("compare")(refills) == budget_step.counted_loop("table")(refills) == -6
+
+
 def test_process_mode_times_whole_runs_that_agree() -> None:
     """Each run a process of its own: the same output and state from every engine."""
     runaway = BENCH / "runaway.obj"

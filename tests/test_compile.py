@@ -125,11 +125,12 @@ def test_compiled_random_programs_end_as_the_programs_do(
     assert_same(stopped, run_compiled("regions", compiled, keys, 150, start))
 
 
-def constants(code: types.CodeType) -> list[object]:
-    """Every constant of a code object and of the code objects among them."""
+def constants(code: types.CodeType | tuple[object, ...]) -> list[object]:
+    """Every constant of a code object, of the code objects among them and of the tuples
+    among them (a budget step's table)."""
     found: list[object] = []
-    for value in code.co_consts:
-        found += constants(value) if isinstance(value, types.CodeType) else [value]
+    for value in code.co_consts if isinstance(code, types.CodeType) else code:
+        found += constants(value) if isinstance(value, types.CodeType | tuple) else [value]
     return found
 
 

@@ -128,6 +128,21 @@ def test_forward_conditional_jumps(value: int, when: bool, is_bool: bool) -> Non
     assert function(build, "v")(value) == expected
 
 
+@pytest.mark.parametrize("value", [None, 0, 1, False, ()])
+def test_a_jump_if_none_jumps_for_none_alone(value: object) -> None:
+    """Falsy values are not None: only None jumps (a budget step's table holds 0)."""
+
+    def build(e: Emitter) -> None:
+        taken = Label()
+        e.load("v")
+        e.jump_if_none(taken)
+        e.return_const("on")
+        e.place(taken)
+        e.return_const("jumped")
+
+    assert function(build, "v")(value) == ("jumped" if value is None else "on")
+
+
 def summing_loop(close: Callable[[Emitter, Label], None]) -> FunctionType:
     """f(n) = n + (n-1) + ... + 1: a loop over n, which `close` closes with a jump back to
     its label while n (left on the stack) is not 0."""

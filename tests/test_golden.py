@@ -29,6 +29,7 @@ from lc3jit.translator.codegen.compiler import compile_block
 from lc3jit.translator.regions import region_blocks, region_compiler
 
 GOLDEN = Path(__file__).parent / "golden"
+LONGEST_LINE = 100  # characters of a listing's line, its newline included
 PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
 
 #: One program; each case is a block of it (block tier) or the region rooted at its start.
@@ -90,7 +91,12 @@ def listing(name: str) -> str:
             label = labels.get(ins.address, "")
             out.write(f"# x{ins.address:04X} ({ins.address}) {label:<6} {instruction_text(ins, labels)}\n")
     out.write("\n")
-    dis.dis(code, file=out)
+    listed = io.StringIO()
+    dis.dis(code, file=listed)
+    for line in listed.getvalue().splitlines(keepends=True):  # a budget step's table: cut short
+        out.write(
+            line if len(line) <= LONGEST_LINE else f"{line[: LONGEST_LINE - 6].rsplit(', ', 1)[0]}, ...)\n"
+        )
     return out.getvalue()
 
 

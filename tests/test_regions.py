@@ -16,6 +16,7 @@ from lc3jit.session import ENGINES
 from lc3jit.toolchain.asm import assemble
 from lc3jit.translator.blocks import Block, Exit, find_blocks
 from lc3jit.translator.codegen.dataflow import registers_of
+from lc3jit.translator.codegen.emitter import TABLED_BUDGET_STEPS
 from lc3jit.translator.regions import engine as regions_engine
 from lc3jit.translator.regions import region_blocks, region_compiler
 from lc3jit.translator.regions.analyses import (
@@ -30,6 +31,7 @@ from lc3jit.translator.regions.analyses import (
 )
 from lc3jit.translator.regions.codegen import across_blocks
 from lc3jit.translator.regions.codegen.across_blocks import FactsDisagreeError
+from lc3jit.translator.regions.codegen.budget import STEP_TABLE_BOUND, step_table
 from lc3jit.translator.regions.engine import STRICT_REGIONS
 from lc3jit.translator.regions.graph import build_graph, region_graph
 from lc3jit.translator.regions.return_order import loops_first
@@ -414,6 +416,78 @@ def test_a_budget_running_out_on_the_way_back_to_a_loop_head_stops_as_the_interp
     runs = []
     for which in ("interp", "regions"):
         machine, display = make_machine(words, ORIGIN)
+        runs.append(run_on(which, machine, display, max_steps=budget))
+    assert_same(*runs)
+
+
+@pytest.mark.parametrize(("added", "room", "bound"), [(-6, 0, 251), (-8, 5, 257), (2, 3, 40), (-1, 0, 2)])
+def test_a_budget_step_table_holds_only_counts_that_leave_the_room(added: int, room: int, bound: int) -> None:
+    """Every n from -bound below bound indexes the table: n + added where that leaves the
+    room and stays below the bound (the next step's index), else None, the plain way."""
+    table = step_table(added, room, bound)
+    for n in range(-bound, bound):
+        wanted = n + added if n >= 0 and room <= n + added < bound else None
+        assert table[n] == wanted, n
+
+
+@pytest.mark.parametrize("budget", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 500, 501, 502, 503, 504, 505, 10_000])
+def test_a_loop_run_on_the_grants_edges_stops_as_the_interpreter(budget: int) -> None:
+    """A loop of six instructions a time round, run with budgets either side of where a
+    grant runs out: every budget step (its table or the plain way) stops where the
+    interpreter does."""
+    source = """
+        .ORIG x3000
+        AND R1, R1, #0
+        LD R2, COUNT
+LOOP    ADD R1, R1, R2
+        ADD R3, R1, #-1
+        ADD R4, R3, R3
+        ADD R2, R2, #-1
+        BRp LOOP
+        HALT
+COUNT   .FILL #1000
+        .END"""
+    runs = []
+    for which in ("interp", "regions"):
+        machine, display = make_machine(assembled(source), ORIGIN)
+        runs.append(run_on(which, machine, display, max_steps=budget))
+    assert_same(*runs)
+
+
+def endless_loop(half: int) -> list[int]:
+    """A loop of about 2 * half instructions that never ends: two runs of increments,
+    each cut into blocks of 50 by a branch to the next word (a block ends at 64 words),
+    the branch back through a word between them (BR reaches 256 words)."""
+    runs = [["        ADD R1, R1, #1"] * min(50, half - i) + ["        BRnzp #0"] for i in range(0, half, 50)]
+    increments = "\n".join(line for run in runs for line in run)
+    source = f"""
+        .ORIG x3000
+        AND R1, R1, #0
+A{increments}
+        BRnzp B
+T       BRnzp A
+B{increments}
+        BRnzp T
+        .END"""
+    return assembled(source)
+
+
+@pytest.mark.parametrize(("half", "tabled"), [(2, TABLED_BUDGET_STEPS), (245, False)])
+def test_a_loop_counts_by_a_table_only_where_the_tables_stay_small(half: int, tabled: bool) -> None:
+    """A loop of 9 instructions counts and checks by a table step where this Python runs
+    one for less (TABLED_BUDGET_STEPS); a loop of 503, whose room would make each table
+    hundreds of entries longer, by the subtraction and the compare, on every Python."""
+    code = region_compiler(found(endless_loop(half)), 3).compile()
+    tables = [c for c in code.co_consts if isinstance(c, tuple)]
+    assert bool(tables) == tabled
+    assert all(len(table) <= 2 * STEP_TABLE_BOUND for table in tables)
+
+
+@pytest.mark.parametrize("budget", [1, 502, 503, 504, 1006, 1007, 5000])
+def test_a_long_loop_counted_without_tables_stops_as_the_interpreter(budget: int) -> None:
+    runs = []
+    for which in ("interp", "regions"):
+        machine, display = make_machine(endless_loop(245), ORIGIN)
         runs.append(run_on(which, machine, display, max_steps=budget))
     assert_same(*runs)
 

@@ -363,11 +363,15 @@ def _run(machine: Machine, dispatcher: Dispatcher, max_steps: int | None) -> Run
 OPNAME_WIDTH = 24  # as dis lays out its columns
 CONSTANT_OPS = frozenset({"LOAD_CONST", "RETURN_CONST", "LOAD_SMALL_INT"})
 DEVICE_REGISTERS = range(IO_BASE, MEMORY_WORDS)
+LONGEST_CONSTANT = 60  # characters of a constant shown
 
 
 def shown_argrepr(line: BytecodeLine, loaded: Sequence[range]) -> str:
-    """What `dis` shows for the argument, with an integer that is an address in hex (x3010)."""
+    """What `dis` shows for the argument, with an integer that is an address in hex (x3010)
+    and a long constant (a budget step's table) cut short."""
     text = line.argrepr
+    if len(text) > LONGEST_CONSTANT and line.opname in CONSTANT_OPS:
+        return f"{text[: LONGEST_CONSTANT - 5].rsplit(', ', 1)[0]}, ...)"
     if line.opname in CONSTANT_OPS and text.isdigit():
         value = int(text)
         if value in DEVICE_REGISTERS or any(value in words for words in loaded):

@@ -59,6 +59,11 @@ COMPARE_NEEDS_SHORT_JUMP = PY == (3, 11)
 #: `split_far`): every far conditional jump is split so. On 3.12 it saves next to nothing,
 #: less than it costs the translation (measured: docs/python-versions.md).
 SPLITS_FAR_JUMPS = PY >= (3, 13)
+#: A count and budget check written as one subscript of a table and a test for None
+#: (regions.codegen.budget's `step`) rather than a subtraction and a compare: measured
+#: cheaper on every Python spoken, 3.11 to 3.15 (examples/bench/budget_step.py,
+#: docs/benchmarks.md). A Python where it is not would set this False.
+TABLED_BUDGET_STEPS = True
 
 #: The deepest the value stack of generated code gets, with room to spare: a helper
 #: call with three arguments (five slots with NULL and the callable) is the deepest.
@@ -97,6 +102,7 @@ _COMPARE_MASKS = {
 _FORWARD = "FORWARD_" if DIRECTIONAL_JUMPS else ""
 _FORWARD_IF = {when: f"POP_JUMP_{_FORWARD}IF_{str(when).upper()}" for when in (True, False)}
 _BACKWARD_IF = {when: f"POP_JUMP_BACKWARD_IF_{str(when).upper()}" for when in (True, False)}
+_FORWARD_IF_NONE = f"POP_JUMP_{_FORWARD}IF_NONE"
 
 
 def _compare_arg(op: Compare) -> int:
@@ -303,6 +309,12 @@ class Emitter:
         if HAS_NOT_TAKEN:
             self.emit("NOT_TAKEN")
 
+    def jump_if_none(self, label: Label) -> None:
+        """Pop the top of the stack and jump forward to label (not placed yet) when it is None."""
+        assert id(label) not in self._placed, "a jump if None goes forward only"
+        self._append((_FORWARD_IF_NONE, label))
+        self._not_taken()
+
     def jump_if_false(self, label: Label, is_bool: bool = True) -> None:
         self.jump_if(label, False, is_bool)
 
@@ -385,6 +397,7 @@ USES_THEN_DROPS = frozenset(
         "TO_BOOL",
         "POP_JUMP_IF_TRUE",
         "POP_JUMP_IF_FALSE",
+        "POP_JUMP_IF_NONE",
         "POP_TOP",
         "RETURN_VALUE",
     }
@@ -401,6 +414,7 @@ STACK_EFFECTS = {
     "TO_BOOL": (1, 1),
     "POP_JUMP_IF_TRUE": (1, 0),
     "POP_JUMP_IF_FALSE": (1, 0),
+    "POP_JUMP_IF_NONE": (1, 0),
     "POP_TOP": (1, 0),
     "RETURN_VALUE": (1, 0),
     "LOAD_CONST": (0, 1),

@@ -1,6 +1,14 @@
 """A region's instruction budget: counted where a chain of blocks starts, checked where a
 loop starts, and granted to the counter `n` a few hundred at a time (an `n` above 256
 would be a new int object at each count: Budget.grant).
+
+Where a count and a check come together (a loop head, the way back round a loop), they
+are one step (TABLED_BUDGET_STEPS), in regions whose rooms are a few
+hundred instructions at most (STEP_TABLE_BOUND): `n = T[n]`, with T a constant
+tuple holding `n - k` where that leaves the room the check asks for and None where it
+does not, tested for None. A subscript and a test for None run for fewer machine
+instructions than a subtraction and a compare; None sends the step to the plain
+subtraction and compare, and the refill, out of the fast path.
 """
 
 from __future__ import annotations
@@ -10,11 +18,14 @@ from functools import cached_property, lru_cache
 
 from lc3jit.translator.blocks import Block
 from lc3jit.translator.codegen.assembler import Item
-from lc3jit.translator.codegen.emitter import BinaryOp, Compare, Label, recorded
+from lc3jit.translator.codegen.emitter import TABLED_BUDGET_STEPS, BinaryOp, Compare, Label, recorded
 from lc3jit.translator.regions.codegen.across_blocks import AcrossBlocks
 
 SMALL_INTS = 256  # the largest int CPython keeps one object of
 MIN_GRANT = 64  # a region with a room near SMALL_INTS still refills only now and then
+#: The most entries before a budget step's table's Nones (Budget.bound): past it a region
+#: counts and checks with a subtraction and a compare, and no table grows with its rooms.
+STEP_TABLE_BOUND = 2 * SMALL_INTS + 1
 
 
 #: The straight-line parts of every refill (see Budget.refill), made once: what is
@@ -37,6 +48,15 @@ def _added_to_count(k: int) -> tuple[Item, ...]:
     dozen, each counted on hundreds of ways."""
     step = BinaryOp.ADD if k > 0 else BinaryOp.SUBTRACT
     return recorded(("load", "n"), ("const", abs(k)), ("binary", step), ("store", "n"))
+
+
+@lru_cache(maxsize=256)
+def step_table(added: int, room: int, bound: int) -> tuple[int | None, ...]:
+    """The table of one count and check (Budget.step): for each n from 0 below `bound`,
+    `n + added` where that is at least `room` (and below `bound`, so that the next step
+    indexes a table of the same size), else None; then `bound` Nones, which negative n
+    index: every n whose step is not in the table takes the plain way."""
+    return tuple(n + added if room <= n + added < bound else None for n in range(bound)) + (None,) * bound
 
 
 class Budget:
@@ -72,16 +92,72 @@ class Budget:
         the longest way from it to the next check."""
         self.check_budget(self.room_after_count(block), lambda: self.leave_before(block))
 
+    def count_and_check_room(self, block: Block) -> None:
+        """At a loop head no jump goes past the count of: count it and check its room in
+        one step where that is cheaper (Budget.tabled), the rest out of line; else
+        count_in and check_room."""
+        s = self.state
+        added = -block.length - s.facts.ahead[block.start]
+        if not self.tabled:
+            self.add_to_count(added)
+            self.check_room(block)
+            return
+        room, short, on = self.room_after_count(block), Label(), s.checked[block.start]
+
+        def not_stepped() -> None:
+            s.e.pop()
+            self.add_to_count(added)
+            check = self.room_test(room)
+            s.e.jump_if_false(on)
+            self.refill(check, lambda: self.leave_before(block))
+
+        self.step(added, room, short)
+        s.slow_path(short, not_stepped)
+
     def check_on_the_way(self, pc: int) -> None:
         """Go to the loop head at pc past its count and check, counting and checking here
-        (checks_on_the_way): on 3.11 the check's jump is the back edge itself; the refill
-        follows it, on this way's own state."""
+        (checks_on_the_way): in one step where that is cheaper (Budget.tabled); else
+        on 3.11 the check's jump is the back edge itself. The refill follows, on this way's
+        own state."""
         s = self.state
         block = s.graph.by_start[pc]
-        self.count_in(block, s.given_back(pc))
-        check = self.room_test(self.room_after_count(block))
+        added = s.given_back(pc) - block.length - s.facts.ahead[block.start]
+        room = self.room_after_count(block)
+        if self.tabled:
+            short = Label()
+            self.step(added, room, short)
+            s.go_to(pc, checked=True)
+            s.e.place(short)
+            s.e.pop()
+        self.add_to_count(added)
+        check = self.room_test(room)
         s.go_to(pc, lambda label: s.e.jump_if(label, False), checked=True)
         self.refill(check, lambda: self.leave_before(block))
+
+    def step(self, added: int, room: int, short: Label) -> None:
+        """`n += added` where `n` then has `room` (step_table); else on to `short`, with
+        None on the stack and `n` as it was."""
+        e = self.state.e
+        e.const(step_table(added, room, self.bound))
+        e.load("n")
+        e.subscript()
+        e.dup()
+        e.jump_if_none(short)
+        e.store("n")
+
+    @cached_property
+    def tabled(self) -> bool:
+        """Are the region's counts and checks table steps? Where the Python runs them for
+        fewer machine instructions, and the tables stay small (STEP_TABLE_BOUND)."""
+        return TABLED_BUDGET_STEPS and self.bound <= STEP_TABLE_BOUND
+
+    @cached_property
+    def bound(self) -> int:
+        """More than `n` ever holds: it starts at a grant at most, and a refill adds a
+        grant at most to an `n` short of a room."""
+        s = self.state
+        rooms = [*s.facts.budget.checks.values(), *s.facts.budget.entry_rooms.values()]
+        return self.grant + max(rooms, default=0) + 1
 
     def room_after_count(self, block: Block) -> int:
         """What `n` must cover at a loop head, its count (and its chain's) taken already."""

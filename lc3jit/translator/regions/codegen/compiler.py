@@ -71,13 +71,20 @@ class RegionCompiler:
         e.line = block.start
         e.place(s.labels[block.start])
         s.emitted.add(block.start)
-        if block.start not in self.facts.paid_by:
-            self.budget.count_in(block)
-            if block.start in s.counted:
-                e.place(s.counted[block.start])
-        if block.start in self.facts.budget.checks:  # counting first, then checking, is the cheaper order
-            self.budget.check_room(block)
+        # Counting first, then checking, is the cheaper order; a loop head counts itself (no
+        # chain pays for it), in one step with its check unless a jump goes past its count.
+        checks = block.start in self.facts.budget.checks
+        if checks and block.start not in s.counted:
+            self.budget.count_and_check_room(block)
             e.place(s.checked[block.start])
+        else:
+            if block.start not in self.facts.paid_by:
+                self.budget.count_in(block)
+                if block.start in s.counted:
+                    e.place(s.counted[block.start])
+            if checks:
+                self.budget.check_room(block)
+                e.place(s.checked[block.start])
         emit_block(self.state, self, block)
         last = e.last
         ends = isinstance(last, Instr) and last.name in ENDS
