@@ -85,7 +85,12 @@ class Budget:
     def count_in(self, block: Block, given_back: int = 0) -> None:
         """Count the block and the chain it pays for (less `given_back`, what the way
         here had counted and not run)."""
-        self.add_to_count(given_back - block.length - self.state.facts.ahead[block.start])
+        self.add_to_count(self.counted(block, given_back))
+
+    def counted(self, block: Block, given_back: int = 0) -> int:
+        """What counting the block and the chain it pays for adds to `n` (a negative number),
+        less `given_back`."""
+        return given_back - block.length - self.state.facts.ahead[block.start]
 
     def check_room(self, block: Block) -> None:
         """At a loop head: leave at its start, its count given back, when `n` cannot cover
@@ -97,7 +102,7 @@ class Budget:
         one step where that is cheaper (Budget.tabled), the rest out of line; else
         count_in and check_room."""
         s = self.state
-        added = -block.length - s.facts.ahead[block.start]
+        added = self.counted(block)
         if not self.tabled:
             self.add_to_count(added)
             self.check_room(block)
@@ -121,7 +126,7 @@ class Budget:
         own state."""
         s = self.state
         block = s.graph.by_start[pc]
-        added = s.given_back(pc) - block.length - s.facts.ahead[block.start]
+        added = self.counted(block, s.given_back(pc))
         room = self.room_after_count(block)
         if self.tabled:
             short = Label()
@@ -161,8 +166,7 @@ class Budget:
 
     def room_after_count(self, block: Block) -> int:
         """What `n` must cover at a loop head, its count (and its chain's) taken already."""
-        s = self.state
-        return s.facts.budget.checks[block.start] - block.length - s.facts.ahead[block.start]
+        return self.state.facts.budget.checks[block.start] + self.counted(block)
 
     def room_test(self, room: int) -> Label:
         """Push `n < room`, from a label placed here (returned: the refill checks again there)."""
