@@ -35,10 +35,11 @@ from lc3jit_runtime.machine import (
     WATCH_UNWRITTEN,
     Machine,
     fresh_write_map,
-    recycle_memory,
     unwritten_write_map,
 )
 from lc3jit_runtime.outcome import Outcome
+
+from .conftest import recycling
 
 N, Z, P = 0b100, 0b010, 0b001
 AT = 0x3000  # the instruction doing the access, as the engines pass it
@@ -337,23 +338,22 @@ def test_a_closed_machines_write_map_serves_the_next_machine_of_its_kind_as_new(
     [([(0x4000, 0x4014), (0x3005, 0x3006)], True), ([(0, 0x3000), (0x3100, 0xFE00)], False)],
 )
 def test_a_closed_machines_memory_serves_the_next_zeroed_unless_most_was_written(
-    written: list[tuple[int, int]], recycled: bool, monkeypatch: pytest.MonkeyPatch
+    written: list[tuple[int, int]], recycled: bool
 ) -> None:
     """While memory is recycled, a closed machine's memory goes to the next machine, zeroed
     where it was loaded or stored into, its marks reset; one written nearly whole (a seed's
     fill) is let go and the next machine's made anew, which costs less than zeroing it."""
-    monkeypatch.setattr(machine_module, "_SPARE_MEMORIES", None)
-    recycle_memory(True)
-    m, _ = machine()
-    memory, watch = m.mem, m.watch
-    for start, end in written:
-        m.load_words(start, [7] * (end - start))
-    m.store(0x5000, 9, AT)  # its first store: the slow path, recorded
-    m.store(0x5000, 10, AT)  # then a plain one
-    assert m.watch[0x5000] == 0 and m.watch[0x5001] == WATCH_UNWRITTEN
-    m.mark(AT, AT + 3, WATCH_DECODED)
-    m.close()
-    again, _ = machine()
+    with recycling():
+        m, _ = machine()
+        memory, watch = m.mem, m.watch
+        for start, end in written:
+            m.load_words(start, [7] * (end - start))
+        m.store(0x5000, 9, AT)  # its first store: the slow path, recorded
+        m.store(0x5000, 10, AT)  # then a plain one
+        assert m.watch[0x5000] == 0 and m.watch[0x5001] == WATCH_UNWRITTEN
+        m.mark(AT, AT + 3, WATCH_DECODED)
+        m.close()
+        again, _ = machine()
     assert (again.mem is memory, again.watch is watch) == (recycled, True)
     assert again.mem == [0] * 0x10000
     assert again.watch == unwritten_write_map(3, False)
