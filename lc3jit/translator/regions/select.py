@@ -116,18 +116,22 @@ def closing_copies(region: list[Block], translated: Container[int], hints: Hints
     word of code found, each of the many regions made mostly of the others.
     """
     by_start = {b.start: b for b in region}
+    own = [start for start in by_start if start not in translated]
+    if len(own) == len(region):  # nothing copied: every block is the region's own
+        return region
     comes_from: dict[int, list[int]] = {start: [] for start in by_start}
     for block in region:
         for successor in successors_of(block, hints):
             if successor.address in by_start:
                 comes_from[successor.address].append(block.start)  # type: ignore[index]
-    subroutines = copied_subroutines(by_start, hints)
-    for ret, points in returns_of(by_start, subroutines).items():
-        for point in points:
-            comes_from[point].append(ret)
-    own = [start for start in by_start if start not in translated]
+    bodies: set[int] = set()  # of the small subroutines
+    for callers, body in subroutine_bodies(by_start, hints):
+        for ret in (start for start in body if by_start[start].exit in RETURNS):
+            for caller in callers:
+                comes_from[caller.last.next_pc].append(ret)
+        if len(body) <= INLINE_BLOCKS:
+            bodies |= body
     keep = leading_to(own, comes_from)
-    bodies = {start for _, body in subroutines if len(body) <= INLINE_BLOCKS for start in body}
     loops = sum(by_start[start].length for start in keep if start in translated and start not in bodies)
     if loops > sum(by_start[start].length for start in own):
         keep = leading_to(own, comes_from, lambda start: start in bodies or start not in translated)
@@ -193,13 +197,44 @@ Subroutine = tuple[list[Block], list[int]]
 def copied_subroutines(by_start: Mapping[int, Block], hints: Hints) -> list[Subroutine]:
     """The subroutines the region holds and calls with a return point inside, in the order
     of their first call."""
-    calls: dict[int, list[Block]] = {}  # callee -> the blocks that call it
+    calls = subroutine_calls(by_start, hints)
+    return [(callers, reach(by_start, callee, lambda _: False)) for callee, callers in calls.items()]
+
+
+def subroutine_calls(by_start: Mapping[int, Block], hints: Hints) -> dict[int, list[Block]]:
+    """The subroutines the region holds and calls with a return point inside, in the order
+    of their first call: for each, the blocks that call it."""
+    calls: dict[int, list[Block]] = {}
     for b in by_start.values():
         if b.exit in CALLS and b.last.next_pc in by_start:
             for successor in successors_of(b, hints):
                 if successor.kind is Kind.CALL and successor.address in by_start:
                     calls.setdefault(successor.address, []).append(b)  # type: ignore[arg-type]
-    return [(callers, reach(by_start, callee, lambda _: False)) for callee, callers in calls.items()]
+    return calls
+
+
+def subroutine_bodies(by_start: Mapping[int, Block], hints: Hints) -> list[tuple[list[Block], set[int]]]:
+    """copied_subroutines with each body as a set (where the order does not matter): a
+    body holding another subroutine's entry holds all of that one's body, which is taken
+    whole rather than walked again (random code: 9 bodies of a 160-block region, each
+    most of it)."""
+    found: dict[int, set[int]] = {}  # each callee's body
+    subroutines = []
+    for callee, callers in subroutine_calls(by_start, hints).items():
+        body, walk = {callee}, [callee]
+        for start in walk:
+            for successor in by_start[start].successors:
+                target = successor.address
+                if target in body or target not in by_start or successor.kind not in LOCAL:
+                    continue
+                if (whole := found.get(target)) is not None:  # closed: nothing in it to walk
+                    body |= whole
+                else:
+                    body.add(target)
+                    walk.append(target)  # type: ignore[arg-type]
+        found[callee] = body
+        subroutines.append((callers, body))
+    return subroutines
 
 
 def returns_of(by_start: Mapping[int, Block], subroutines: list[Subroutine]) -> dict[int, list[int]]:
