@@ -17,7 +17,11 @@ during it, and the CPU us of translating per word reached.
 with the most time of their own in translating that program before its run instead;
 `--phases NAME` the CPU time of each phase of that translation (finding the code,
 choosing the regions, their graphs and analyses, emitting, assembling, the rest), the
-fastest of the rounds.
+fastest of the rounds; `--count NAME` the machine instructions (cachegrind, valgrind on
+the PATH) of translating it ahead of its run per word reached: a process that boots the
+program and translates it less the same process without translating, both with
+PYTHONHASHSEED=0. The count moves by a fraction of a percent from run to run where CPU
+time on a shared machine moves by a third.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import argparse
 import cProfile
 import functools
 import importlib
+import io
 import json
 import os
 import pstats
@@ -37,10 +42,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 from big_programs import translation_work  # type: ignore[import-not-found]
+from command_startup import instructions  # type: ignore[import-not-found]
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))  # the checkout: tests/machine_code.py writes the random code
 
+from lc3jit.session import boot, load_images  # noqa: E402
+from lc3jit.translator.regions import region_engine  # noqa: E402
+from lc3jit_runtime.console import Console  # noqa: E402
 from tests.machine_code import branchy, write_hex  # noqa: E402
 
 #: Sizes of the random branchy programs, in words.
@@ -155,6 +164,26 @@ def phases(program: Path, rounds: int) -> None:
         print(f"| {phase} | {ms:.0f} | {ms / reached * 1000:.1f} |")
 
 
+def booted(program: Path, translate: bool) -> None:
+    """Boot the program and, with `translate`, translate it ahead of its run (the region
+    engine), printing the words reached: what `count` counts, the region engine imported
+    either way."""
+    machine = boot(load_images([program]), Console(None, io.BytesIO()), 3)
+    if translate:
+        regions = region_engine(machine).translator.regions.values()
+        print(len({ins.address for r in regions for b in r.blocks for ins in b.instructions}))
+
+
+def count(program: Path) -> None:
+    """Machine instructions of translating the program ahead of its run, per word reached."""
+    script = [sys.executable, __file__, "--booted", str(program)]
+    translating = instructions([*script, "--translate"], HERE)
+    reached = int(subprocess.run([*script, "--translate"], capture_output=True, check=True).stdout)
+    spent = translating - instructions(script, HERE)
+    print(f"Python {sys.version.split()[0]}: {spent:,} machine instructions, {reached:,} words reached,")
+    print(f"{spent / reached / 1000:.1f}k a word")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
@@ -163,6 +192,9 @@ def main() -> None:
     parser.add_argument(
         "--phases", metavar="NAME", help="the CPU time of each phase of translating it instead"
     )
+    parser.add_argument("--count", metavar="NAME", help="count the machine instructions of translating it")
+    parser.add_argument("--booted", type=Path, help="(a counted process) boot this program only")
+    parser.add_argument("--translate", action="store_true", help="(with --booted) and translate it")
     parser.add_argument("--split", type=Path, help="(a round's own process) print phase_split's as JSON")
     parser.add_argument("--work", type=Path, help="(a round's own process) print translation_work's as JSON")
     parser.add_argument("--budget", type=int, help="(with --work) the translation budget")
@@ -173,17 +205,21 @@ def main() -> None:
     if args.split:
         print(json.dumps(phase_split(args.split)))
         return
+    if args.booted:
+        booted(args.booted, args.translate)
+        return
     budgets = [None if b == "default" else int(b) for b in args.budgets.split(",")]
     with tempfile.TemporaryDirectory() as folder:
         table = programs(Path(folder))
-        if args.profile or args.phases:
-            name = args.profile or args.phases
+        if name := args.profile or args.phases or args.count:
             if name not in table:
                 parser.error(f"no program {name!r}: one of {', '.join(table)}")
             if args.profile:
                 profile(table[name][0])
-            else:
+            elif args.phases:
                 phases(table[name][0], args.rounds)
+            else:
+                count(table[name][0])
             return
         print(f"Python {sys.version.split()[0]}, load average {os.getloadavg()[0]:.1f}")
         print("| program | budget | translated | reached | ahead ms | run-time ms | us per word reached |")
