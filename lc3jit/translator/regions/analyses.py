@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from operator import attrgetter
 
-from lc3jit.translator.blocks import Block, Exit
+from lc3jit.translator.blocks import EXIT_CALL, EXIT_RETURN, EXIT_TRAP, Block, Exit
 from lc3jit.translator.codegen.dataflow import (
     MASKS,
     REGISTER_ONLY,
@@ -68,7 +68,7 @@ def budget_checks(graph: RegionGraph) -> Budget:
             else:
                 state[start] = False
                 stack.pop()
-    returns = {b.start for b in graph.blocks if b.exit is Exit.RETURN}
+    returns = {b.start for b in graph.blocks if b.exit is EXIT_RETURN}
     checks = off_returns(edges, graph.ways_in, returns, needed_cuts(edges, checks))
     lengths = {b.start: b.length for b in graph.blocks}
     longest: dict[int, int] = {}
@@ -249,7 +249,7 @@ class RegionFacts:
 def calls_routine(graph: RegionGraph, block: Block) -> bool:
     """Does the block end in a TRAP that goes on into its routine inside the region (an
     OS's: regions.system)? In the 2nd edition that sets R7, as JSR does."""
-    return block.exit is Exit.TRAP and any(t != block.last.next_pc for t in graph.edges[block.start])
+    return block.exit is EXIT_TRAP and any(t != block.last.next_pc for t in graph.edges[block.start])
 
 
 #: An instruction's register fields, and its destination (None where it has none).
@@ -264,7 +264,7 @@ def analyse(graph: RegionGraph, access_control: bool) -> RegionFacts:
     wanted = wanted_after(graph, live)
     exact = region_exact_results(graph, wanted, access_control)
     instructions = [ins for b in graph.blocks for ins in b.instructions]
-    calls = {7} if any(b.exit is Exit.CALL or calls_routine(graph, b) for b in graph.blocks) else set()
+    calls = {7} if any(b.exit is EXIT_CALL or calls_routine(graph, b) for b in graph.blocks) else set()
     named = set().union(*map(_REGISTERS_NAMED, instructions)) - {None}
     return RegionFacts(
         entries=(*graph.entries, *sorted(budget.checks.keys() - set(graph.entries))),

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from lc3jit.translator.blocks import Block, Exit
+from lc3jit.translator.blocks import EXIT_TRAP, Block
 from lc3jit.translator.regions.select import NO_HINTS, Hints, return_points, successors_of
 
 
@@ -47,7 +47,7 @@ def build_graph(
         for target in targets:
             ways_in[target].append(start)
     for b in blocks:  # a TRAP goes on inside when its routine comes back (see HelperExits)
-        if b.exit is Exit.TRAP:
+        if b.exit is EXIT_TRAP:
             following = b.last.next_pc
             if following in inside and following not in edges[b.start]:
                 ways_in[following].append(b.start)

@@ -17,7 +17,7 @@ routine's first words. Both are mostly known when the region is translated:
 
 from __future__ import annotations
 
-from lc3jit.translator.blocks import Block, Exit
+from lc3jit.translator.blocks import EXIT_RTI, EXIT_TRAP, Block
 from lc3jit.translator.codegen.dataflow import MASKS, register_masks, registers_of
 from lc3jit.translator.regions.graph import RegionGraph
 from lc3jit_runtime.isa import FORMS_BY_NAME
@@ -48,7 +48,7 @@ def dirty_at_entry(graph: RegionGraph, edition: int, inline_os_calls: bool) -> d
                 if after & ~dirty[target]:
                     dirty[target] |= after
                     changed = True
-            if block.exit is Exit.TRAP:  # its way back (see build_graph's ways_in)
+            if block.exit is EXIT_TRAP:  # its way back (see build_graph's ways_in)
                 following = block.last.next_pc
                 if following in dirty and after & ~dirty[following]:
                     dirty[following] |= after
@@ -75,9 +75,9 @@ def dirty_after(block: Block, changes: int, edition: int, inline_os_calls: bool)
     but the 2nd edition's TRAP may go to its routine as JSR does, setting R7
     (HelperExits.call_routine), and an OS call inlined (codegen.os_calls) writes
     nothing back and changes R6 (RTI the codes)."""
-    if inline_os_calls and block.exit in (Exit.TRAP, Exit.RTI):
-        return True, changes | (_R6 | _CODES if block.exit is Exit.RTI else _R6)
-    if block.exit is Exit.RTI or (block.exit is Exit.TRAP and edition == 3):
+    if inline_os_calls and (block.exit is EXIT_TRAP or block.exit is EXIT_RTI):
+        return True, changes | (_R6 | _CODES if block.exit is EXIT_RTI else _R6)
+    if block.exit is EXIT_RTI or (block.exit is EXIT_TRAP and edition == 3):
         return False, 0
     return True, changes
 
@@ -90,9 +90,9 @@ def supervised(graph: RegionGraph, access_control: bool) -> frozenset[int]:
 
     def leaves_supervisor(start: int) -> bool:
         block = graph.by_start[start]
-        if block.exit is Exit.TRAP:  # under access control every TRAP enters the supervisor
+        if block.exit is EXIT_TRAP:  # under access control every TRAP enters the supervisor
             return True
-        return block.exit is not Exit.RTI and not (
+        return block.exit is not EXIT_RTI and not (
             user_address(block.start) and user_address(block.last.address)
         )
 

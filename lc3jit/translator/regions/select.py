@@ -10,7 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 
-from lc3jit.translator.blocks import Block, Exit, Kind, Successor
+from lc3jit.translator.blocks import (
+    EXIT_CALL,
+    EXIT_JUMP,
+    EXIT_TRAP,
+    KIND_CALL,
+    KIND_FALLTHROUGH,
+    Block,
+    Exit,
+    Kind,
+    Successor,
+)
 
 #: Blocks in one region at most, nearest to the root first.
 MAX_REGION_BLOCKS = 160
@@ -34,7 +44,7 @@ NO_HINTS: Hints = {}
 def hinted_site(block: Block) -> bool:
     """Does the block end in a jump through a register that hints may predict (JMP, JSRR)?
     RET is left out: it is matched against the return points of its calls."""
-    return block.exit is Exit.JUMP or (block.exit is Exit.CALL and block.last.form.name == "JSRR")
+    return block.exit is EXIT_JUMP or (block.exit is EXIT_CALL and block.last.form.name == "JSRR")
 
 
 def successors_of(block: Block, hints: Hints) -> tuple[Successor, ...]:
@@ -42,7 +52,7 @@ def successors_of(block: Block, hints: Hints) -> tuple[Successor, ...]:
     JSRR's are calls, a JMP's are jumps inside the function; a TRAP's routine under an OS
     (regions.system) is a call too."""
     seen = hints.get(block.end, ())  # first: asked for every block many times, few have any
-    if not seen or not (hinted_site(block) or block.exit is Exit.TRAP):
+    if not seen or not (hinted_site(block) or block.exit is EXIT_TRAP):
         return block.successors
     kind = Kind.CALL if block.exit in CALLS else Kind.TAKEN
     known = tuple(s for s in block.successors if s.address is not None)
@@ -66,7 +76,7 @@ def reach(
             target = successor.address
             if target in seen or target not in blocks:
                 continue
-            if successor.kind in LOCAL or (successor.kind is Kind.CALL and follow_call(target)):
+            if successor.kind in LOCAL or (successor.kind is KIND_CALL and follow_call(target)):
                 if len(order) == limit:
                     return order
                 seen.add(target)
@@ -175,7 +185,7 @@ def straight_on(block: Block, inside: Container[int]) -> int | None:
     for successor in block.successors:  # at most two
         address = successor.address  # None where known only at run time: never inside
         if address in inside:
-            if successor.kind is Kind.FALLTHROUGH:
+            if successor.kind is KIND_FALLTHROUGH:
                 return address
             found, inside_count = address, inside_count + 1
     return found if inside_count == 1 else None
@@ -208,7 +218,7 @@ def subroutine_calls(by_start: Mapping[int, Block], hints: Hints) -> dict[int, l
     for b in by_start.values():
         if b.exit in CALLS and b.last.next_pc in by_start:
             for successor in successors_of(b, hints):
-                if successor.kind is Kind.CALL and successor.address in by_start:
+                if successor.kind is KIND_CALL and successor.address in by_start:
                     calls.setdefault(successor.address, []).append(b)  # type: ignore[arg-type]
     return calls
 
@@ -253,7 +263,7 @@ def region_entries(region: Sequence[Block], hints: Hints = NO_HINTS) -> list[int
     """Where the dispatcher may enter: the root, and the return points of calls that leave
     (a TRAP whose routine is known among them: its routine may be too large to copy in)."""
     starts = {b.start for b in region}
-    calls = [b for b in region if b.exit is Exit.CALL or (b.exit is Exit.TRAP and b.end in hints)]
+    calls = [b for b in region if b.exit is EXIT_CALL or (b.exit is EXIT_TRAP and b.end in hints)]
     points = [b.last.next_pc for b in calls if b.last.next_pc in starts]
     return [region[0].start, *dict.fromkeys(p for p in points if p != region[0].start)]
 
@@ -262,6 +272,6 @@ def region_roots(blocks: Mapping[int, Block], entries: Iterable[int]) -> list[in
     """Where functions begin: the entry points and every call target."""
     roots = set(entries)
     for block in blocks.values():
-        if block.exit is Exit.CALL and block.last.form.name == "JSR":
+        if block.exit is EXIT_CALL and block.last.form.name == "JSR":
             roots.add(block.last.target)
     return sorted(roots & set(blocks))
