@@ -131,7 +131,7 @@ def closing_copies(region: list[Block], translated: Container[int], hints: Hints
         return region
     comes_from: dict[int, list[int]] = {start: [] for start in by_start}
     for block in region:
-        for successor in successors_of(block, hints):
+        for successor in successors_of(block, hints) if hints else block.successors:
             if successor.address in by_start:
                 comes_from[successor.address].append(block.start)  # type: ignore[index]
     bodies: set[int] = set()  # of the small subroutines
