@@ -167,14 +167,13 @@ def layout(region: list[Block]) -> list[Block]:
     branch not taken, or the only place it goes) right after it where it is still free,
     so that the hot path runs on without a jump. The root stays first."""
     by_start = {b.start: b for b in region}
+    free = dict(by_start)  # the blocks not placed yet: each is taken out once
     order: list[Block] = []
-    placed: set[int] = set()
     for block in region:
-        next_block: Block | None = block
-        while next_block is not None and next_block.start not in placed:
-            placed.add(next_block.start)
+        next_block = free.pop(block.start, None)
+        while next_block is not None:
             order.append(next_block)
-            next_block = by_start.get(straight_on(next_block, by_start))
+            next_block = free.pop(straight_on(next_block, by_start), None)  # type: ignore[arg-type]
     return order
 
 
