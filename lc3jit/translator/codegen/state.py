@@ -24,8 +24,15 @@ if TYPE_CHECKING:
     from lc3jit.translator.codegen.memory import MemoryAccess
 
 #: The lists and tuples generated code indexes on its hot paths: memory, the write map,
-#: and the branch tables.
-TABLES = (contract.MEMORY, contract.WRITE_MAP, contract.POSITIVE, contract.NEGATIVE, contract.ZERO)
+#: the branch tables, and the words (regions wrap results through it).
+TABLES = (
+    contract.MEMORY,
+    contract.WRITE_MAP,
+    contract.POSITIVE,
+    contract.NEGATIVE,
+    contract.ZERO,
+    contract.WORDS,
+)
 #: The locals that hold the registers, by register: one string each (formatting a name
 #: anew each time, and hashing it again when it is numbered, cost 2% of translating).
 LOCALS = tuple(f"r{r}" for r in range(8))
@@ -154,7 +161,7 @@ class BlockState:
         (POSITIVE: runtime.code_helpers), and `cc`, `R` and `m.ccv` get words where they are set."""
         lo, hi = bounds
         if self.exact[self.index] or not -LOOSE < lo <= hi < LOOSE:
-            bounds = self.wrap(lo, hi)
+            bounds = self.wrap_result(lo, hi)
         self.set_reg(r, sets_cc)  # which settles codes r stood for, at r's old bounds
         self.ranges[r] = bounds
 
@@ -177,6 +184,11 @@ class BlockState:
             e.extend(_LOW_WORD)
         e.place(done)
         return FULL
+
+    def wrap_result(self, lo: int, hi: int) -> tuple[int, int]:
+        """Wrap an instruction's result, on the stack within lo..hi, to 16 bits (`wrap`;
+        regions wrap most results through a table instead)."""
+        return self.wrap(lo, hi)
 
     def wrap_register(self, r: int) -> None:
         """Make register r's local a 16-bit word (for `&` of two unwrapped values)."""

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from lc3jit.translator.blocks import Block
-from lc3jit.translator.codegen.bounds import FULL, LOOSE
+from lc3jit.translator.codegen.bounds import FULL, LOOSE, WRAP
 from lc3jit.translator.codegen.dataflow import ALL_REGISTERS, REGISTER_ONLY
-from lc3jit.translator.codegen.emitter import BinaryOp, Compare, Emitter, Label
+from lc3jit.translator.codegen.emitter import BinaryOp, Compare, Emitter, Label, recorded
 from lc3jit.translator.codegen.state import LOCALS, BlockState, load_registers
 from lc3jit.translator.regions.analyses import RegionFacts
 from lc3jit.translator.regions.codegen.os_calls import SP
@@ -30,6 +30,9 @@ from lc3jit_runtime.isa import WORD_MASK
 #: Where a slow path was left for later: block, instruction index, line, the register
 #: standing for the codes, the bounds of the registers' locals, the registers (and CODES)
 #: not written back since they changed.
+#: Under the value on the stack, a table pushed after it: the value indexes it.
+_UNDER_A_TABLE = recorded(("swap",), ("subscript",))
+
 Where = tuple[Block, int, int, int | None, dict[int, tuple[int, int]], frozenset[int]]
 
 
@@ -100,6 +103,19 @@ class AcrossBlocks(BlockState):
         global in a loop."""
         self.tables.add(name)
         self.e.load(name)
+
+    def wrap_result(self, lo: int, hi: int) -> tuple[int, int]:
+        """Where an instruction's result may be a sum of two words or a word less a few, by
+        indexing WORDS (runtime.code_helpers), which CPython does in one specialised
+        instruction where `wrap` takes two or three (the table is swapped under the value:
+        less than pushing it before the operands of every form whose result may wrap);
+        elsewhere as `wrap` does. The ways out keep `wrap`: they name no table, which a
+        region's code builds when it is first entered."""
+        if not -WRAP <= lo <= hi <= WORD_MASK + WRAP or (lo >= 0 and hi <= WORD_MASK):
+            return self.wrap(lo, hi)
+        self.push_table(contract.WORDS)
+        self.e.extend(_UNDER_A_TABLE)
+        return FULL
 
     def set_reg(self, r: int, sets_cc: bool) -> None:
         super().set_reg(r, sets_cc)
