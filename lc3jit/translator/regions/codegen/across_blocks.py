@@ -36,6 +36,13 @@ _UNDER_A_TABLE = recorded(("swap",), ("subscript",))
 Where = tuple[Block, int, int, int | None, dict[int, tuple[int, int]], frozenset[int]]
 
 
+def by_table(lo: int, hi: int) -> bool:
+    """Is a value within lo..hi to be wrapped by indexing WORDS? Where it may not be a
+    word and indexes it rightly: from -2^16 (negative indices read from the end, slower
+    in CPython, right all the same) to 2^17 - 1."""
+    return -WRAP <= lo <= hi <= WORD_MASK + WRAP and not (lo >= 0 and hi <= WORD_MASK)
+
+
 class FactsDisagreeError(Exception):
     """What emission met contradicts a fact the analyses gave: a way into a block that
     known.dirty_at_entry or graph.ways_in missed. A compiler bug, never the program's: the
@@ -104,14 +111,20 @@ class AcrossBlocks(BlockState):
         self.tables.add(name)
         self.e.load(name)
 
+    def table_under(self, bounds: tuple[int, int]) -> bool:
+        """Where the result will be wrapped and may be a sum of two words or a word less a
+        few, WORDS (runtime.code_helpers), for the result to index: CPython does that in
+        one specialised instruction where `wrap` takes two or three. The ways out keep
+        `wrap`: they name no table, which a region's code builds when first entered."""
+        if not (self.wraps(bounds) and by_table(*bounds)):
+            return False
+        self.push_table(contract.WORDS)
+        return True
+
     def wrap_result(self, lo: int, hi: int) -> tuple[int, int]:
-        """Where an instruction's result may be a sum of two words or a word less a few, by
-        indexing WORDS (runtime.code_helpers), which CPython does in one specialised
-        instruction where `wrap` takes two or three (the table is swapped under the value:
-        less than pushing it before the operands of every form whose result may wrap);
-        elsewhere as `wrap` does. The ways out keep `wrap`: they name no table, which a
-        region's code builds when it is first entered."""
-        if not -WRAP <= lo <= hi <= WORD_MASK + WRAP or (lo >= 0 and hi <= WORD_MASK):
+        """A result whose form pushed no table first (table_under): WORDS swapped under it
+        and indexed, where it may be a sum of two words or a word less a few."""
+        if not by_table(lo, hi):
             return self.wrap(lo, hi)
         self.push_table(contract.WORDS)
         self.e.extend(_UNDER_A_TABLE)
