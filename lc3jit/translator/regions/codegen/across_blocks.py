@@ -19,6 +19,7 @@ from lc3jit.translator.codegen.emitter import BinaryOp, Compare, Emitter, Label,
 from lc3jit.translator.codegen.state import LOCALS, BlockState, load_registers
 from lc3jit.translator.regions.analyses import RegionFacts
 from lc3jit.translator.regions.codegen.os_calls import SP
+from lc3jit.translator.regions.cycles import on_cycles
 from lc3jit.translator.regions.graph import RegionGraph
 from lc3jit.translator.regions.known import CODES, dirty_at_entry, supervised
 from lc3jit.translator.regions.return_order import loops_first
@@ -34,13 +35,6 @@ from lc3jit_runtime.isa import WORD_MASK
 _UNDER_A_TABLE = recorded(("swap",), ("subscript",))
 
 Where = tuple[Block, int, int, int | None, dict[int, tuple[int, int]], frozenset[int]]
-
-
-def by_table(lo: int, hi: int) -> bool:
-    """Is a value within lo..hi to be wrapped by indexing WORDS? Where it may not be a
-    word and indexes it rightly: from -2^16 (negative indices read from the end, slower
-    in CPython, right all the same) to 2^17 - 1."""
-    return -WRAP <= lo <= hi <= WORD_MASK + WRAP and not (lo >= 0 and hi <= WORD_MASK)
 
 
 class FactsDisagreeError(Exception):
@@ -93,6 +87,7 @@ class AcrossBlocks(BlockState):
         self.dirty_in = dirty_at_entry(graph, edition, access_control)
         self.dirty: set[int] = set()  # registers (and CODES) whose locals may differ from R here
         self.supervised = supervised(graph, access_control)
+        self.looping = on_cycles(graph.ways_in)  # the blocks some cycle passes
 
     def current_block(self) -> Block:
         return self.current
@@ -112,23 +107,31 @@ class AcrossBlocks(BlockState):
         self.e.load(name)
 
     def table_under(self, bounds: tuple[int, int]) -> bool:
-        """Where the result will be wrapped and may be a sum of two words or a word less a
-        few, WORDS (runtime.code_helpers), for the result to index: CPython does that in
-        one specialised instruction where `wrap` takes two or three. The ways out keep
-        `wrap`: they name no table, which a region's code builds when first entered."""
-        if not (self.wraps(bounds) and by_table(*bounds)):
+        """Where the result will be wrapped and by_table, WORDS (runtime.code_helpers), for
+        the result to index: CPython does that in one specialised instruction where `wrap`
+        takes two or three."""
+        if not (self.wraps(bounds) and self.by_table(*bounds)):
             return False
         self.push_table(contract.WORDS)
         return True
 
     def wrap_result(self, lo: int, hi: int) -> tuple[int, int]:
         """A result whose form pushed no table first (table_under): WORDS swapped under it
-        and indexed, where it may be a sum of two words or a word less a few."""
-        if not by_table(lo, hi):
+        and indexed, where by_table."""
+        if not self.by_table(lo, hi):
             return self.wrap(lo, hi)
         self.push_table(contract.WORDS)
         self.e.extend(_UNDER_A_TABLE)
         return FULL
+
+    def by_table(self, lo: int, hi: int) -> bool:
+        """Is a result within lo..hi, in the current block, wrapped by indexing WORDS? In a
+        block on a cycle (the table costs 2-4 ms to build, once a process: straight-line
+        code, an OS's entry among it, keeps `wrap`, as the ways out do), where it may not be
+        a word and indexes the table rightly: from -2^16 (negative indices read from the
+        end, slower in CPython, right all the same) to 2^17 - 1."""
+        in_range = -WRAP <= lo <= hi <= WORD_MASK + WRAP and not (lo >= 0 and hi <= WORD_MASK)
+        return in_range and self.current.start in self.looping
 
     def set_reg(self, r: int, sets_cc: bool) -> None:
         super().set_reg(r, sets_cc)
