@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from lc3jit.translator import JIT_ON
 from lc3jit.translator.blocks import Block
 from lc3jit.translator.codegen.bounds import FULL, LOOSE, WRAP
 from lc3jit.translator.codegen.dataflow import ALL_REGISTERS, REGISTER_ONLY
@@ -129,9 +130,10 @@ class AcrossBlocks(BlockState):
         block on a cycle (the table costs 2-4 ms to build, once a process: straight-line
         code, an OS's entry among it, keeps `wrap`, as the ways out do), where it may not be
         a word and indexes the table rightly: from -2^16 (negative indices read from the
-        end, slower in CPython, right all the same) to 2^17 - 1."""
+        end, slower in CPython, right all the same) to 2^17 - 1. Not with CPython's JIT
+        on, which runs these loops slower with the table than with the compare."""
         in_range = -WRAP <= lo <= hi <= WORD_MASK + WRAP and not (lo >= 0 and hi <= WORD_MASK)
-        return in_range and self.current.start in self.looping
+        return in_range and self.current.start in self.looping and not JIT_ON
 
     def set_reg(self, r: int, sets_cc: bool) -> None:
         super().set_reg(r, sets_cc)
