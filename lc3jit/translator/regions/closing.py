@@ -29,6 +29,7 @@ from lc3jit.translator.regions.select import (
     RETURNS,
     Hints,
     layout,
+    reach,
     successors_of,
 )
 
@@ -44,6 +45,7 @@ class Closing:
         #: For each word after a call (JSR, JSRR, a TRAP whose routine is known), the
         #: calls that return there: each call's block and its callee.
         self.calls_back: dict[int, list[tuple[int, int]]] = {}
+        self.firsts: dict[int, set[int]] = {}  # first_blocks of each callee asked
         ways_in = self.ways_in
         for start, block in blocks.items():
             successors = successors_of(block, hints) if hints else block.successors
@@ -53,6 +55,15 @@ class Closing:
             if block.exit in CALLS:
                 calls = self.calls_back.setdefault(block.last.next_pc, [])
                 calls += ((start, s.address) for s in successors if s.kind is KIND_CALL)
+
+    def first_blocks(self, callee: int) -> set[int]:
+        """The first INLINE_BLOCKS + 1 blocks of the callee's body in all the code found (as
+        copied_in walks it): all of it if it is small."""
+        if (first := self.firsts.get(callee)) is None:
+            first = self.firsts[callee] = set(
+                reach(self.blocks, callee, lambda _: False, limit=INLINE_BLOCKS + 1)
+            )
+        return first
 
     def closing_copies(self, region: list[Block], translated: Collection[int]) -> list[Block]:
         """The region without the copies that lead nowhere new:
@@ -78,7 +89,7 @@ class Walk:
     blocks its entry reaches there (LOCAL successors, calls left out)."""
 
     def __init__(
-        self, closing: Closing, grown: Collection[int], translated: Collection[int], own: list[int]
+        self, closing: Closing, grown: set[int], translated: Collection[int], own: list[int]
     ) -> None:
         self.closing, self.grown, self.translated, self.own = closing, grown, translated, own
         self.bodies: dict[int, set[int]] = {}  # each callee's body, once walked whole
@@ -120,9 +131,16 @@ class Walk:
     def small_bodies(self) -> set[int]:
         """The blocks of the bodies of INLINE_BLOCKS blocks at most."""
         small: set[int] = set()
-        for point in self.closing.calls_back.keys() & self.grown:
-            for callee in self.callees(point):
-                body = self.bodies.get(callee) or self.body(callee, INLINE_BLOCKS)
+        grown, calls_back = self.grown, self.closing.calls_back
+        for point in calls_back.keys() & grown:
+            for call, callee in calls_back[point]:
+                if call not in grown or callee not in grown:
+                    continue
+                if (body := self.bodies.get(callee)) is None:
+                    # The first blocks of its body in all the code found, all of them grown,
+                    # are the start of its body here too: a walk only where some are not.
+                    first = self.closing.first_blocks(callee)
+                    body = first if grown >= first else self.body(callee, INLINE_BLOCKS)
                 if len(body) <= INLINE_BLOCKS:
                     small |= body
         return small
