@@ -18,7 +18,7 @@ points is kept, and only as far as it takes to tell a small one.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Mapping
 from functools import cached_property
 
 from lc3jit.translator.blocks import KIND_CALL, Block
@@ -65,14 +65,14 @@ class Closing:
             )
         return first
 
-    def closing_copies(self, region: list[Block], translated: Collection[int]) -> list[Block]:
+    def closing_copies(self, region: list[Block], translated: set[int]) -> list[Block]:
         """The region without the copies that lead nowhere new:
         of the blocks an earlier region holds (`translated`), only those from which the
         region's own code is reached again stay: a small callee returning into it, and a
         loop closing through them while the loop's copies are no more words than the
         region's own code."""
         grown = {block.start for block in region}
-        own = [start for start in grown if start not in translated]
+        own = grown - translated
         if len(own) == len(region):  # nothing copied: every block is the region's own
             return region
         walk = Walk(self, grown, translated, own)
@@ -88,9 +88,7 @@ class Walk:
     subroutine is a callee whose call and return point are in the region, its body the
     blocks its entry reaches there (LOCAL successors, calls left out)."""
 
-    def __init__(
-        self, closing: Closing, grown: set[int], translated: Collection[int], own: list[int]
-    ) -> None:
+    def __init__(self, closing: Closing, grown: set[int], translated: set[int], own: set[int]) -> None:
         self.closing, self.grown, self.translated, self.own = closing, grown, translated, own
         self.bodies: dict[int, set[int]] = {}  # each callee's body, once walked whole
         self.returns: dict[int, list[int]] = {}  # the blocks of each body that return
