@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from lc3jit.session import ENGINES
-from lc3jit.translator.blocks import Block, find_blocks
-from lc3jit.translator.regions import RegionTranslator, ahead, select
+from lc3jit.translator.blocks import find_blocks
+from lc3jit.translator.regions import RegionTranslator, ahead, closing, select
 from lc3jit.translator.regions import engine as regions_engine
 from lc3jit.translator.regions.engine import SEARCHED_PER_INSTRUCTION
 from lc3jit.translator.regions.select import INLINE_BLOCKS, copied_in, reach
@@ -78,23 +78,24 @@ def test_random_code_is_translated_about_once_before_the_run() -> None:
 def selection_steps(monkeypatch: pytest.MonkeyPatch, words: int) -> float:
     """The blocks whose successors the regions' selection looks at, per word found, for
     branchy code: those its walks (`reach`) go through, those in the subroutines' bodies
-    (at most the blocks their walk goes through), and those it asks `successors_of`."""
+    that closing the copies walks (at most the blocks their walk goes through), and those
+    it asks `successors_of`."""
     asked = counting_in(monkeypatch, select, "successors_of")
     walked: list[int] = []
-    walk, bodies = select.reach, select.subroutine_bodies
+    walk, body = select.reach, closing.Walk.body
 
     def counted_walk(*args: Any, **kwargs: Any) -> list[int]:
         order = walk(*args, **kwargs)
         walked.append(len(order))
         return order
 
-    def counted_bodies(*args: Any, **kwargs: Any) -> list[tuple[list[Block], set[int]]]:
-        found = bodies(*args, **kwargs)
-        walked.extend(len(body) for _, body in found)
+    def counted_body(*args: Any, **kwargs: Any) -> set[int]:
+        found = body(*args, **kwargs)
+        walked.append(len(found))
         return found
 
     monkeypatch.setattr(select, "reach", counted_walk)
-    monkeypatch.setattr(select, "subroutine_bodies", counted_bodies)
+    monkeypatch.setattr(closing.Walk, "body", counted_body)
     machine, _ = make_machine(branchy(words))
     regions_engine.region_engine(machine)
     return (len(asked) + sum(walked)) / found_words(machine)

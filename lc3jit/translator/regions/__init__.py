@@ -24,6 +24,7 @@ may stop the machine too, so counts stay exact.
 
 The parts, each importing only those above it:
     select     which blocks make a region, and their layout
+    closing    which copies of earlier regions' blocks a region grown ahead keeps
     graph      the region as a frozen graph: blocks, edges, ways in
     analyses   functions of the graph: budget checks, prepaid chains, liveness,
                exact results and registers left unwrapped (RegionFacts)

@@ -9,11 +9,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from lc3jit.translator.blocks import Block, find_blocks
+from lc3jit.translator.regions.closing import Closing
 from lc3jit.translator.regions.learning import guessed
 from lc3jit.translator.regions.select import (
     LOCAL,
     Hints,
-    closing_copies,
     copied_in,
     region_blocks,
     region_roots,
@@ -100,6 +100,7 @@ class AheadSelection:
         self.inside: set[int] = set()
         self.small: dict[int, bool] = {}  # callees known small or not (region_blocks)
         self.regions: list[list[Block]] = []
+        self.closing = Closing(blocks, hints)
 
     def select(self) -> list[list[Block]]:
         entries = self.policy.entries
@@ -128,7 +129,7 @@ class AheadSelection:
                 return []
             region = region_blocks(self.blocks, root, self.hints, self.small)
             if not self.policy.whole and root not in self.policy.entries:
-                region = closing_copies(region, self.inside, self.hints)
+                region = self.closing.closing_copies(region, self.inside)
             if self.take(region) and not self.policy.whole:
                 more = self.following(region, queued)
                 queued.update(more)

@@ -111,57 +111,6 @@ def region_blocks(
     return layout([blocks[s] for s in reach(blocks, root, is_small, hints)])
 
 
-def closing_copies(region: list[Block], translated: Container[int], hints: Hints = NO_HINTS) -> list[Block]:
-    """The region without the copies that lead nowhere new: of the blocks an earlier region
-    holds (`translated`), only those from which the region's own code is reached again
-    stay: a small callee returning into it, and a loop closing through them while the
-    loop's copies are no more words than the region's own code.
-
-    A region rooted where an earlier one stopped growing (160 blocks) follows the code
-    on, and a loop as long as the program (a JMP back to its start) led it back into the
-    earlier region's code, copying 99 of its blocks: 440 words of 970 translated again for
-    a 1k-word program. Leaving there for the earlier region's entry costs one exit, as
-    leaving the copy at its end did. Where everything leads back to everything (random
-    code), the loops' copies were most of every region: 3.9 words translated for each
-    word of code found, each of the many regions made mostly of the others.
-    """
-    by_start = {b.start: b for b in region}
-    own = [start for start in by_start if start not in translated]
-    if len(own) == len(region):  # nothing copied: every block is the region's own
-        return region
-    comes_from: dict[int, list[int]] = {start: [] for start in by_start}
-    for block in region:
-        for successor in successors_of(block, hints) if hints else block.successors:
-            if successor.address in by_start:
-                comes_from[successor.address].append(block.start)  # type: ignore[index]
-    bodies: set[int] = set()  # of the small subroutines
-    for callers, body in subroutine_bodies(by_start, hints):
-        for ret in (start for start in body if by_start[start].exit in RETURNS):
-            for caller in callers:
-                comes_from[caller.last.next_pc].append(ret)
-        if len(body) <= INLINE_BLOCKS:
-            bodies |= body
-    keep = leading_to(own, comes_from)
-    loops = sum(by_start[start].length for start in keep if start in translated and start not in bodies)
-    if loops > sum(by_start[start].length for start in own):
-        keep = leading_to(own, comes_from, lambda start: start in bodies or start not in translated)
-    return region if len(keep) == len(region) else layout([b for b in region if b.start in keep])
-
-
-def leading_to(
-    starts: list[int], comes_from: Mapping[int, list[int]], may: Callable[[int], bool] = lambda _: True
-) -> set[int]:
-    """`starts` and the blocks that lead to them (`comes_from`: each block's ways in), through
-    blocks `may` allows."""
-    kept, keep = list(starts), set(starts)
-    for start in kept:
-        for before in comes_from[start]:
-            if before not in keep and may(before):
-                keep.add(before)
-                kept.append(before)
-    return keep
-
-
 def layout(region: list[Block]) -> list[Block]:
     """The order to emit a region's blocks in: each block's straight-on successor (the
     branch not taken, or the only place it goes) right after it where it is still free,
@@ -220,30 +169,6 @@ def subroutine_calls(by_start: Mapping[int, Block], hints: Hints) -> dict[int, l
                 if successor.kind is KIND_CALL and successor.address in by_start:
                     calls.setdefault(successor.address, []).append(b)  # type: ignore[arg-type]
     return calls
-
-
-def subroutine_bodies(by_start: Mapping[int, Block], hints: Hints) -> list[tuple[list[Block], set[int]]]:
-    """copied_subroutines with each body as a set (where the order does not matter): a
-    body holding another subroutine's entry holds all of that one's body, which is taken
-    whole rather than walked again (random code: 9 bodies of a 160-block region, each
-    most of it)."""
-    found: dict[int, set[int]] = {}  # each callee's body
-    subroutines = []
-    for callee, callers in subroutine_calls(by_start, hints).items():
-        body, walk = {callee}, [callee]
-        for start in walk:
-            for successor in by_start[start].successors:
-                target = successor.address
-                if target in body or target not in by_start or successor.kind not in LOCAL:
-                    continue
-                if (whole := found.get(target)) is not None:  # closed: nothing in it to walk
-                    body |= whole
-                else:
-                    body.add(target)
-                    walk.append(target)  # type: ignore[arg-type]
-        found[callee] = body
-        subroutines.append((callers, body))
-    return subroutines
 
 
 def returns_of(by_start: Mapping[int, Block], subroutines: list[Subroutine]) -> dict[int, list[int]]:
