@@ -499,9 +499,11 @@ def test_stop_ends_a_runaway_and_bad_input_is_one_line(page: Browser, site_url: 
 
 def test_the_page_is_ready_soon_and_regions_outrun_the_interpreter(page: Browser, site_url: str) -> None:
     """The figures of docs/web.md (examples/bench/web_page.py measures them with rounds);
-    the bounds here are looser, for a busy machine."""
+    the bounds here are looser, for a busy machine: one run each, in a browser whose own
+    processes share the cores, reads sieve's ratio anywhere from 2.7x to 6x (4.4-5.7x in
+    Pyodide under node, where nothing else runs)."""
     regions, interp = (
         run_speed(page, site_url, "mine/sieve.asm", engine) for engine in ("regions", "interp")
     )
-    assert regions > 3 * interp, f"regions {regions:.2f} MIPS, the interpreter {interp:.2f}"
+    assert regions > 2 * interp, f"regions {regions:.2f} MIPS, the interpreter {interp:.2f}"
     assert open_page(page, site_url) < 30
