@@ -29,12 +29,12 @@ from lc3jit_runtime import contract
 from lc3jit_runtime.dispatch import INTERPRET_AT
 from lc3jit_runtime.isa import WORD_MASK
 
-#: Where a slow path was left for later: block, instruction index, line, the register
-#: standing for the codes, the bounds of the registers' locals, the registers (and CODES)
-#: not written back since they changed.
 #: Under the value on the stack, a table pushed after it: the value indexes it.
 _UNDER_A_TABLE = recorded(("swap",), ("subscript",))
 
+#: Where a slow path was left for later: block, instruction index, line, the register
+#: standing for the codes, the bounds of the registers' locals, the registers (and CODES)
+#: not written back since they changed.
 Where = tuple[Block, int, int, int | None, dict[int, tuple[int, int]], frozenset[int]]
 
 
