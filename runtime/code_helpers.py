@@ -7,12 +7,10 @@ machine and write back what translated code left with the dispatcher (`held`).
 
 The namespace's big tables are built, or filled, only when code that names them first
 runs (`bind_tables`, called by the dispatcher's entry for it): a branch table costs 0.4-0.85
-ms of CPU to build (a megabyte of pointers, page faults included), the words' table
-(WORDS) 2.4-3.8 ms, the exit counts a quarter of a branch table, where a whole short run
-from the translation cache should add at most 3 ms: most short programs never branch on
-a sum not wrapped yet nor wrap one in a translated block (a tiered run translates only
-what ran long), few regions leave through JMP, and most of an OS's code loaded from the
-cache never runs in a short run.
+ms of CPU to build (a megabyte of pointers, page faults included), the exit counts a
+quarter of that, where a whole short run from the translation cache should add at most 3
+ms: most short programs never branch on a sum not wrapped yet, few regions leave
+through JMP, and most of an OS's code loaded from the cache never runs in a short run.
 """
 
 from __future__ import annotations
@@ -49,7 +47,7 @@ _TRUE_WITHIN: dict[str, tuple[int, int]] = {
 }
 
 
-def _periodic(start: int, stop: int) -> list[int]:
+def _periodic(start: int, stop: int) -> list[bool]:
     """A table True from start to stop (excluded) in each of its two periods of 2^16: a
     list made in one allocation of its final size. The table is built by the first code
     that names it in a process, inside a run (bind_tables): tuples made by `+` and `*`
@@ -57,35 +55,24 @@ def _periodic(start: int, stop: int) -> list[int]:
     against 0.4-0.85, of a whole `lc3jit run` from the translation cache that takes 35.
     Generated code only ever reads it."""
     period = 2 * SIGN_BIT
-    table: list[int] = [False] * (2 * period)
+    table = [False] * (2 * period)
     true = [True] * (stop - start)
     table[start:stop] = table[period + start : period + stop] = true
     return table
 
 
-def _words() -> list[int]:
-    """WORDS (runtime.contract): every word, twice over, so that a sum v not wrapped yet
-    gives its word as WORDS[v]. CPython specialises that one index, where the wrap it
-    stands for (a compare, its jump, and a subtraction when it is over) is two or three
-    instructions; it gives up on negative indices, which Python's indexing from the end
-    gets right all the same (WORDS[-1] is xFFFF). One list of the words, doubled by `*`:
-    65,536 ints and a megabyte of pointers to them."""
-    return list(range(MEMORY_WORDS)) * 2
-
-
 BRANCH_TABLES = frozenset(_TRUE_WITHIN)
-BIG_TABLES = BRANCH_TABLES | {contract.WORDS}  # built when code that names them first runs
-NAMES = BIG_TABLES | {contract.EXIT_COUNTS}  # what bind_tables binds
+NAMES = BRANCH_TABLES | {contract.EXIT_COUNTS}  # what bind_tables binds
 #: What a table's name is bound to until code that names it is installed: indexing it
-#: fails loudly (IndexError), never a silent wrong branch or word.
+#: fails loudly (IndexError), never a silent wrong branch.
 UNBUILT: tuple[bool, ...] = ()
-_BUILT: dict[str, list[int]] = {}  # once a process: every dispatcher shares them
+_BUILT: dict[str, list[bool]] = {}  # once a process: every dispatcher shares them
 
 
-def code_table(name: str) -> list[int]:
-    """The table named `name` in runtime.contract (see _TRUE_WITHIN and _words)."""
+def code_table(name: str) -> list[bool]:
+    """The table named `name` in runtime.contract (see _TRUE_WITHIN)."""
     if (table := _BUILT.get(name)) is None:
-        table = _BUILT[name] = _words() if name == contract.WORDS else _periodic(*_TRUE_WITHIN[name])
+        table = _BUILT[name] = _periodic(*_TRUE_WITHIN[name])
     return table
 
 
@@ -154,7 +141,7 @@ class CodeHelpers:
                 contract.WRITE_MAP: m.watch,
                 contract.REGISTERS: m.reg,
                 contract.MACHINE: m,
-                **dict.fromkeys(BIG_TABLES, UNBUILT),  # see bind_tables
+                **dict.fromkeys(BRANCH_TABLES, UNBUILT),  # see bind_tables
                 contract.RTI_CODES: rti_codes() if m.access_control else UNBUILT,  # inline RTI's only
                 contract.SUPERVISOR_SLOW: SUPERVISOR_STORE_SLOW,
                 **dict.fromkeys(contract.CHECKED_STACK),  # none checked yet (None)
@@ -184,14 +171,14 @@ class CodeHelpers:
     def tables_unbound(self, function: Callable[[int], int]) -> bool:
         """Does the function's code name a big table not built, or not filled, yet?"""
         names, bound = self._table_names(function), self.globals
-        unbuilt = any(bound[name] is UNBUILT for name in BIG_TABLES.intersection(names))
+        unbuilt = any(bound[name] is UNBUILT for name in BRANCH_TABLES.intersection(names))
         return unbuilt or (contract.EXIT_COUNTS in names and not self.exit_counts)
 
     def bind_tables(self, function: Callable[[int], int]) -> None:
-        """Bind the big tables the function's code names, and fill the exit counts if it
+        """Bind the branch tables the function's code names, and fill the exit counts if it
         names them (see the module's docstring)."""
         names, bound = self._table_names(function), self.globals
-        for name in BIG_TABLES.intersection(names):
+        for name in BRANCH_TABLES.intersection(names):
             if bound[name] is UNBUILT:
                 bound[name] = code_table(name)
         if contract.EXIT_COUNTS in names and not self.exit_counts:

@@ -40,9 +40,6 @@ EXIT_COUNTS = "EXITS"  # by address: a region's exits through that JMP or JSRR
 POSITIVE = "POSITIVE"
 NEGATIVE = "NEGATIVE"
 ZERO = "ZERO"
-#: By a sum not wrapped yet, from 0 to 2^17 - 1, its word (the sum modulo 2^16); negative
-#: sums down to -2^17 too, by CPython's slower indexing (runtime.code_helpers).
-WORDS = "WORDS"
 #: For an OS call inlined in a region (TRAP and RTI entering and leaving the supervisor):
 #: By a PSR an RTI pops: its codes' word for user mode at priority 0, else -1 (where the
 #: RTI takes the helper's way); a list of 65,536 (code_helpers.rti_codes).
@@ -67,7 +64,6 @@ VALUES = (
     POSITIVE,
     NEGATIVE,
     ZERO,
-    WORDS,
     RTI_CODES,
     SUPERVISOR_SLOW,
     *CHECKED_STACK,

@@ -54,24 +54,20 @@ def test_a_sample_from_generated_code_reaches_the_translator_and_exits_are_count
 
 
 def test_the_big_tables_are_made_when_code_that_names_them_first_runs() -> None:
-    """Each big table is a megabyte or more to build: bound when code that indexes it is entered,
+    """Each branch table is a megabyte to build: bound when code that indexes it is entered,
     not when it is installed (a cache entry's code that never runs never builds them)."""
     dispatcher = Dispatcher(boot([], Console(io.BytesIO(), io.BytesIO()), 3, 0x3000))
-    namespace, tables = (
-        dispatcher.globals,
-        (contract.POSITIVE, contract.NEGATIVE, contract.ZERO, contract.WORDS),
-    )
+    namespace, tables = dispatcher.globals, (contract.POSITIVE, contract.NEGATIVE, contract.ZERO)
     branching = generated(namespace, f"return {contract.POSITIVE}[0x1FFFF] and {contract.ZERO}[0x10000]")
     dispatcher.install(Translation(0x3000, 1, branching))
     assert all(namespace[name] == () for name in tables) and dispatcher.exit_counts == []
     assert dispatcher.table[0x3000][0](0x3000) is False and dispatcher.table[0x3000][0] is branching
     assert namespace[contract.POSITIVE] == code_table(contract.POSITIVE)
     assert namespace[contract.ZERO] == code_table(contract.ZERO)
-    assert namespace[contract.NEGATIVE] == namespace[contract.WORDS] == () and dispatcher.exit_counts == []
+    assert namespace[contract.NEGATIVE] == () and dispatcher.exit_counts == []
     dispatcher.install(Translation(0x3001, 1, lambda pc: pc + 1))  # not generated code: gets them all
     assert dispatcher.table[0x3001][0](0x3001) == 0x3002 and len(dispatcher.exit_counts) == 0x10000
     assert namespace[contract.NEGATIVE] == code_table(contract.NEGATIVE)
-    assert namespace[contract.WORDS] == code_table(contract.WORDS)
 
 
 def test_without_a_translator_samples_are_dropped() -> None:

@@ -24,7 +24,6 @@ import pytest
 
 from lc3jit.toolchain.asm import assemble
 from lc3jit.toolchain.disasm import instruction_text, labels_by_address
-from lc3jit.translator import JIT_ON
 from lc3jit.translator.blocks import Block, find_blocks
 from lc3jit.translator.codegen.compiler import compile_block
 from lc3jit.translator.regions import region_blocks, region_compiler
@@ -110,8 +109,6 @@ def test_listing_matches_its_golden(name: str) -> None:
     path = golden_path(name)
     if not path.exists():
         pytest.skip(f"no golden listing for Python {PYTHON}: python -m tests.test_golden writes it")
-    if JIT_ON and name == "region":
-        pytest.skip("with CPython's JIT on, regions wrap by compares: the listings are the code without it")
     assert listing(name) == path.read_text(), f"{name}: regenerate with `python -m tests.test_golden`"
 
 

@@ -170,15 +170,6 @@ def test_branch_tables_give_the_codes_of_every_value_they_are_indexed_with() -> 
         assert zero[value] is (codes == 0b010), value
 
 
-def test_the_words_table_gives_the_word_of_every_sum_it_is_indexed_with() -> None:
-    """Regions wrap a result by indexing WORDS with it: a sum of two words (up to x1FFFE),
-    or a word less a few (negative, indexed from the end), down to -2^17."""
-    words = code_table(contract.WORDS)
-    assert len(words) == 2 * MEMORY_WORDS
-    for value in range(-2 * MEMORY_WORDS, 2 * MEMORY_WORDS):
-        assert words[value] == value & 0xFFFF, value
-
-
 def test_register_fields_are_the_three_bit_fields_that_name_registers() -> None:
     """Every 3-bit field but nzp names one of R0-R7; dr is the one written."""
     three_bits = {f.name for form in FORMS for f in form.fields if f.width == 3}

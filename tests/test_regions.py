@@ -7,14 +7,13 @@ import dis
 import itertools
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from types import CodeType, FrameType
 
 import pytest
 
 from lc3jit.session import ENGINES
 from lc3jit.toolchain.asm import assemble
-from lc3jit.translator import JIT_ON
 from lc3jit.translator.blocks import Block, Exit, find_blocks
 from lc3jit.translator.codegen.dataflow import registers_of
 from lc3jit.translator.codegen.emitter import TABLED_BUDGET_STEPS
@@ -33,12 +32,10 @@ from lc3jit.translator.regions.analyses import (
 from lc3jit.translator.regions.codegen import across_blocks
 from lc3jit.translator.regions.codegen.across_blocks import FactsDisagreeError
 from lc3jit.translator.regions.codegen.budget import STEP_TABLE_BOUND, step_table
-from lc3jit.translator.regions.cycles import on_cycles
 from lc3jit.translator.regions.engine import STRICT_REGIONS
 from lc3jit.translator.regions.graph import build_graph, region_graph
 from lc3jit.translator.regions.return_order import loops_first
 from lc3jit.translator.regions.select import layout
-from lc3jit_runtime import contract
 from lc3jit_runtime.isa import WORD_MASK, decode
 from lc3jit_runtime.machine import IO_BASE
 
@@ -363,28 +360,6 @@ SECOND  LDR R1, R6, #0
 BASE    RET
 STACK   .FILL x4000
         .END""",
-    # Results wrapped by indexing the words' table: a sum of two words past xFFFF every
-    # other time round, a word less two below x0000 half the time (a negative index), a
-    # sum of the two, and a count down; after the loop, a sum wrapped by a compare.
-    "words through the table": """
-        .ORIG x3000
-        LD R1, STEP
-        LD R5, COUNT
-LOOP    ADD R2, R2, R1
-        AND R3, R2, #3
-        ADD R3, R3, #-2
-        ADD R4, R4, R3
-        ST R3, LAST
-        ADD R5, R5, #-1
-        BRp LOOP
-        ADD R6, R2, R1
-        ST R6, AFTER
-        HALT
-STEP    .FILL x8FF3
-COUNT   .FILL #400
-LAST    .BLKW 1
-AFTER   .BLKW 1
-        .END""",
     # A count down to a compare with 2 (ADD R1, R0, #-2 then BRn): past the branch R0 is
     # 2..x8001, so its decrement needs no wrap; from 6, from x8002 (negative at once), from
     # 1 and from 0 (whose decrement wraps to xFFFF).
@@ -622,69 +597,13 @@ def test_a_difference_only_branched_on_is_not_wrapped() -> None:
     region = region_blocks(blocks, ORIGIN)
     code = region_compiler(region, machine.edition).compile()
     compared = {ORIGIN + 3: "ADD R3, R2, R4", ORIGIN + 5: "ADD R2, R2, #3"}
-    assert wraps_on(code, compared) == {ORIGIN + 3: 0, ORIGIN + 5: 1}, compared
-
-
-def loads_words(ins: dis.Instruction) -> bool:
-    """Does the instruction load WORDS (alone, or with another local: 3.13+ pairs loads)?"""
-    names = ins.argval if isinstance(ins.argval, tuple) else (ins.argval,)
-    return ins.opname.startswith("LOAD_FAST") and contract.WORDS in names
-
-
-def wraps_on(code: CodeType, lines: Iterable[int]) -> dict[int, int]:
-    """The 16-bit wraps on each of the lines (LC-3 addresses): the value copied and
-    compared with xFFFF or with 0 (a wrap by compare, then a subtraction or an addition),
-    or an index of WORDS (an instruction's result wrapped through the table); the ways
-    out's `&` aside."""
-    wraps = dict.fromkeys(lines, 0)
+    wraps = {at: 0 for at in compared}  # compares with xFFFF (ways out wrap with `&`, aside)
     listing = list(dis.get_instructions(code))
-    for copy, limit, ins in zip(listing, listing[1:], listing[2:], strict=False):
-        line = ins.positions.lineno if ins.positions else None
-        by_compare = copy.opname == "COPY" and limit.argval in (0, WORD_MASK) and ins.opname == "COMPARE_OP"
-        by_table = loads_words(ins)
-        if line in wraps and (by_compare or by_table):
+    for constant, compare in itertools.pairwise(listing):
+        line = compare.positions.lineno if compare.positions else None
+        if line in wraps and constant.argval == WORD_MASK and compare.opname == "COMPARE_OP":
             wraps[line] += 1
-    return wraps
-
-
-def test_results_wrap_through_the_words_table_both_ways() -> None:
-    """In a loop, a sum past xFFFF and a word less two below x0000 are wrapped by indexing
-    WORDS, a negative index included (Python's indexing from the end: WORDS[-1] is
-    xFFFF), not compared (but with CPython's JIT on); after it (run once) a sum keeps its
-    compare. The words are the interpreter's."""
-    words = assembled(REGION_PROGRAMS["words through the table"])
-    machine, display = make_machine(words, ORIGIN)
-    code = region_compiler(
-        region_blocks(find_blocks(machine.mem, [ORIGIN]), ORIGIN), machine.edition
-    ).compile()
-    by_table = Counter(
-        ins.positions.lineno for ins in dis.get_instructions(code) if loads_words(ins) and ins.positions
-    )
-    wrapped = {ORIGIN + 2: 1, ORIGIN + 4: 1, ORIGIN + 5: 1, ORIGIN + 7: 1}  # the ADDs
-    assert by_table == ({} if JIT_ON else wrapped)  # with CPython's JIT on, compares
-    assert wraps_on(code, range(ORIGIN + 2, ORIGIN + 10)) == {
-        ORIGIN + 3: 0,
-        ORIGIN + 6: 0,
-        ORIGIN + 8: 0,
-        ORIGIN + 9: 1,
-        **wrapped,
-    }
-    run = run_on("regions", machine, display, max_steps=None)
-    r2 = r4 = 0
-    for _ in range(400):
-        r2 = (r2 + 0x8FF3) & WORD_MASK
-        r3 = ((r2 & 3) - 2) & WORD_MASK
-        r4 = (r4 + r3) & WORD_MASK
-    assert run.outcome.reason == "halt"
-    assert (machine.reg[2], machine.reg[3], machine.reg[4]) == (r2, r3, r4)
-    assert machine.mem[ORIGIN + 14 : ORIGIN + 16] == [r3, (r2 + 0x8FF3) & WORD_MASK]
-
-
-def test_the_blocks_on_cycles_are_those_of_loops_and_of_blocks_that_loop_alone() -> None:
-    """1 -> 2 <-> 3 -> 4 -> 5 (which loops to itself) -> 6, given as the ways into each."""
-    ways_in = {1: (), 2: (1, 3), 3: (2,), 4: (3,), 5: (4, 5), 6: (5,)}
-    assert on_cycles(ways_in) == {2, 3, 5}
-    assert on_cycles({1: (), 2: (1,)}) == frozenset()
+    assert wraps == {ORIGIN + 3: 0, ORIGIN + 5: 1}, compared
 
 
 def test_a_compare_bounds_the_register_it_was_made_from() -> None:
@@ -695,7 +614,12 @@ def test_a_compare_bounds_the_register_it_was_made_from() -> None:
     code = region_compiler(
         region_blocks(find_blocks(machine.mem, [ORIGIN]), ORIGIN), machine.edition
     ).compile()
-    assert wraps_on(code, (ORIGIN + 13, ORIGIN + 17)) == {ORIGIN + 13: 0, ORIGIN + 17: 1}  # way on, way taken
+    decrements = {ORIGIN + 13: 0, ORIGIN + 17: 0}  # the way on, the way taken: compares there
+    for ins in dis.get_instructions(code):
+        line = ins.positions.lineno if ins.positions else None
+        if line in decrements and ins.opname == "COMPARE_OP":
+            decrements[line] += 1
+    assert decrements == {ORIGIN + 13: 0, ORIGIN + 17: 1}
     run = run_on("regions", machine, display, max_steps=None)
     assert (run.outcome.reason, machine.reg[0]) == ("halt", WORD_MASK)
     pushed = [5, 4, 3, 2, 1, 0, 0x8001, 0, WORD_MASK]  # from 6, x8002, 1 and 0
@@ -733,12 +657,17 @@ def test_loads_from_one_base_test_it_once() -> None:
 
 def test_a_push_is_not_wrapped_before_its_store() -> None:
     """`ADD R6, R6, #-1` then `STR R5, R6, #0`: the store's fast path takes only words,
-    so the decrement has no wrap on its line, though R6 is read after."""
+    so the decrement has no wrap (no compare on its line), though R6 is read after."""
     machine, display = make_machine(PUSHES, ORIGIN)
     code = region_compiler(
         region_blocks(find_blocks(machine.mem, [ORIGIN]), ORIGIN), machine.edition
     ).compile()
-    assert wraps_on(code, [ORIGIN + 2]) == {ORIGIN + 2: 0}
+    lines = [
+        ins.positions.lineno
+        for ins in dis.get_instructions(code)
+        if ins.opname == "COMPARE_OP" and ins.positions
+    ]
+    assert ORIGIN + 2 not in lines
     machine.reg[5:8] = [2, 0x4000, 0x1234]
     run = run_on("regions", machine, display, max_steps=None)
     assert (run.outcome.reason, machine.reg[6]) == ("halt", 0x4000 - 2)

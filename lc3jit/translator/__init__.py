@@ -28,11 +28,6 @@ import sys
 PY = sys.version_info[:2]
 #: The Pythons whose bytecode the emitter writes, each tested in CI.
 SPOKEN = ((3, 11), (3, 12), (3, 13), (3, 14), (3, 15))
-#: Is CPython's experimental JIT on (3.14+, `PYTHON_JIT=1`)? Some shapes of generated code
-#: that run for fewer machine instructions without it run slower with it (the regions'
-#: wraps through a table of the words: docs/benchmarks.md), so code is made for one or
-#: the other, and the translation cache keeps them apart.
-JIT_ON = bool(getattr(sys, "_jit", None) and sys._jit.is_enabled())
 
 
 def speaks_this_python() -> bool:

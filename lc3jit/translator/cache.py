@@ -45,7 +45,6 @@ import stat
 import lc3jit
 import lc3jit_runtime
 from lc3jit import __version__
-from lc3jit.translator import JIT_ON
 from lc3jit_runtime.compiled import Compiled, SavedEngine, parse_compiled, saved_dispatcher
 from lc3jit_runtime.dispatch import Dispatcher, Translation
 from lc3jit_runtime.errors import LoadError
@@ -93,8 +92,7 @@ def cache_directory() -> str | None:
 
 @cache
 def translator_fingerprint() -> bytes:
-    """The translator's identity: lc3jit's version, the Python bytecode format, whether
-    CPython's JIT is on (lc3jit.translator.JIT_ON: code is made for one or the other), and the name,
+    """The translator's identity: lc3jit's version, the Python bytecode format, and the name,
     size and modification time of every source file of the translator and the runtime (what
     translated code is made by and runs with), as CPython's own bytecode cache tells an
     edited source (once a process, a fraction of a millisecond: not lc3jit's other 150 files).
@@ -102,7 +100,7 @@ def translator_fingerprint() -> bytes:
     not repr'd: the repr of 53 paths and times in nanoseconds cost a cache hit 0.25 M
     machine instructions, a third of what stat'ing the files does."""
     roots = (os.path.join(lc3jit.__path__[0], "translator"), lc3jit_runtime.__path__[0])
-    return marshal.dumps((__version__, importlib.util.MAGIC_NUMBER, JIT_ON, source_stamps(roots)), 2)
+    return marshal.dumps((__version__, importlib.util.MAGIC_NUMBER, source_stamps(roots)), 2)
 
 
 def source_stamps(roots: Iterable[str]) -> list[tuple[str, int, int]]:

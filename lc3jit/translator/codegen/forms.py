@@ -68,12 +68,10 @@ def emitter(name: str) -> Callable[[Emit], Emit]:
 @emitter("ADD")
 def emit_add(c: BlockState, ins: Instruction) -> None:
     (lo1, hi1), (lo2, hi2) = c.range_of(ins.sr1), c.range_of(ins.sr2)
-    bounds = (lo1 + lo2, hi1 + hi2)
-    indexed = c.table_under(bounds)
     c.push_reg(ins.sr1)
     c.push_reg(ins.sr2)
     c.e.binary(BinaryOp.ADD)
-    c.result(ins.dr, True, bounds, indexed)
+    c.result(ins.dr, True, (lo1 + lo2, hi1 + hi2))
 
 
 @emitter("ADDI")
@@ -86,12 +84,11 @@ def emit_addi(c: BlockState, ins: Instruction) -> None:
     imm = ins.imm5
     if imm < 0 <= lo < -imm and c.unread[c.index] and not c.exact[c.index]:
         imm += WRAP
-    indexed = c.table_under((lo + imm, hi + imm))
     c.push_reg(ins.sr1)
     if imm:
         c.e.const(abs(imm))
         c.e.binary(BinaryOp.ADD if imm > 0 else BinaryOp.SUBTRACT)
-    c.result(ins.dr, True, (lo + imm, hi + imm), indexed)
+    c.result(ins.dr, True, (lo + imm, hi + imm))
     if ins.dr != ins.sr1 and c.range_of(ins.dr) == (lo + imm, hi + imm):  # not wrapped
         c.last_sum = (ins.address, ins.dr, ins.sr1, imm)
 

@@ -24,15 +24,8 @@ if TYPE_CHECKING:
     from lc3jit.translator.codegen.memory import MemoryAccess
 
 #: The lists and tuples generated code indexes on its hot paths: memory, the write map,
-#: the branch tables, and the words (regions wrap results through it).
-TABLES = (
-    contract.MEMORY,
-    contract.WRITE_MAP,
-    contract.POSITIVE,
-    contract.NEGATIVE,
-    contract.ZERO,
-    contract.WORDS,
-)
+#: and the branch tables.
+TABLES = (contract.MEMORY, contract.WRITE_MAP, contract.POSITIVE, contract.NEGATIVE, contract.ZERO)
 #: The locals that hold the registers, by register: one string each (formatting a name
 #: anew each time, and hashing it again when it is numbered, cost 2% of translating).
 LOCALS = tuple(f"r{r}" for r in range(8))
@@ -154,29 +147,16 @@ class BlockState:
         lo, hi = self.range_of(r)
         return lo >= 0 and hi <= WORD_MASK
 
-    def result(self, r: int, sets_cc: bool, bounds: tuple[int, int] = FULL, indexed: bool = False) -> None:
-        """Pop a value within bounds into register r, wrapped to 16 bits where it must be
-        (`indexed`: by the table table_under pushed under it).
+    def result(self, r: int, sets_cc: bool, bounds: tuple[int, int] = FULL) -> None:
+        """Pop a value within bounds into register r, wrapped to 16 bits where it must be.
 
         The codes it sets need no wrap: a branch tests an unwrapped value with a table
         (POSITIVE: runtime.code_helpers), and `cc`, `R` and `m.ccv` get words where they are set."""
-        if indexed:
-            self.e.subscript()
-            bounds = FULL
-        elif self.wraps(bounds):
-            bounds = self.wrap_result(*bounds)
+        lo, hi = bounds
+        if self.exact[self.index] or not -LOOSE < lo <= hi < LOOSE:
+            bounds = self.wrap(lo, hi)
         self.set_reg(r, sets_cc)  # which settles codes r stood for, at r's old bounds
         self.ranges[r] = bounds
-
-    def wraps(self, bounds: tuple[int, int]) -> bool:
-        """Must the current instruction's result, within bounds, be wrapped where it is made?"""
-        lo, hi = bounds
-        return self.exact[self.index] or not -LOOSE < lo <= hi < LOOSE
-
-    def table_under(self, bounds: tuple[int, int]) -> bool:
-        """Before the operands of a result within bounds: push the table the result will
-        index to be wrapped, if it will; whether it did (the block engine has none)."""
-        return False
 
     def wrap(self, lo: int, hi: int) -> tuple[int, int]:
         """Wrap the value on the stack, within lo..hi, to 16 bits: by one compare and one
@@ -197,11 +177,6 @@ class BlockState:
             e.extend(_LOW_WORD)
         e.place(done)
         return FULL
-
-    def wrap_result(self, lo: int, hi: int) -> tuple[int, int]:
-        """Wrap an instruction's result, on the stack within lo..hi, to 16 bits (`wrap`;
-        regions wrap through a table where they can: table_under)."""
-        return self.wrap(lo, hi)
 
     def wrap_register(self, r: int) -> None:
         """Make register r's local a 16-bit word (for `&` of two unwrapped values)."""

@@ -24,8 +24,8 @@ from lc3jit.translator.codegen.dataflow import (
     register_masks,
     registers_of,
 )
-from lc3jit.translator.regions.cycles import needed_cuts, off_returns
 from lc3jit.translator.regions.graph import RegionGraph
+from lc3jit.translator.regions.loop_cuts import needed_cuts, off_returns
 from lc3jit.translator.regions.select import straight_on
 from lc3jit_runtime.isa import REGISTER_FIELDS
 

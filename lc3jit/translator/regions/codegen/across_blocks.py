@@ -12,15 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from lc3jit.translator import JIT_ON
 from lc3jit.translator.blocks import Block
-from lc3jit.translator.codegen.bounds import FULL, LOOSE, WRAP
+from lc3jit.translator.codegen.bounds import FULL, LOOSE
 from lc3jit.translator.codegen.dataflow import ALL_REGISTERS, REGISTER_ONLY
-from lc3jit.translator.codegen.emitter import BinaryOp, Compare, Emitter, Label, recorded
+from lc3jit.translator.codegen.emitter import BinaryOp, Compare, Emitter, Label
 from lc3jit.translator.codegen.state import LOCALS, BlockState, load_registers
 from lc3jit.translator.regions.analyses import RegionFacts
 from lc3jit.translator.regions.codegen.os_calls import SP
-from lc3jit.translator.regions.cycles import on_cycles
 from lc3jit.translator.regions.graph import RegionGraph
 from lc3jit.translator.regions.known import CODES, dirty_at_entry, supervised
 from lc3jit.translator.regions.return_order import loops_first
@@ -28,9 +26,6 @@ from lc3jit.translator.regions.select import NO_HINTS, Hints
 from lc3jit_runtime import contract
 from lc3jit_runtime.dispatch import INTERPRET_AT
 from lc3jit_runtime.isa import WORD_MASK
-
-#: Under the value on the stack, a table pushed after it: the value indexes it.
-_UNDER_A_TABLE = recorded(("swap",), ("subscript",))
 
 #: Where a slow path was left for later: block, instruction index, line, the register
 #: standing for the codes, the bounds of the registers' locals, the registers (and CODES)
@@ -88,7 +83,6 @@ class AcrossBlocks(BlockState):
         self.dirty_in = dirty_at_entry(graph, edition, access_control)
         self.dirty: set[int] = set()  # registers (and CODES) whose locals may differ from R here
         self.supervised = supervised(graph, access_control)
-        self.looping = on_cycles(graph.ways_in)  # the blocks some cycle passes
 
     def current_block(self) -> Block:
         return self.current
@@ -106,34 +100,6 @@ class AcrossBlocks(BlockState):
         global in a loop."""
         self.tables.add(name)
         self.e.load(name)
-
-    def table_under(self, bounds: tuple[int, int]) -> bool:
-        """Where the result will be wrapped and by_table, WORDS (runtime.code_helpers), for
-        the result to index: CPython does that in one specialised instruction where `wrap`
-        takes two or three."""
-        if not (self.wraps(bounds) and self.by_table(*bounds)):
-            return False
-        self.push_table(contract.WORDS)
-        return True
-
-    def wrap_result(self, lo: int, hi: int) -> tuple[int, int]:
-        """A result whose form pushed no table first (table_under): WORDS swapped under it
-        and indexed, where by_table."""
-        if not self.by_table(lo, hi):
-            return self.wrap(lo, hi)
-        self.push_table(contract.WORDS)
-        self.e.extend(_UNDER_A_TABLE)
-        return FULL
-
-    def by_table(self, lo: int, hi: int) -> bool:
-        """Is a result within lo..hi, in the current block, wrapped by indexing WORDS? In a
-        block on a cycle (the table costs 2-4 ms to build, once a process: straight-line
-        code, an OS's entry among it, keeps `wrap`, as the ways out do), where it may not be
-        a word and indexes the table rightly: from -2^16 (negative indices read from the
-        end, slower in CPython, right all the same) to 2^17 - 1. Not with CPython's JIT
-        on, which runs these loops slower with the table than with the compare."""
-        in_range = -WRAP <= lo <= hi <= WORD_MASK + WRAP and not (lo >= 0 and hi <= WORD_MASK)
-        return in_range and self.current.start in self.looping and not JIT_ON
 
     def set_reg(self, r: int, sets_cc: bool) -> None:
         super().set_reg(r, sets_cc)

@@ -1,11 +1,5 @@
-"""A region's cycles: which blocks lie on one, and which of the blocks that cut them must
-check the budget.
+"""Fewer budget checks: of the blocks that cut a region's cycles, those that still must.
 
-The blocks on a cycle, a loop's or a recursion's (its calls and returns are edges too):
-what runs there runs many times, so code that costs a table to build once a process
-(codegen.across_blocks: the words' table) goes there only.
-
-Fewer budget checks: of the blocks that cut a region's cycles, those that still must.
 A depth-first walk's back edges name a block on every cycle (analyses.budget_checks), but
 not the fewest: under an OS, where a RET or RTI edge runs to every return point, the walk
 finds a "loop" at each return point and routine, and echo's key paid six checks where
@@ -64,49 +58,3 @@ def off_returns(
             if not on_open_cycle(edges, cut, moved):
                 kept = moved
     return kept
-
-
-def on_cycles(ways_in: Mapping[int, Sequence[int]]) -> frozenset[int]:
-    """The blocks on a cycle of the graph whose edges `ways_in` gives backwards (the same
-    cycles as forwards): those of a strongly connected component of two blocks or more,
-    or of one with an edge to itself. Tarjan's algorithm, iterative (a region may have
-    thousands of blocks)."""
-    index: dict[int, int] = {}
-    low: dict[int, int] = {}
-    stack: list[int] = []
-    on_stack: set[int] = set()
-    cyclic: set[int] = set()
-    for root in ways_in:
-        if root in index:
-            continue
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on_stack.add(root)
-        walk = [(root, iter(ways_in[root]))]
-        while walk:
-            node, following = walk[-1]
-            for other in following:
-                if other not in index:
-                    index[other] = low[other] = len(index)
-                    stack.append(other)
-                    on_stack.add(other)
-                    walk.append((other, iter(ways_in[other])))
-                    break
-                if other in on_stack:
-                    low[node] = min(low[node], index[other])
-            else:
-                walk.pop()
-                if walk:
-                    parent = walk[-1][0]
-                    low[parent] = min(low[parent], low[node])
-                if low[node] == index[node]:
-                    component = []
-                    while True:
-                        member = stack.pop()
-                        on_stack.discard(member)
-                        component.append(member)
-                        if member == node:
-                            break
-                    if len(component) > 1 or node in ways_in[node]:
-                        cyclic.update(component)
-    return frozenset(cyclic)
