@@ -155,20 +155,13 @@ Subroutine = tuple[list[Block], list[int]]
 def copied_subroutines(by_start: Mapping[int, Block], hints: Hints) -> list[Subroutine]:
     """The subroutines the region holds and calls with a return point inside, in the order
     of their first call."""
-    calls = subroutine_calls(by_start, hints)
-    return [(callers, reach(by_start, callee, lambda _: False)) for callee, callers in calls.items()]
-
-
-def subroutine_calls(by_start: Mapping[int, Block], hints: Hints) -> dict[int, list[Block]]:
-    """The subroutines the region holds and calls with a return point inside, in the order
-    of their first call: for each, the blocks that call it."""
-    calls: dict[int, list[Block]] = {}
+    calls: dict[int, list[Block]] = {}  # callee -> the blocks that call it
     for b in by_start.values():
         if b.exit in CALLS and b.last.next_pc in by_start:
             for successor in successors_of(b, hints):
                 if successor.kind is KIND_CALL and successor.address in by_start:
                     calls.setdefault(successor.address, []).append(b)  # type: ignore[arg-type]
-    return calls
+    return [(callers, reach(by_start, callee, lambda _: False)) for callee, callers in calls.items()]
 
 
 def returns_of(by_start: Mapping[int, Block], subroutines: list[Subroutine]) -> dict[int, list[int]]:
